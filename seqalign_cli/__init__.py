@@ -1,0 +1,3 @@
+"""seqalign: exact pairwise alignment for the command line, on CPU and GPU."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Backends: one dispatch point that picks the engine for a run."""

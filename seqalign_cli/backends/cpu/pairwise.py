@@ -1,0 +1,217 @@
+"""Pairwise alignment of packed lane groups on the CPU (the reference engine).
+
+``align_groups`` runs every group of a batch (numba, threads over groups):
+forward sweep, end cell, and, when asked, a full-matrix traceback. Pairs too
+large for a traceback matrix go through ``align_long``: the forward sweep saves
+H and F every ``block`` rows (checkpoints); the traceback then recomputes one
+block at a time, right-to-left and bottom-up, and follows exactly the same
+direction bytes a full matrix would hold. The CIGAR is therefore identical to
+the full-matrix one, with O(N * sqrt(M)) memory.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from .dp import GLOBAL, GLOCAL, ST_H, finish_ops, init_rows, neg_inf, sweep, trace, track_row
+
+_JIT = dict(nogil=True, cache=True, boundscheck=False)
+
+
+@nb.njit(**_JIT)
+def _start_best(mode, best, bi, bj):
+    ninf = neg_inf(best)
+    for l in range(best.shape[0]):
+        best[l] = 0.0 if mode == 3 else ninf
+        bi[l] = 0
+        bj[l] = 0
+
+
+@nb.njit(**_JIT)
+def _fixed_start(mode, bi, bj, qs_out, ts_out, p):
+    """Score only: the start where the mode fixes it, -1 where it is free."""
+    if mode == GLOBAL:
+        qs_out[p] = 0
+        ts_out[p] = 0
+    elif mode == GLOCAL:
+        qs_out[p] = 0
+        ts_out[p] = -1
+    else:
+        qs_out[p] = -1
+        ts_out[p] = -1
+
+
+@nb.njit(parallel=True, **_JIT)
+def align_groups(qbuf, qoff, gM, tbuf, toff, gN, qlen, tlen, index, lanes, mode, sc, want_trace,
+                 score, qs, qe, ts, te, run_off, nruns, run_op, run_len, stats):
+    """Align every group of a packed batch.
+
+    qbuf/tbuf: flat uint8 blocks, group g's query block is
+    ``qbuf[qoff[g]:qoff[g] + gM[g]*lanes]`` viewed as (gM[g], lanes).
+    qlen/tlen/index: (G*lanes,) lengths and pair index of each slot (index -1:
+    an empty padding lane). Outputs are indexed by pair index; run_off gives
+    each pair's slot in run_op/run_len.
+    """
+    G = gM.shape[0]
+    for g in nb.prange(G):
+        M = gM[g]
+        N = gN[g]
+        q = qbuf[qoff[g]:qoff[g] + M * lanes].reshape((M, lanes))
+        t = tbuf[toff[g]:toff[g] + N * lanes].reshape((N, lanes))
+        p0 = g * lanes
+        ql = qlen[p0:p0 + lanes]
+        tl = tlen[p0:p0 + lanes]
+        H = np.empty((N + 1, lanes), sc.dtype)
+        F = np.empty((N + 1, lanes), sc.dtype)
+        best = np.empty(lanes, sc.dtype)
+        bi = np.empty(lanes, np.int64)
+        bj = np.empty(lanes, np.int64)
+        _start_best(mode, best, bi, bj)
+        init_rows(mode, sc, H, F)
+        if mode != 3:
+            track_row(mode, 0, H, ql, tl, best, bi, bj)
+        if want_trace:
+            dirs = np.empty((M, N + 1, lanes), np.uint8)
+        else:
+            dirs = np.empty((0, 1, 1), np.uint8)
+        sweep(q, t, ql, tl, mode, sc, 0, M, H, F, dirs, best, bi, bj)
+        ops = np.empty(M + N + 1, np.uint8)
+        st = np.zeros(4, np.int64)
+        for l in range(lanes):
+            p = index[p0 + l]
+            if p < 0:
+                continue
+            score[p] = best[l]
+            qe[p] = bi[l]
+            te[p] = bj[l]
+            if not want_trace:
+                _fixed_start(mode, bi, bj, qs, ts, p)
+                continue
+            i, j, state, nops, done = trace(dirs, l, 0, mode, bi[l], bj[l], ST_H, 0, ops, 0)
+            qs[p] = i
+            ts[p] = j
+            r0 = run_off[p]
+            nr = finish_ops(ops, nops, q[:, l], t[:, l], i, j, run_op[r0:], run_len[r0:], st)
+            nruns[p] = nr
+            for k in range(4):
+                stats[p, k] = st[k]
+
+
+@nb.njit(**_JIT)
+def align_long(q1, t1, mode, sc, block, want_trace, run_op, run_len, stats, out):
+    """One pair with checkpointed traceback (bounded memory).
+
+    q1, t1: 1-D uint8 codes. block: rows between checkpoints. out receives
+    (score, qstart, qend, tstart, tend, nruns).
+    """
+    M = q1.shape[0]
+    N = t1.shape[0]
+    q = q1.reshape((M, 1))
+    t = t1.reshape((N, 1))
+    ql = np.full(1, M, np.int64)
+    tl = np.full(1, N, np.int64)
+    H = np.empty((N + 1, 1), sc.dtype)
+    F = np.empty((N + 1, 1), sc.dtype)
+    best = np.empty(1, sc.dtype)
+    bi = np.empty(1, np.int64)
+    bj = np.empty(1, np.int64)
+    _start_best(mode, best, bi, bj)
+    init_rows(mode, sc, H, F)
+    if mode != 3:
+        track_row(mode, 0, H, ql, tl, best, bi, bj)
+    nck = (M + block - 1) // block if want_trace else 0
+    Hc = np.empty((max(nck, 1), N + 1), sc.dtype)
+    Fc = np.empty((max(nck, 1), N + 1), sc.dtype)
+    nodirs = np.empty((0, 1, 1), np.uint8)
+    for k in range(max(nck, 1)):
+        lo = k * block
+        hi = min(lo + block, M) if want_trace else M
+        if want_trace:
+            Hc[k, :] = H[:, 0]
+            Fc[k, :] = F[:, 0]
+        sweep(q, t, ql, tl, mode, sc, lo, hi, H, F, nodirs, best, bi, bj)
+    out[0] = best[0]
+    out[2] = bi[0]
+    out[4] = bj[0]
+    if not want_trace:
+        out[1] = -1
+        out[3] = -1
+        out[5] = 0
+        return
+    i = bi[0]
+    j = bj[0]
+    state = ST_H
+    ops = np.empty(M + N + 1, np.uint8)
+    nops = 0
+    dummy_b = np.empty(1, sc.dtype)
+    dummy_i = np.empty(1, np.int64)
+    dummy_j = np.empty(1, np.int64)
+    while True:
+        lo = ((i - 1) // block) * block if i > 0 else 0
+        k = lo // block
+        Hb = np.empty((j + 1, 1), sc.dtype)
+        Fb = np.empty((j + 1, 1), sc.dtype)
+        Hb[:, 0] = Hc[k, :j + 1]
+        Fb[:, 0] = Fc[k, :j + 1]
+        dirs = np.empty((max(i - lo, 0), j + 1, 1), np.uint8)
+        if i > lo and j > 0:
+            tl[0] = j
+            dummy_b[0] = neg_inf(dummy_b)
+            sweep(q, t[:j], ql, tl, mode, sc, lo, i, Hb, Fb, dirs, dummy_b, dummy_i, dummy_j)
+        i, j, state, nops, done = trace(dirs, 0, lo, mode, i, j, state, lo, ops, nops)
+        if done:
+            break
+    out[1] = i
+    out[3] = j
+    out[5] = finish_ops(ops, nops, q1, t1, i, j, run_op, run_len, stats)
+
+
+def checkpoint_block(qlen: int) -> int:
+    """Rows per checkpoint: about sqrt(8*M) balances checkpoints and one block."""
+    return max(16, int(math.isqrt(8 * max(qlen, 1))))
+
+
+@nb.njit(**_JIT)
+def format_cigars(run_op, run_len, run_off, nruns, merge_m):
+    """CIGAR text of every pair in one byte buffer. Returns (buffer, offsets)."""
+    n = nruns.shape[0]
+    total = 0
+    for p in range(n):
+        total += nruns[p] * 11 + 1
+    buf = np.empty(total, np.uint8)
+    offs = np.empty(n + 1, np.int64)
+    letters = np.array([61, 88, 73, 68], np.uint8)  # = X I D
+    digits = np.empty(12, np.uint8)
+    pos = 0
+    for p in range(n):
+        offs[p] = pos
+        r0 = run_off[p]
+        k = 0
+        nr = nruns[p]
+        while k < nr:
+            op = run_op[r0 + k]
+            length = run_len[r0 + k]
+            letter = letters[op]
+            if merge_m and op <= 1:
+                letter = 77  # M
+                while k + 1 < nr and run_op[r0 + k + 1] <= 1:
+                    k += 1
+                    length += run_len[r0 + k]
+            nd = 0
+            while True:
+                digits[nd] = 48 + length % 10
+                nd += 1
+                length //= 10
+                if length == 0:
+                    break
+            for d in range(nd - 1, -1, -1):
+                buf[pos] = digits[d]
+                pos += 1
+            buf[pos] = letter
+            pos += 1
+            k += 1
+    offs[n] = pos
+    return buf[:pos], offs

@@ -1,0 +1,36 @@
+"""One exception family. Each error says what was seen and what was expected."""
+
+from __future__ import annotations
+
+
+class SeqalignError(Exception):
+    """Base class; ``exit_code`` is 1 for bad data, 2 for bad usage."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, path: str | None = None, record: str | int | None = None):
+        self.message = message
+        self.path = path
+        self.record = record
+        super().__init__(self.format())
+
+    def format(self) -> str:
+        where = []
+        if self.path is not None:
+            where.append(self.path)
+        if self.record is not None:
+            where.append(f"record {self.record}")
+        prefix = ": ".join(where)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+
+class InputError(SeqalignError):
+    """Malformed, truncated, empty or inconsistent input data (exit 1)."""
+
+    exit_code = 1
+
+
+class UsageError(SeqalignError):
+    """Options that cannot work together, or an unusable backend (exit 2)."""
+
+    exit_code = 2

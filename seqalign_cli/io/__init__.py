@@ -1,0 +1,1 @@
+"""Input: FASTA/FASTQ reading, pairing of records, region fetch, encoding."""
