@@ -1,0 +1,133 @@
+"""Command line: turns options into a RunConfig and calls the runner.
+
+Exit codes: 0 success, 1 bad input data, 2 bad usage. Errors are one line on
+stderr; a closed stdout (``| head``) ends the run quietly.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+
+import click
+
+from . import __version__
+from .backends import BACKENDS
+from .config import FORMATS, MODES, AlignConfig, RunConfig, Scoring
+from .errors import SeqalignError, UsageError
+from .writers import format_from_path
+
+CONTEXT = dict(help_option_names=["-h", "--help"], max_content_width=100)
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, "--version", "-V", prog_name="seqalign", message="%(prog)s %(version)s")
+def cli():
+    """seqalign: exact pairwise alignment of reads, on CPU and GPU."""
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("query", type=str)
+@click.argument("target", type=str, required=False)
+@click.option("--cross", "pairing", flag_value="cross", help="Align every query against every target.")
+@click.option("--interleaved", "pairing", flag_value="interleaved",
+              help="QUERY alone holds pairs as consecutive records.")
+@click.option("--pairs", "pairs_file", type=str, metavar="FILE",
+              help="TSV of query_name<TAB>target_name[:start-end] (1-based inclusive); targets are cut "
+                   "from TARGET (or QUERY) as an indexed FASTA.")
+@click.option("--match", type=click.IntRange(min=0), default=2, show_default=True, help="Match score.")
+@click.option("--mismatch", type=click.IntRange(min=0), default=4, show_default=True, help="Mismatch penalty.")
+@click.option("--gap-open", type=click.IntRange(min=0), default=4, show_default=True,
+              help="Gap open penalty: a gap of length k costs gap-open + k*gap-extend (0: linear gaps).")
+@click.option("--gap-extend", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Gap extension penalty per base.")
+@click.option("--n-penalty", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Penalty of any pair involving N (or another non-ACGT letter).")
+@click.option("--mode", type=click.Choice(MODES), default="global", show_default=True,
+              help="global; semi-global (all end gaps free); glocal (query end to end, target ends free); "
+                   "local.")
+@click.option("--score-only", is_flag=True, help="Skip the traceback (CIGAR '*'; TSV output only).")
+@click.option("-o", "--output", default="-", show_default=True, help="Output file ('-' for stdout; .gz compresses).")
+@click.option("--format", "out_format", type=click.Choice(FORMATS), default=None,
+              help="Output format  [default: from the output extension, else tsv]")
+@click.option("--cigar-m", is_flag=True, help="Write M instead of =/X in CIGARs.")
+@click.option("--backend", type=click.Choice(BACKENDS), default="auto", show_default=True,
+              help="Alignment engine.")
+@click.option("-t", "--threads", type=click.IntRange(min=1), default=1, show_default=True, help="CPU threads.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=16384, show_default=True,
+              help="Pairs read, aligned and written per chunk.")
+@click.option("--max-matrix-mb", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Traceback memory per group of pairs; larger pairs use the checkpointed "
+                   "linear-memory traceback.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
+def pair(query, target, pairing, pairs_file, match, mismatch, gap_open, gap_extend, n_penalty, mode,
+         score_only, output, out_format, cigar_m, backend, threads, batch_size, max_matrix_mb, quiet):
+    """Align read pairs: QUERY (reads) against TARGET (references).
+
+    QUERY and TARGET are FASTA or FASTQ, plain or gzip; '-' reads stdin. By
+    default the i-th query is aligned with the i-th target.
+    """
+    if pairs_file is not None:
+        if pairing is not None:
+            raise UsageError("--pairs cannot be combined with --cross or --interleaved")
+        pairing = "pairs"
+    pairing = pairing or "zip"
+    if pairing == "interleaved" and target is not None:
+        raise UsageError("--interleaved takes QUERY alone (no TARGET)")
+    if pairing in ("zip", "cross") and target is None:
+        raise UsageError("TARGET is required (or use --interleaved or --pairs)")
+    if query == "-" and target == "-" or (pairs_file == "-" and "-" in (query, target)):
+        raise UsageError("only one input can be read from stdin ('-')")
+    cfg = RunConfig(
+        query=query, target=target, pairing=pairing, pairs_file=pairs_file, output=output,
+        out_format=out_format or format_from_path(output), cigar_m=cigar_m,
+        align=AlignConfig(
+            scoring=Scoring(match, mismatch, gap_open, gap_extend, n_penalty), mode=mode,
+            traceback=not score_only, matrix_budget=max_matrix_mb * 1024 * 1024),
+        backend=backend, threads=threads, batch_size=batch_size, quiet=quiet,
+        progress=not quiet and sys.stderr.isatty(),
+        command_line=" ".join(["seqalign"] + [shlex.quote(a) for a in sys.argv[1:]]))
+    from .runner import run
+
+    summary = run(cfg, log=(lambda m: None) if quiet else (lambda m: click.echo(f"seqalign: {m}", err=True)))
+    if not quiet:
+        click.echo(f"seqalign {__version__}: {summary.line()}", err=True)
+
+
+def _quiet_stdout():
+    """After a broken pipe: point stdout at /dev/null so the exit flush is silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv=None):
+    """Console entry point with the project's exit codes."""
+    try:
+        cli.main(args=argv, prog_name="seqalign", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("seqalign: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except SeqalignError as exc:
+        click.echo(f"seqalign: error: {exc.format()}", err=True)
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        _quiet_stdout()
+        sys.exit(0)
+    except KeyboardInterrupt:
+        click.echo("seqalign: interrupted", err=True)
+        sys.exit(130)
+    except MemoryError:
+        click.echo("seqalign: error: out of memory (try a smaller --batch-size or --max-matrix-mb)", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"seqalign: error: {where}{exc.strerror or exc}", err=True)
+        sys.exit(1)
+    sys.exit(0)

@@ -1,0 +1,323 @@
+"""Independent oracles for the pairwise alignment tests.
+
+Nothing here imports the engine. It holds:
+
+* ``ref_score`` / ``ref_end``: a plain pure-Python Gotoh (three matrices) for
+  every mode, for small inputs;
+* ``rescore``: walks a CIGAR over its spans, checks that it covers them exactly
+  and that every ``=``/``X`` agrees with the letters, and returns its score;
+* ``parasail_score``: the same scores from parasail 1.3.4;
+* ``biopython_score``: the same scores from Biopython's ``PairwiseAligner``.
+
+Conventions (the engine's): letters are case-insensitive, U = T, any other
+letter is N; a pair involving N scores ``-n_penalty`` (N vs N too, an ``X``);
+a match scores ``+match``, a mismatch ``-mismatch``; a gap of length k costs
+``gap_open + k * gap_extend``. ``I`` = a base only in the query, ``D`` = a base
+only in the target. Modes:
+
+* ``global``: both sequences end to end;
+* ``semi-global``: leading and trailing gaps free on both sequences, the empty
+  alignment (score 0) allowed;
+* ``glocal``: the query end to end, the target's leading/trailing bases free;
+* ``local``: Smith-Waterman, score 0 means the empty alignment.
+"""
+
+from __future__ import annotations
+
+import re
+
+MODES = ("global", "semi-global", "glocal", "local")
+
+NEG = float("-inf")
+
+# ---------------------------------------------------------------- letters
+
+_CANON = bytearray(b"N" * 256)
+for _c in b"ACGT":
+    _CANON[_c] = _c
+    _CANON[_c + 32] = _c  # lowercase
+_CANON[ord("U")] = ord("T")
+_CANON[ord("u")] = ord("T")
+CANON = bytes(_CANON)
+
+
+def canon(seq) -> bytes:
+    """The sequence over ACGTN (uppercase, U -> T, anything else -> N)."""
+    if isinstance(seq, str):
+        seq = seq.encode("ascii", "replace")
+    return bytes(seq).translate(CANON)
+
+
+def pair_score(a: int, b: int, scoring) -> int:
+    """Score of two canonical letters (ints of ``canon`` bytes)."""
+    if a == 78 or b == 78:  # 'N'
+        return -scoring.n_penalty
+    return scoring.match if a == b else -scoring.mismatch
+
+
+# ------------------------------------------------------ reference (Gotoh)
+
+
+def _matrices(q: bytes, t: bytes, scoring, mode: str):
+    """Full H matrix of a plain Gotoh recurrence (lists of lists)."""
+    if mode not in MODES:
+        raise ValueError(mode)
+    q = canon(q)
+    t = canon(t)
+    m, n = len(q), len(t)
+    go, ge = scoring.gap_open, scoring.gap_extend
+    local = mode == "local"
+    H = [[NEG] * (n + 1) for _ in range(m + 1)]
+    E = [[NEG] * (n + 1) for _ in range(m + 1)]  # D: gap in the query (target-only bases)
+    F = [[NEG] * (n + 1) for _ in range(m + 1)]  # I: gap in the target (query-only bases)
+    H[0][0] = 0
+    for j in range(1, n + 1):
+        # leading target-only bases: charged in global mode only
+        H[0][j] = -(go + j * ge) if mode == "global" else 0
+        E[0][j] = H[0][j] if mode == "global" else NEG
+    for i in range(1, m + 1):
+        # leading query-only bases: free in semi-global and local modes
+        H[i][0] = -(go + i * ge) if mode in ("global", "glocal") else 0
+        F[i][0] = H[i][0] if mode in ("global", "glocal") else NEG
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            E[i][j] = max(H[i][j - 1] - go - ge, E[i][j - 1] - ge)
+            F[i][j] = max(H[i - 1][j] - go - ge, F[i - 1][j] - ge)
+            best = max(H[i - 1][j - 1] + pair_score(q[i - 1], t[j - 1], scoring), E[i][j], F[i][j])
+            if local:
+                best = max(best, 0)
+            H[i][j] = best
+    return H, m, n
+
+
+def _end_cells(mode: str, m: int, n: int):
+    """Allowed end cells of a mode, in tie order (query end, then target end)."""
+    if mode == "global":
+        return [(m, n)]
+    if mode == "glocal":
+        return [(m, j) for j in range(n + 1)]
+    if mode == "semi-global":
+        cells = {(i, n) for i in range(m + 1)} | {(m, j) for j in range(n + 1)}
+        return sorted(cells)
+    return [(i, j) for i in range(1, m + 1) for j in range(1, n + 1)]
+
+
+def ref_end(q, t, scoring, mode: str):
+    """(score, qend, tend) of the optimal alignment by the tie rule.
+
+    The end cell is the best allowed end cell, ties going to the smallest query
+    end, then the smallest target end. An empty alignment (semi-global ending
+    on the border, local score 0, glocal with an empty query) is (0, 0, 0).
+    """
+    H, m, n = _matrices(q, t, scoring, mode)
+    best, bi, bj = NEG, 0, 0
+    for i, j in _end_cells(mode, m, n):
+        if H[i][j] > best:
+            best, bi, bj = H[i][j], i, j
+    if mode == "local" and best <= 0:
+        return 0, 0, 0
+    if mode == "semi-global" and (bi == 0 or bj == 0):
+        return 0, 0, 0
+    if mode == "glocal" and m == 0:
+        return 0, 0, 0
+    if mode == "global" and m == 0 and n == 0:
+        return 0, 0, 0
+    return int(best), bi, bj
+
+
+def ref_score(q, t, scoring, mode: str) -> int:
+    """Optimal score of a pair (pure Python; keep inputs small)."""
+    return ref_end(q, t, scoring, mode)[0]
+
+
+# ---------------------------------------------------------------- rescoring
+
+
+class CigarError(AssertionError):
+    """A CIGAR that does not describe a valid alignment of its spans."""
+
+
+_CIGAR_RE = re.compile(r"(\d+)([=XIDM])")
+
+
+def parse_cigar(cigar: str):
+    """[(length, op)] of a CIGAR; '*' or '' is the empty list."""
+    if cigar in ("*", ""):
+        return []
+    runs = []
+    pos = 0
+    for mt in _CIGAR_RE.finditer(cigar):
+        if mt.start() != pos:
+            raise CigarError(f"malformed CIGAR {cigar!r}")
+        runs.append((int(mt.group(1)), mt.group(2)))
+        pos = mt.end()
+    if pos != len(cigar):
+        raise CigarError(f"malformed CIGAR {cigar!r}")
+    return runs
+
+
+def cigar_counts(cigar: str):
+    """(matches, mismatches, inserted bases, deleted bases) of a =/X/I/D CIGAR."""
+    c = {"=": 0, "X": 0, "I": 0, "D": 0, "M": 0}
+    for ln, op in parse_cigar(cigar):
+        c[op] += ln
+    return c["="], c["X"], c["I"], c["D"]
+
+
+def rescore(query, target, qstart, qend, tstart, tend, cigar, scoring, strict=True) -> int:
+    """Score of ``cigar`` placed on query[qstart:qend] and target[tstart:tend].
+
+    Raises CigarError if the CIGAR does not cover the spans exactly, if an
+    ``=`` is not an identical non-N pair, or an ``X`` is one. With ``strict``,
+    zero-length runs and two adjacent runs of the same op are errors too
+    (a well-formed CIGAR merges them). ``M`` runs are scored from the letters.
+    The empty CIGAR ``*`` needs empty spans and scores 0.
+    """
+    q = canon(query)
+    t = canon(target)
+    if not (0 <= qstart <= qend <= len(q)) or not (0 <= tstart <= tend <= len(t)):
+        raise CigarError(f"spans out of range: q[{qstart}:{qend}] of {len(q)}, "
+                         f"t[{tstart}:{tend}] of {len(t)}")
+    runs = parse_cigar(cigar)
+    go, ge = scoring.gap_open, scoring.gap_extend
+    i, j = qstart, tstart
+    score = 0
+    prev = None
+    for ln, op in runs:
+        if strict and ln == 0:
+            raise CigarError(f"zero-length run in {cigar!r}")
+        if strict and op == prev:
+            raise CigarError(f"adjacent {op} runs in {cigar!r}")
+        prev = op
+        if op in "=XM":
+            if i + ln > qend or j + ln > tend:
+                raise CigarError(f"{cigar!r} runs past its spans")
+            for k in range(ln):
+                a, b = q[i + k], t[j + k]
+                same = a == b and a != 78
+                if op == "=" and not same:
+                    raise CigarError(f"'=' at q{i + k} t{j + k} pairs {chr(a)}/{chr(b)} in {cigar!r}")
+                if op == "X" and same:
+                    raise CigarError(f"'X' at q{i + k} t{j + k} pairs {chr(a)}/{chr(b)} in {cigar!r}")
+                score += pair_score(a, b, scoring)
+            i += ln
+            j += ln
+        elif op == "I":
+            if i + ln > qend:
+                raise CigarError(f"{cigar!r} runs past the query span")
+            score -= go + ln * ge
+            i += ln
+        else:  # D
+            if j + ln > tend:
+                raise CigarError(f"{cigar!r} runs past the target span")
+            score -= go + ln * ge
+            j += ln
+    if i != qend or j != tend:
+        raise CigarError(f"{cigar!r} covers q[{qstart}:{i}] t[{tstart}:{j}], "
+                         f"spans are q[{qstart}:{qend}] t[{tstart}:{tend}]")
+    return score
+
+
+# ---------------------------------------------------------------- parasail
+
+_PARASAIL_MATRICES = {}
+
+
+def _parasail_matrix(scoring):
+    import parasail
+
+    key = (scoring.match, scoring.mismatch, scoring.n_penalty)
+    mat = _PARASAIL_MATRICES.get(key)
+    if mat is None:
+        mat = parasail.matrix_create("ACGTN", scoring.match, -scoring.mismatch)
+        for k in range(5):
+            mat.set_value(4, k, -scoring.n_penalty)
+            mat.set_value(k, 4, -scoring.n_penalty)
+        _PARASAIL_MATRICES[key] = mat
+    return mat
+
+
+def parasail_score(q, t, scoring, mode: str) -> int:
+    """Optimal score from parasail 1.3.4 (both sequences must be non-empty).
+
+    parasail charges ``open' + (k-1)*extend`` for a gap of length k, so
+    ``open' = gap_open + gap_extend``. Modes: global = nw, glocal = sg_dx
+    (s2, the target, has free end gaps), semi-global = sg (clamped at 0: parasail
+    never returns the empty alignment), local = sw.
+    """
+    import parasail
+
+    q = canon(q).decode()
+    t = canon(t).decode()
+    if not q or not t:
+        raise ValueError("parasail cannot align empty sequences")
+    mat = _parasail_matrix(scoring)
+    go = scoring.gap_open + scoring.gap_extend
+    ge = scoring.gap_extend
+    fn = {
+        "global": parasail.nw_scan_32,
+        "semi-global": parasail.sg_scan_32,
+        "glocal": parasail.sg_dx_scan_32,
+        "local": parasail.sw_scan_32,
+    }[mode]
+    score = fn(q, t, go, ge, mat).score
+    if mode == "semi-global":
+        score = max(0, score)
+    return int(score)
+
+
+# ---------------------------------------------------------------- Biopython
+
+_BIO_ALIGNERS = {}
+
+
+def _bio_aligner(scoring, mode: str):
+    from Bio.Align import PairwiseAligner, substitution_matrices
+
+    key = (scoring.match, scoring.mismatch, scoring.gap_open, scoring.gap_extend,
+           scoring.n_penalty, mode)
+    al = _BIO_ALIGNERS.get(key)
+    if al is not None:
+        return al
+    import numpy as np
+
+    sub = substitution_matrices.Array("ACGTN", dims=2)
+    for a in "ACGTN":
+        for b in "ACGTN":
+            if a == "N" or b == "N":
+                sub[a, b] = -scoring.n_penalty
+            else:
+                sub[a, b] = scoring.match if a == b else -scoring.mismatch
+    al = PairwiseAligner()
+    al.substitution_matrix = sub
+    al.mode = "local" if mode == "local" else "global"
+    al.open_gap_score = -(scoring.gap_open + scoring.gap_extend)
+    al.extend_gap_score = -scoring.gap_extend
+    # Biopython aligns (target, query): its first argument is our target, its
+    # second our query. A Biopython "insertion" is a query base facing a gap in
+    # the target (our I); a "deletion" is a target base facing a gap (our D).
+    if mode == "semi-global":
+        al.end_gap_score = 0
+    elif mode == "glocal":
+        # the target's leading/trailing bases are free: end deletions cost 0
+        al.open_left_deletion_score = 0
+        al.extend_left_deletion_score = 0
+        al.open_right_deletion_score = 0
+        al.extend_right_deletion_score = 0
+    _BIO_ALIGNERS[key] = al
+    del np
+    return al
+
+
+def biopython_score(q, t, scoring, mode: str) -> int:
+    """Optimal score from Biopython's PairwiseAligner (non-empty sequences)."""
+    q = canon(q).decode()
+    t = canon(t).decode()
+    if not q or not t:
+        raise ValueError("Biopython adapter: empty sequences are left to ref_score")
+    score = _bio_aligner(scoring, mode).score(t, q)
+    if mode == "semi-global":
+        score = max(0.0, score)
+    if score != int(score):
+        raise AssertionError(f"non-integer Biopython score {score}")
+    return int(score)
