@@ -13,7 +13,7 @@ from ...results import Alignments
 from .pairwise import align_groups, align_long, checkpoint_block
 
 #: pairs aligned side by side in one group (SIMD lanes of the inner loop)
-LANES = 32
+LANES = 64
 #: float32 holds every integer below 2**24 exactly
 FLOAT32_LIMIT = 2**24
 

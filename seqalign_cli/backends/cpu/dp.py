@@ -111,68 +111,96 @@ def sweep(q, t, qlen, tlen, mode, sc, i_from, i_to, H, F, dirs, best, bi, bj):
     q: (M, L) uint8 codes, t: (N, L) uint8 codes (4 = N; padding past a lane's
     length is never read into that lane's result). H, F: (N+1, L) holding row
     i_from on entry and row i_to on exit. dirs: (i_to-i_from, N+1, L) uint8
-    direction bytes, or an array with a zero first dimension for score only.
-    best/bi/bj: (L,) running end cell of each lane.
+    direction bytes, or None for score only. best/bi/bj: (L,) running end cell
+    of each lane.
     """
-    match, mism, go, ge, npen = sc[0], sc[1], sc[2], sc[3], sc[4]
-    goe = go + ge
-    ninf = neg_inf(H)
-    N = t.shape[0]
     L = H.shape[1]
-    trace = dirs.shape[0] > 0
     local = mode == LOCAL
-    floor = H.dtype.type(0.0) if local else ninf
     hd = np.empty(L, H.dtype)
     hl = np.empty(L, H.dtype)
     el = np.empty(L, H.dtype)
-    jlim = np.empty(L, np.int64)
-    mtc = H.dtype.type(match)
-    mis = H.dtype.type(-mism)
-    npn = H.dtype.type(-npen)
+    jlim = np.empty(L, H.dtype)
+    rmax = np.empty(L, H.dtype)
+    rarg = np.empty(L, H.dtype)
+    ninf = neg_inf(H)
     for i in range(i_from + 1, i_to + 1):
-        lv = H.dtype.type(left_value(mode, i, go, ge))
+        lv = H.dtype.type(left_value(mode, i, sc[2], sc[3]))
         for l in range(L):
             hd[l] = H[0, l]
             H[0, l] = lv
             hl[l] = lv
             el[l] = ninf
             jlim[l] = tlen[l] if i <= qlen[l] else -1
-        qi = q[i - 1]
-        r = i - i_from - 1
-        for j in range(1, N + 1):
-            tj = t[j - 1]
-            Hj = H[j]
-            Fj = F[j]
+            rmax[l] = 0.0
+            rarg[l] = 0.0
+        if dirs is None:
+            if local:
+                _row(q[i - 1], t, sc, H, F, hd, hl, el, None, rmax, rarg, jlim, True)
+            else:
+                _row(q[i - 1], t, sc, H, F, hd, hl, el, None, None, None, jlim, False)
+        else:
+            if local:
+                _row(q[i - 1], t, sc, H, F, hd, hl, el, dirs[i - i_from - 1], rmax, rarg, jlim, True)
+            else:
+                _row(q[i - 1], t, sc, H, F, hd, hl, el, dirs[i - i_from - 1], None, None, jlim, False)
+        if local:
             for l in range(L):
-                a = qi[l]
-                b = tj[l]
-                s = mtc if a == b else mis
-                s = npn if (a | b) > 3 else s
-                diag = hd[l] + s
-                hup = Hj[l]
-                f_open = hup - goe
-                f_ext = Fj[l] - ge
-                f = max(f_open, f_ext)
-                e_open = hl[l] - goe
-                e_ext = el[l] - ge
-                e = max(e_open, e_ext)
-                h = max(max(diag, f), max(e, floor))
-                if trace:
-                    src = 0 if h == diag else (1 if h == f else 2)
-                    src = 3 if (local and h == 0) else src
-                    dirs[r, j, l] = src | (4 if e_ext > e_open else 0) | (8 if f_ext > f_open else 0)
-                if local:
-                    if h > best[l] and j <= jlim[l]:
-                        best[l] = h
-                        bi[l] = i
-                        bj[l] = j
-                hd[l] = hup
-                Hj[l] = h
-                Fj[l] = f
-                hl[l] = h
-                el[l] = e
-        if not local:
+                if rmax[l] > best[l]:
+                    best[l] = rmax[l]
+                    bi[l] = i
+                    bj[l] = np.int64(rarg[l])
+        else:
             track_row(mode, i, H, qlen, tlen, best, bi, bj)
+
+
+@nb.njit(**_JIT)
+def _row(qi, t, sc, H, F, hd, hl, el, drow, rmax, rarg, jlim, local):
+    """One DP row for all lanes. drow None: no directions; rmax None: no local max."""
+    dt = H.dtype.type
+    mtc = dt(sc[0])
+    mis = dt(-sc[1])
+    goe = dt(sc[2] + sc[3])
+    ge = dt(sc[3])
+    npn = dt(-sc[4])
+    floor = dt(0.0) if local else neg_inf(H)
+    zero = dt(0.0)
+    L = H.shape[1]
+    for j in range(1, t.shape[0] + 1):
+        tj = t[j - 1]
+        Hj = H[j]
+        Fj = F[j]
+        fj = dt(j)
+        for l in range(L):
+            a = qi[l]
+            b = tj[l]
+            s = mtc if a == b else mis
+            s = npn if (a | b) > 3 else s
+            diag = hd[l] + s
+            hup = Hj[l]
+            f_open = hup - goe
+            f_ext = Fj[l] - ge
+            f = max(f_open, f_ext)
+            e_open = hl[l] - goe
+            e_ext = el[l] - ge
+            e = max(e_open, e_ext)
+            h = max(max(diag, f), max(e, floor))
+            if drow is not None:
+                src = zero if h == diag else (dt(1.0) if h == f else dt(2.0))
+                if local:
+                    src = dt(3.0) if h == zero else src
+                src += dt(4.0) if e_ext > e_open else zero
+                src += dt(8.0) if f_ext > f_open else zero
+                drow[j, l] = np.uint8(src)
+            if rmax is not None:
+                rm = rmax[l]
+                better = (h > rm) & (fj <= jlim[l])
+                rmax[l] = h if better else rm
+                rarg[l] = fj if better else rarg[l]
+            hd[l] = hup
+            Hj[l] = h
+            Fj[l] = f
+            hl[l] = h
+            el[l] = e
 
 
 @nb.njit(**_JIT)

@@ -75,9 +75,10 @@ def align_groups(qbuf, qoff, gM, tbuf, toff, gN, qlen, tlen, index, lanes, mode,
             track_row(mode, 0, H, ql, tl, best, bi, bj)
         if want_trace:
             dirs = np.empty((M, N + 1, lanes), np.uint8)
+            sweep(q, t, ql, tl, mode, sc, 0, M, H, F, dirs, best, bi, bj)
         else:
             dirs = np.empty((0, 1, 1), np.uint8)
-        sweep(q, t, ql, tl, mode, sc, 0, M, H, F, dirs, best, bi, bj)
+            sweep(q, t, ql, tl, mode, sc, 0, M, H, F, None, best, bi, bj)
         ops = np.empty(M + N + 1, np.uint8)
         st = np.zeros(4, np.int64)
         for l in range(lanes):
@@ -125,14 +126,13 @@ def align_long(q1, t1, mode, sc, block, want_trace, run_op, run_len, stats, out)
     nck = (M + block - 1) // block if want_trace else 0
     Hc = np.empty((max(nck, 1), N + 1), sc.dtype)
     Fc = np.empty((max(nck, 1), N + 1), sc.dtype)
-    nodirs = np.empty((0, 1, 1), np.uint8)
     for k in range(max(nck, 1)):
         lo = k * block
         hi = min(lo + block, M) if want_trace else M
         if want_trace:
             Hc[k, :] = H[:, 0]
             Fc[k, :] = F[:, 0]
-        sweep(q, t, ql, tl, mode, sc, lo, hi, H, F, nodirs, best, bi, bj)
+        sweep(q, t, ql, tl, mode, sc, lo, hi, H, F, None, best, bi, bj)
     out[0] = best[0]
     out[2] = bi[0]
     out[4] = bj[0]
