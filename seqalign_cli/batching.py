@@ -50,18 +50,23 @@ class PairBatch:
 
 @dataclass
 class Groups:
-    """Packed lane groups, ready for a backend."""
+    """Packed lane groups, ready for a backend.
+
+    Group g holds the pairs ``index[bounds[g]:bounds[g+1]]`` side by side; its
+    query block is ``q_buf[q_off[g]:q_off[g] + q_dim[g]*lanes]`` viewed as
+    (q_dim[g], lanes), q_dim being its longest query (likewise for targets).
+    """
 
     q_buf: np.ndarray
-    q_off: np.ndarray  # (G,) start of each group's block
-    q_dim: np.ndarray  # (G,) rows of each block (longest query)
+    q_off: np.ndarray
+    q_dim: np.ndarray
     t_buf: np.ndarray
     t_off: np.ndarray
     t_dim: np.ndarray
-    qlen: np.ndarray  # (G*lanes,)
+    qlen: np.ndarray  # per slot, in group order
     tlen: np.ndarray
-    index: np.ndarray  # (G*lanes,) pair index, -1 for padding lanes
-    lanes: int
+    index: np.ndarray  # pair index of each slot
+    bounds: np.ndarray  # (G+1,) first slot of each group
 
 
 def length_order(qlen: np.ndarray, tlen: np.ndarray, subset: np.ndarray) -> np.ndarray:
@@ -71,40 +76,68 @@ def length_order(qlen: np.ndarray, tlen: np.ndarray, subset: np.ndarray) -> np.n
 
 
 @nb.njit(cache=True, nogil=True)
-def _pack(codes, off, order, lanes, pad):
-    n = order.shape[0]
-    G = (n + lanes - 1) // lanes
+def plan_groups(qlen, tlen, max_lanes, slack):
+    """Cut length-sorted pairs into groups of at most max_lanes pairs.
+
+    A group is closed early when a pair's target or query length exceeds the
+    group's shortest by more than ``slack`` (a ratio), so that little of a
+    group's block is padding. Returns the (G+1,) slot bounds.
+    """
+    n = qlen.shape[0]
+    bounds = np.empty(n + 1, np.int64)
+    G = 0
+    k = 0
+    while k < n:
+        bounds[G] = k
+        G += 1
+        tmin = tlen[k]
+        qmin = qlen[k]
+        qmax = qlen[k]
+        e = k + 1
+        while e < n and e - k < max_lanes:
+            qmin2 = min(qmin, qlen[e])
+            qmax2 = max(qmax, qlen[e])
+            if tlen[e] > tmin * slack + 8 or qmax2 > qmin2 * slack + 8:
+                break
+            qmin = qmin2
+            qmax = qmax2
+            e += 1
+        k = e
+    bounds[G] = n
+    return bounds[:G + 1]
+
+
+@nb.njit(cache=True, nogil=True)
+def _pack(codes, off, order, bounds, pad):
+    G = bounds.shape[0] - 1
     dims = np.zeros(G, np.int64)
-    lens = np.zeros(G * lanes, np.int64)
-    for k in range(n):
-        p = order[k]
-        ln = off[p + 1] - off[p]
-        lens[k] = ln
-        g = k // lanes
-        if ln > dims[g]:
-            dims[g] = ln
+    lens = np.zeros(order.shape[0], np.int64)
     starts = np.zeros(G, np.int64)
     total = 0
     for g in range(G):
+        for k in range(bounds[g], bounds[g + 1]):
+            p = order[k]
+            lens[k] = off[p + 1] - off[p]
+            dims[g] = max(dims[g], lens[k])
         starts[g] = total
-        total += dims[g] * lanes
+        total += dims[g] * (bounds[g + 1] - bounds[g])
     buf = np.full(total, pad, np.uint8)
-    for k in range(n):
-        p = order[k]
-        g = k // lanes
-        l = k - g * lanes
-        base = starts[g]
-        s = off[p]
-        for i in range(off[p + 1] - s):
-            buf[base + i * lanes + l] = codes[s + i]
+    for g in range(G):
+        lanes = bounds[g + 1] - bounds[g]
+        for k in range(bounds[g], bounds[g + 1]):
+            p = order[k]
+            l = k - bounds[g]
+            base = starts[g]
+            s = off[p]
+            for i in range(off[p + 1] - s):
+                buf[base + i * lanes + l] = codes[s + i]
     return buf, starts, dims, lens
 
 
-def pack_groups(batch: PairBatch, order: np.ndarray, lanes: int) -> Groups:
-    """Pack the pairs ``order`` (already length-sorted) into groups of ``lanes``."""
+def pack_groups(batch: PairBatch, order: np.ndarray, max_lanes: int, slack: float = 1.25) -> Groups:
+    """Pack the pairs ``order`` (already length-sorted) into lane groups."""
     order = np.ascontiguousarray(order, dtype=np.int64)
-    qb, qo, qd, ql = _pack(batch.q_codes, batch.q_off, order, lanes, PAD)
-    tb, to, td, tl = _pack(batch.t_codes, batch.t_off, order, lanes, PAD)
-    index = np.full(len(ql), -1, np.int64)
-    index[: len(order)] = order
-    return Groups(qb, qo, qd, tb, to, td, ql, tl, index, lanes)
+    bounds = plan_groups(batch.qlen[order], batch.tlen[order], max_lanes, slack)
+    qb, qo, qd, ql = _pack(batch.q_codes, batch.q_off, order, bounds, PAD)
+    tb, to, td, tl = _pack(batch.t_codes, batch.t_off, order, bounds, PAD)
+    return Groups(qb, qo, qd, tb, to, td, ql, tl, order, bounds)

@@ -54,7 +54,7 @@ class CpuBackend:
         sc = np.array(cfg.scoring.as_list(), dtype)
         scores = np.zeros(out.size, dtype)
         align_groups(g.q_buf, g.q_off, g.q_dim, g.t_buf, g.t_off, g.t_dim, g.qlen, g.tlen, g.index,
-                     LANES, cfg.mode_code, sc, cfg.traceback, scores, out.qstart, out.qend,
+                     g.bounds, cfg.mode_code, sc, cfg.traceback, scores, out.qstart, out.qend,
                      out.tstart, out.tend, out.run_off, out.nruns, out.run_op, out.run_len, out.stats)
         out.score[subset] = scores[subset].astype(np.int64)
 

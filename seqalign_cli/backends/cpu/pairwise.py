@@ -45,23 +45,22 @@ def _fixed_start(mode, bi, bj, qs_out, ts_out, p):
 
 
 @nb.njit(parallel=True, **_JIT)
-def align_groups(qbuf, qoff, gM, tbuf, toff, gN, qlen, tlen, index, lanes, mode, sc, want_trace,
+def align_groups(qbuf, qoff, gM, tbuf, toff, gN, qlen, tlen, index, bounds, mode, sc, want_trace,
                  score, qs, qe, ts, te, run_off, nruns, run_op, run_len, stats):
-    """Align every group of a packed batch.
+    """Align every group of a packed batch (see batching.Groups for the layout).
 
-    qbuf/tbuf: flat uint8 blocks, group g's query block is
-    ``qbuf[qoff[g]:qoff[g] + gM[g]*lanes]`` viewed as (gM[g], lanes).
-    qlen/tlen/index: (G*lanes,) lengths and pair index of each slot (index -1:
-    an empty padding lane). Outputs are indexed by pair index; run_off gives
-    each pair's slot in run_op/run_len.
+    qlen/tlen/index: lengths and pair index of each slot; group g has slots
+    bounds[g] .. bounds[g+1]-1. Outputs are indexed by pair index; run_off
+    gives each pair's place in run_op/run_len.
     """
     G = gM.shape[0]
     for g in nb.prange(G):
         M = gM[g]
         N = gN[g]
+        p0 = bounds[g]
+        lanes = bounds[g + 1] - p0
         q = qbuf[qoff[g]:qoff[g] + M * lanes].reshape((M, lanes))
         t = tbuf[toff[g]:toff[g] + N * lanes].reshape((N, lanes))
-        p0 = g * lanes
         ql = qlen[p0:p0 + lanes]
         tl = tlen[p0:p0 + lanes]
         H = np.empty((N + 1, lanes), sc.dtype)
@@ -83,8 +82,6 @@ def align_groups(qbuf, qoff, gM, tbuf, toff, gN, qlen, tlen, index, lanes, mode,
         st = np.zeros(4, np.int64)
         for l in range(lanes):
             p = index[p0 + l]
-            if p < 0:
-                continue
             score[p] = best[l]
             qe[p] = bi[l]
             te[p] = bj[l]

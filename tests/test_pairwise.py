@@ -1,0 +1,505 @@
+"""Correctness of the CPU pairwise engine against independent oracles.
+
+* brute force: tiny pairs (and every pair of sequences up to length 2) vs the
+  pure-Python Gotoh of ``oracles.py``: score and end cell (tie rule), in every
+  mode, for several scorings; score-only vs traceback agreement;
+* 10,000 random pairs per mode and gap model (lengths 0-2,000, skewed short,
+  related and unrelated, N / lowercase / U / IUPAC letters) vs parasail, a
+  subset vs Biopython; every CIGAR rescored over its spans;
+* the checkpointed traceback (``matrix_budget=1``) gives exactly the
+  full-matrix outputs; a 20 kb x 20 kb pair through it;
+* float64 pairs (score bound past 2**24) score exactly;
+* a hypothesis property test vs the pure-Python reference.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from seqalign_cli.backends.cpu import CpuBackend
+from seqalign_cli.config import AlignConfig, Scoring
+from seqalign_cli.io.encode import make_batch
+
+from oracles import (MODES, CigarError, biopython_score, canon, cigar_counts, parasail_score,
+                     ref_end, ref_score, rescore)
+
+AFFINE = Scoring(match=2, mismatch=4, gap_open=4, gap_extend=2, n_penalty=1)
+LINEAR = Scoring(match=2, mismatch=4, gap_open=0, gap_extend=2, n_penalty=1)
+BWA = Scoring(match=1, mismatch=4, gap_open=6, gap_extend=1, n_penalty=1)
+SCORINGS = {
+    "affine": AFFINE,
+    "linear": LINEAR,
+    "bwa": BWA,
+    "cheap_mismatch": Scoring(match=3, mismatch=1, gap_open=5, gap_extend=1, n_penalty=2),
+    "free_n": Scoring(match=1, mismatch=1, gap_open=1, gap_extend=1, n_penalty=0),
+    "edit": Scoring(match=0, mismatch=1, gap_open=0, gap_extend=1, n_penalty=1),
+    "costly_mismatch": Scoring(match=1, mismatch=9, gap_open=1, gap_extend=1, n_penalty=3),
+}
+GAP_MODELS = {"affine": AFFINE, "linear": LINEAR}
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def as_bytes(s) -> bytes:
+    return s.encode() if isinstance(s, str) else bytes(s)
+
+
+def run(queries, targets, scoring, mode, traceback=True, matrix_budget=None, threads=1):
+    cfg = dict(scoring=scoring, mode=mode, traceback=traceback)
+    if matrix_budget is not None:
+        cfg["matrix_budget"] = matrix_budget
+    batch = make_batch([as_bytes(q) for q in queries], [as_bytes(t) for t in targets])
+    return CpuBackend(threads=threads).align(batch, AlignConfig(**cfg))
+
+
+def check_alignments(queries, targets, res, scoring, mode):
+    """Structural checks of traceback results; returns the CIGAR strings.
+
+    Every CIGAR covers its spans exactly and rescores to the reported score;
+    stats and nruns agree with it; the spans obey the mode; an empty alignment
+    has score 0 and zero spans.
+    """
+    cigars = res.cigars()
+    errors = []
+    for k, (q, t) in enumerate(zip(queries, targets)):
+        m, n = len(q), len(t)
+        score = int(res.score[k])
+        span = tuple(int(x) for x in (res.qstart[k], res.qend[k], res.tstart[k], res.tend[k]))
+        cig = cigars[k]
+        try:
+            got = rescore(q, t, span[0], span[1], span[2], span[3], cig, scoring)
+        except CigarError as exc:
+            errors.append(f"pair {k} (q={q!r:.60}, t={t!r:.60}): {exc}")
+            continue
+        problems = []
+        if got != score:
+            problems.append(f"CIGAR rescores to {got}, engine score {score}")
+        if tuple(int(x) for x in res.stats[k]) != cigar_counts(cig):
+            problems.append(f"stats {res.stats[k].tolist()} != CIGAR counts {cigar_counts(cig)}")
+        ops, lens = res.runs(k)
+        if int(res.nruns[k]) != (0 if cig == "*" else len(ops)) or "".join(
+                f"{ln}{'=XID'[op]}" for op, ln in zip(ops, lens)) != ("" if cig == "*" else cig):
+            problems.append("runs() disagree with cigars()")
+        if cig == "*":
+            if score != 0 or span != (0, 0, 0, 0):
+                problems.append(f"empty alignment with score {score} spans {span}")
+            if mode == "global" and (m or n):
+                problems.append("global alignment of non-empty sequences is empty")
+            if mode == "glocal" and m:
+                problems.append("glocal alignment of a non-empty query is empty")
+        else:
+            if mode == "global" and span != (0, m, 0, n):
+                problems.append(f"global spans {span} for lengths {m},{n}")
+            if mode == "glocal" and (span[0], span[1]) != (0, m):
+                problems.append(f"glocal query span {span[:2]} for length {m}")
+            if mode == "semi-global" and not (span[0] == 0 or span[2] == 0):
+                problems.append(f"semi-global spans {span} start inside both sequences")
+            if mode == "semi-global" and not (span[1] == m or span[3] == n):
+                problems.append(f"semi-global spans {span} end inside both sequences")
+            if mode == "local" and (cig[-1] != "=" or not cig.split("=")[0].isdigit()):
+                problems.append("local alignment does not start and end with '='")
+            if mode in ("semi-global", "local") and score <= 0:
+                problems.append(f"non-empty {mode} alignment with score {score}")
+        if problems:
+            errors.append(f"pair {k} (q={q!r:.60}, t={t!r:.60}) {cig}: " + "; ".join(problems))
+    assert not errors, f"{len(errors)} bad alignments:\n" + "\n".join(errors[:20])
+    return cigars
+
+
+def check_score_only(res_tb, res_so, mode):
+    """Score-only output agrees with the traceback output (score and end cell)."""
+    np.testing.assert_array_equal(res_so.score, res_tb.score)
+    np.testing.assert_array_equal(res_so.qend, res_tb.qend)
+    np.testing.assert_array_equal(res_so.tend, res_tb.tend)
+    assert all(c == "*" for c in res_so.cigars())
+    assert not res_so.nruns.any()
+    empty = (res_so.qend == 0) & (res_so.tend == 0)
+    if mode == "global":
+        fixed_q, fixed_t = 0, 0
+    elif mode == "glocal":
+        fixed_q, fixed_t = 0, -1
+    else:
+        fixed_q, fixed_t = -1, -1
+    # a global/glocal pair with one side empty is not 'empty' but has spans on
+    # the border; only the both-zero end cell is normalised to all-zero spans
+    nonempty = ~empty
+    assert (res_so.qstart[nonempty] == fixed_q).all(), res_so.qstart[nonempty]
+    assert (res_so.tstart[nonempty] == fixed_t).all(), res_so.tstart[nonempty]
+    assert (res_so.qstart[empty] == 0).all() and (res_so.tstart[empty] == 0).all()
+
+
+# ------------------------------------------------------------- generators
+
+IUPAC = "RYKMSWBDHV"
+
+
+def random_dna(rng, n, alphabet="ACGT"):
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def mutate(rng, seq, rate):
+    """A copy of seq with substitutions and short indels at about ``rate``."""
+    out = []
+    i = 0
+    while i < len(seq):
+        r = rng.random()
+        if r < rate * 0.6:
+            out.append(rng.choice("ACGT"))
+            i += 1
+        elif r < rate * 0.8:
+            out.append(random_dna(rng, min(int(rng.expovariate(0.5)) + 1, 20)))
+        elif r < rate:
+            i += min(int(rng.expovariate(0.5)) + 1, 20)
+        else:
+            out.append(seq[i])
+            i += 1
+    return "".join(out)
+
+
+def decorate(rng, seq):
+    """Sprinkle the letters the engine must normalise: N, lowercase, U, IUPAC."""
+    kind = rng.random()
+    if not seq or kind < 0.6:
+        return seq
+    s = list(seq)
+    if kind < 0.72:  # N runs and single Ns
+        for _ in range(rng.randint(1, 4)):
+            a = rng.randrange(len(s))
+            for k in range(a, min(len(s), a + rng.choice((1, 1, 2, 8)))):
+                s[k] = "N"
+    elif kind < 0.82:  # lowercase stretch
+        a = rng.randrange(len(s))
+        b = rng.randint(a, len(s))
+        s[a:b] = [c.lower() for c in s[a:b]]
+    elif kind < 0.9:  # RNA
+        s = ["U" if c == "T" else c for c in s]
+    elif kind < 0.97:  # IUPAC codes
+        for _ in range(rng.randint(1, 3)):
+            s[rng.randrange(len(s))] = rng.choice(IUPAC + IUPAC.lower() + "n")
+    else:  # mixed everything
+        s = [rng.choice("ACGTNacgtnUuRy") for _ in s]
+    return "".join(s)
+
+
+def random_length(rng, long_share):
+    r = rng.random()
+    if r < 0.02:
+        return 0
+    if r < 0.07:
+        return rng.randint(1, 5)
+    if r < 1 - long_share:
+        return rng.randint(1, 300)
+    return rng.randint(300, 2000)
+
+
+def random_pair(rng, long_share=0.01):
+    m = random_length(rng, long_share)
+    kind = rng.random()
+    if kind < 0.35 or m == 0:  # unrelated
+        q = random_dna(rng, m)
+        t = random_dna(rng, random_length(rng, long_share) if rng.random() < 0.5 else
+                       max(0, m + rng.randint(-20, 60)))
+    elif kind < 0.75:  # mutated copy
+        q = random_dna(rng, m)
+        t = mutate(rng, q, rng.choice((0.0, 0.01, 0.05, 0.15, 0.3)))
+    elif kind < 0.9:  # query inside a longer target (read vs window)
+        q = random_dna(rng, m)
+        t = (random_dna(rng, rng.randint(0, 60)) + mutate(rng, q, rng.choice((0.02, 0.1)))
+             + random_dna(rng, rng.randint(0, 60)))
+    else:  # overlap: query suffix = target prefix
+        q = random_dna(rng, m)
+        k = rng.randint(0, m)
+        t = mutate(rng, q[m - k:], 0.05) + random_dna(rng, rng.randint(0, 200))
+    if rng.random() < 0.5:
+        q, t = t, q
+    return decorate(rng, q), decorate(rng, t)
+
+
+def random_pairs(seed, count, long_share=0.01):
+    rng = random.Random(seed)
+    pairs = [random_pair(rng, long_share) for _ in range(count)]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def tiny_pairs(seed, count, maxlen=6, alphabet="ACGTN"):
+    rng = random.Random(seed)
+    qs, ts = [], []
+    for _ in range(count):
+        qs.append(random_dna(rng, rng.randint(0, maxlen), alphabet))
+        ts.append(random_dna(rng, rng.randint(0, maxlen), alphabet))
+    return qs, ts
+
+
+# -------------------------------------------------------------- brute force
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("scoring_name", list(SCORINGS))
+def test_brute_force_vs_reference(mode, scoring_name):
+    scoring = SCORINGS[scoring_name]
+    short = ["".join(p) for k in range(3) for p in itertools.product("ACGTN", repeat=k)]
+    qs = [a for a in short for b in short]
+    ts = [b for a in short for b in short]
+    rq, rt = tiny_pairs(zlib.crc32(f"{mode}/{scoring_name}".encode()), 1500)
+    qs += rq
+    ts += rt
+    res = run(qs, ts, scoring, mode)
+    check_alignments(qs, ts, res, scoring, mode)
+    bad = []
+    for k, (q, t) in enumerate(zip(qs, ts)):
+        want = ref_end(q, t, scoring, mode)
+        got = (int(res.score[k]), int(res.qend[k]), int(res.tend[k]))
+        if got != want:
+            bad.append(f"{q!r} vs {t!r}: (score, qend, tend) expected {want}, got {got}")
+    assert not bad, f"{len(bad)} mismatches:\n" + "\n".join(bad[:20])
+    check_score_only(res, run(qs, ts, scoring, mode, traceback=False), mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_each_pair_alone_equals_batch(mode):
+    """Lane packing must not leak between pairs: one pair per batch == whole batch."""
+    qs, ts = random_pairs(11, 150, long_share=0.0)
+    whole = run(qs, ts, AFFINE, mode)
+    cig = whole.cigars()
+    for k in range(len(qs)):
+        alone = run([qs[k]], [ts[k]], AFFINE, mode)
+        got = (int(alone.score[0]), int(alone.qstart[0]), int(alone.qend[0]),
+               int(alone.tstart[0]), int(alone.tend[0]), alone.cigars()[0])
+        want = (int(whole.score[k]), int(whole.qstart[k]), int(whole.qend[k]),
+                int(whole.tstart[k]), int(whole.tend[k]), cig[k])
+        assert got == want, (k, qs[k], ts[k])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_letter_normalisation(mode):
+    """Lowercase, U and non-ACGT letters align exactly like their canonical form."""
+    qs, ts = random_pairs(12, 400, long_share=0.0)
+    raw = run(qs, ts, AFFINE, mode)
+    canonical = run([canon(q) for q in qs], [canon(t) for t in ts], AFFINE, mode)
+    for name in ("score", "qstart", "qend", "tstart", "tend", "stats"):
+        np.testing.assert_array_equal(getattr(raw, name), getattr(canonical, name), err_msg=name)
+    assert raw.cigars() == canonical.cigars()
+
+
+def test_n_scoring_rules():
+    """N vs N is a -n_penalty 'X'; IUPAC letters are N; U equals T."""
+    sc = Scoring(match=2, mismatch=4, gap_open=4, gap_extend=2, n_penalty=1)
+    res = run(["NNNN", "ACGU", "aRgt", "acgt"], ["NNNN", "ACGT", "ACGT", "ACGT"], sc, "global")
+    assert res.score.tolist() == [-4, 8, 5, 8]
+    assert res.cigars() == ["4X", "4=", "1=1X2=", "4="]
+    res = run(["NNNN"], ["NNNN"], sc, "local")
+    assert res.score.tolist() == [0] and res.cigars() == ["*"]
+
+
+def test_threads_do_not_change_results():
+    qs, ts = random_pairs(13, 600)
+    for mode in MODES:
+        one = run(qs, ts, AFFINE, mode, threads=1)
+        two = run(qs, ts, AFFINE, mode, threads=2)
+        for name in ("score", "qstart", "qend", "tstart", "tend", "stats"):
+            np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+        assert one.cigars() == two.cigars()
+
+
+# ------------------------------------------------------ vs parasail (bulk)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("gap_model", list(GAP_MODELS))
+def test_random_pairs_vs_parasail(mode, gap_model):
+    scoring = GAP_MODELS[gap_model]
+    seed = 1000 + MODES.index(mode) * 10 + list(GAP_MODELS).index(gap_model)
+    qs, ts = random_pairs(seed, 10_000)
+    res = run(qs, ts, scoring, mode)
+    check_alignments(qs, ts, res, scoring, mode)
+    bad = []
+    bio_done = 0
+    for k, (q, t) in enumerate(zip(qs, ts)):
+        if q and t:
+            want = parasail_score(q, t, scoring, mode)
+        else:  # parasail cannot take empty sequences
+            want = ref_score(q, t, scoring, mode)
+        if int(res.score[k]) != want:
+            bad.append(f"pair {k} {q!r:.80} vs {t!r:.80}: expected {want}, got {res.score[k]}")
+        if k % 20 == 0 and q and t and len(q) * len(t) <= 250_000:
+            bio = biopython_score(q, t, scoring, mode)
+            bio_done += 1
+            if bio != want:
+                bad.append(f"pair {k}: Biopython {bio} != parasail {want} (oracle disagreement)")
+    assert not bad, f"{len(bad)} mismatches:\n" + "\n".join(bad[:20])
+    assert bio_done > 300
+    so = run(qs, ts, scoring, mode, traceback=False)
+    check_score_only(res, so, mode)
+
+
+# ------------------------------------------------------ checkpoint traceback
+
+
+def checkpoint_pairs(seed):
+    rng = random.Random(seed)
+    qs, ts = [], []
+    for k in range(260):
+        if k < 8:  # empty sides
+            m, n = [(0, 0), (0, 1), (1, 0), (0, 700), (700, 0), (0, 5), (3, 0), (1, 1)][k]
+            qs.append(random_dna(rng, m))
+            ts.append(random_dna(rng, n))
+            continue
+        q, t = random_pair(rng, long_share=0.0)
+        if k % 12 == 0:  # long ones, up to ~1,500
+            q = random_dna(rng, rng.randint(300, 1500))
+            t = mutate(rng, q, rng.choice((0.02, 0.1, 0.3)))
+            if k % 24 == 0:
+                t = random_dna(rng, rng.randint(0, 200)) + t + random_dna(rng, rng.randint(0, 200))
+            if k % 36 == 0:
+                q, t = t, q
+        qs.append(q)
+        ts.append(t)
+    return qs, ts
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("gap_model", list(GAP_MODELS))
+def test_checkpoint_traceback_equals_full_matrix(mode, gap_model):
+    scoring = GAP_MODELS[gap_model]
+    qs, ts = checkpoint_pairs(50 + MODES.index(mode))
+    full = run(qs, ts, scoring, mode)
+    ckpt = run(qs, ts, scoring, mode, matrix_budget=1)
+    for name in ("score", "qstart", "qend", "tstart", "tend", "nruns", "stats"):
+        np.testing.assert_array_equal(getattr(ckpt, name), getattr(full, name), err_msg=name)
+    fc, cc = full.cigars(), ckpt.cigars()
+    diff = [k for k in range(len(qs)) if fc[k] != cc[k]]
+    assert not diff, [(k, len(qs[k]), len(ts[k]), fc[k][:60], cc[k][:60]) for k in diff[:5]]
+    check_alignments(qs, ts, ckpt, scoring, mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_checkpoint_traceback_wide_scores(mode):
+    """The checkpointed path in float64 (score bound past 2**24)."""
+    scoring = Scoring(match=3000, mismatch=5000, gap_open=7000, gap_extend=1000, n_penalty=100)
+    qs, ts = checkpoint_pairs(70 + MODES.index(mode))
+    qs, ts = qs[:120], ts[:120]
+    full = run(qs, ts, scoring, mode)
+    ckpt = run(qs, ts, scoring, mode, matrix_budget=1)
+    for name in ("score", "qstart", "qend", "tstart", "tend", "nruns", "stats"):
+        np.testing.assert_array_equal(getattr(ckpt, name), getattr(full, name), err_msg=name)
+    assert full.cigars() == ckpt.cigars()
+    check_alignments(qs, ts, ckpt, scoring, mode)
+    for k, (q, t) in enumerate(zip(qs, ts)):
+        want = parasail_score(q, t, scoring, mode) if q and t else ref_score(q, t, scoring, mode)
+        assert int(full.score[k]) == want, (k, q, t)
+
+
+def test_long_pair_checkpointed():
+    """A 20 kb x 20 kb related pair through the checkpointed traceback."""
+    rng = random.Random(20_000)
+    q = random_dna(rng, 20_000)
+    t = mutate(rng, q, 0.08)
+    assert abs(len(t) - 20_000) < 1_000
+    res = run([q], [t], AFFINE, "global", matrix_budget=1 << 20)
+    assert int(res.score[0]) == parasail_score(q, t, AFFINE, "global")
+    check_alignments([q], [t], res, AFFINE, "global")
+
+
+# ------------------------------------------------------ wide (float64) scores
+
+
+def test_wide_identical_5kb():
+    """Score 10,000,000 (> 2**24) must be exact, score only and with traceback."""
+    rng = random.Random(5)
+    s = random_dna(rng, 5_000)
+    sc = Scoring(match=2000, mismatch=4, gap_open=4, gap_extend=2, n_penalty=1)
+    for mode in MODES:
+        so = run([s], [s], sc, mode, traceback=False)
+        assert int(so.score[0]) == 10_000_000, mode
+    tb = run([s], [s], sc, "global")
+    assert int(tb.score[0]) == 10_000_000 and tb.cigars() == ["5000="]
+
+
+def test_wide_odd_scores_and_mixed_batch():
+    """Odd scores above 2**24 (not float32-representable), mixed with float32 pairs."""
+    big = 2**24 + 1
+    sc = Scoring(match=big, mismatch=3, gap_open=5, gap_extend=1, n_penalty=1)
+    rng = random.Random(6)
+    qs, ts = [], []
+    for k in range(200):
+        q = random_dna(rng, rng.randint(0, 40))
+        t = mutate(rng, q, 0.2)
+        qs.append(q)
+        ts.append(t)
+    for mode in MODES:
+        res = run(qs, ts, sc, mode)
+        check_alignments(qs, ts, res, sc, mode)
+        for k, (q, t) in enumerate(zip(qs, ts)):
+            assert (int(res.score[k]), int(res.qend[k]), int(res.tend[k])) == \
+                ref_end(q, t, sc, mode), (mode, q, t)
+        check_score_only(res, run(qs, ts, sc, mode, traceback=False), mode)
+
+
+def test_wide_and_narrow_pairs_in_one_batch():
+    """float32 and float64 pairs of one batch come back in input order."""
+    sc = Scoring(match=2000, mismatch=4, gap_open=4, gap_extend=2, n_penalty=1)
+    rng = random.Random(7)
+    lengths = [100, 5000, 0, 50, 4500, 1, 4100, 4300, 3000]
+    seqs = [random_dna(rng, n) for n in lengths]
+    wide = [sc.score_bound(n, n) >= 2**24 for n in lengths]
+    assert any(wide) and not all(wide)
+    for traceback in (False, True):
+        for mode in MODES:
+            res = run(seqs, seqs, sc, mode, traceback=traceback)
+            assert res.score.tolist() == [2000 * n for n in lengths], (mode, traceback)
+            assert res.qend.tolist() == lengths and res.tend.tolist() == lengths
+        if traceback:
+            assert res.cigars() == [f"{n}=" if n else "*" for n in lengths]
+
+
+HUGE_CASES = [
+    # (query, target, scoring): scores beyond 2**30 in magnitude (float64 holds
+    # them exactly; the engine must not clip them at its 'minus infinity')
+    ("A", "C", Scoring(match=0, mismatch=2**32, gap_open=2**32, gap_extend=1)),
+    ("A" * 1200, "C" * 1200,
+     Scoring(match=1, mismatch=10**6, gap_open=10**6, gap_extend=10**6, n_penalty=1)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(HUGE_CASES)))
+def test_huge_scores_global(case):
+    q, t, sc = HUGE_CASES[case]
+    want = ref_score(q[:1], t[:1], sc, "global") * len(q)  # all mismatches is optimal
+    assert want == -sc.mismatch * len(q)
+    for traceback in (True, False):
+        res = run([q], [t], sc, "global", traceback=traceback)
+        assert int(res.score[0]) == want, (traceback, int(res.score[0]), want)
+        if traceback:
+            assert res.cigars() == [f"{len(q)}X"]
+
+
+# --------------------------------------------------------------- hypothesis
+
+LETTERS = "ACGTNacgtUR"
+seqs = st.text(alphabet=LETTERS, min_size=0, max_size=9)
+scorings = st.builds(Scoring, match=st.integers(0, 6), mismatch=st.integers(0, 8),
+                     gap_open=st.integers(0, 8), gap_extend=st.integers(0, 4),
+                     n_penalty=st.integers(0, 4))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(pairs=st.lists(st.tuples(seqs, seqs), min_size=1, max_size=8), scoring=scorings,
+       mode=st.sampled_from(MODES))
+def test_property_vs_reference(pairs, scoring, mode):
+    qs = [p[0] for p in pairs]
+    ts = [p[1] for p in pairs]
+    res = run(qs, ts, scoring, mode)
+    check_alignments(qs, ts, res, scoring, mode)
+    for k, (q, t) in enumerate(pairs):
+        assert (int(res.score[k]), int(res.qend[k]), int(res.tend[k])) == \
+            ref_end(q, t, scoring, mode), (q, t)
+    check_score_only(res, run(qs, ts, scoring, mode, traceback=False), mode)
