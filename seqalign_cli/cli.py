@@ -28,6 +28,7 @@ def cli():
 
 
 @cli.command(context_settings=CONTEXT)
+@click.pass_context
 @click.argument("query", type=str)
 @click.argument("target", type=str, required=False)
 @click.option("--cross", "pairing", flag_value="cross", help="Align every query against every target.")
@@ -61,7 +62,7 @@ def cli():
               help="Traceback memory per group of pairs; larger pairs use the checkpointed "
                    "linear-memory traceback.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
-def pair(query, target, pairing, pairs_file, match, mismatch, gap_open, gap_extend, n_penalty, mode,
+def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap_extend, n_penalty, mode,
          score_only, output, out_format, cigar_m, backend, threads, batch_size, max_matrix_mb, quiet):
     """Align read pairs: QUERY (reads) against TARGET (references).
 
@@ -87,10 +88,15 @@ def pair(query, target, pairing, pairs_file, match, mismatch, gap_open, gap_exte
             traceback=not score_only, matrix_budget=max_matrix_mb * 1024 * 1024),
         backend=backend, threads=threads, batch_size=batch_size, quiet=quiet,
         progress=not quiet and sys.stderr.isatty(),
-        command_line=" ".join(["seqalign"] + [shlex.quote(a) for a in sys.argv[1:]]))
+        command_line=" ".join(["seqalign"] + [shlex.quote(a) for a in (ctx.obj or {}).get("argv", sys.argv[1:])]))
     from .runner import run
 
-    summary = run(cfg, log=(lambda m: None) if quiet else (lambda m: click.echo(f"seqalign: {m}", err=True)))
+    try:
+        summary = run(cfg, log=(lambda m: None) if quiet else (lambda m: click.echo(f"seqalign: {m}", err=True)))
+    except BrokenPipeError:
+        # the reader of stdout left (| head): end quietly
+        _quiet_stdout()
+        ctx.exit(0)
     if not quiet:
         click.echo(f"seqalign {__version__}: {summary.line()}", err=True)
 
@@ -106,8 +112,9 @@ def _quiet_stdout():
 
 def main(argv=None):
     """Console entry point with the project's exit codes."""
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        cli.main(args=argv, prog_name="seqalign", standalone_mode=False)
+        cli.main(args=args, prog_name="seqalign", standalone_mode=False, obj={"argv": args})
     except click.exceptions.Abort:
         click.echo("seqalign: interrupted", err=True)
         sys.exit(130)

@@ -99,7 +99,9 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
     start = time.perf_counter()
     backend = select_backend(cfg.backend, cfg.threads, log)
     out = OutputFile(cfg.output)
-    writer = make_writer(cfg.out_format, out, cfg.command_line, cfg.cigar_m, cfg.align.traceback)
+    target_file = cfg.target if cfg.target is not None else cfg.query
+    writer = make_writer(cfg.out_format, out, cfg.command_line, cfg.cigar_m, cfg.align.traceback,
+                         "<stdin>" if target_file == "-" else target_file)
     chunks = pair_chunks(cfg.pairing, cfg.query, cfg.target, cfg.pairs_file, cfg.batch_size)
     progress = _progress(cfg.progress)
     task = progress.add_task("aligning", total=None) if progress else None

@@ -23,6 +23,8 @@ class Record:
     name: str
     seq: bytes
     qual: bytes | None = None
+    #: 1-based number of the record in its file (0 for a region cut by name)
+    num: int = 0
 
 
 def display_name(path: str) -> str:
@@ -42,11 +44,43 @@ def open_binary(path: str) -> BinaryIO:
             raise UsageError("is a directory, expected a FASTA/FASTQ file", path=path) from None
         except PermissionError:
             raise UsageError("permission denied", path=path) from None
-    buffered = raw if hasattr(raw, "peek") else io.BufferedReader(raw)
-    magic = buffered.peek(2)[:2]
-    if magic == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=buffered, mode="rb")
-    return buffered
+    head = raw.read(2)
+    while 0 < len(head) < 2:  # a pipe may deliver one byte first
+        more = raw.read(2 - len(head))
+        if not more:
+            break
+        head += more
+    stream = io.BufferedReader(_Prefixed(head, raw, path != "-"), buffer_size=1 << 20)
+    if head == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=stream, mode="rb")
+    return stream
+
+
+class _Prefixed(io.RawIOBase):
+    """A raw stream that yields ``head`` (already read) before the rest of ``raw``."""
+
+    def __init__(self, head: bytes, raw, owns: bool):
+        self.head = head
+        self.raw = raw
+        self.owns = owns
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        if self.head:
+            n = min(len(buf), len(self.head))
+            buf[:n] = self.head[:n]
+            self.head = self.head[n:]
+            return n
+        data = self.raw.read1(len(buf)) if hasattr(self.raw, "read1") else self.raw.read(len(buf))
+        buf[:len(data)] = data
+        return len(data)
+
+    def close(self):
+        if self.owns:
+            self.raw.close()
+        super().close()
 
 
 class FastxReader:
@@ -65,8 +99,7 @@ class FastxReader:
             detail = "truncated gzip file" if isinstance(exc, EOFError) else f"corrupt gzip data ({exc})"
             raise InputError(f"{detail} after {self.count} complete records", path=self.name) from None
         finally:
-            if self.path != "-":
-                fh.close()
+            fh.close()
 
     def _error(self, message: str, name: str | None = None):
         record = self.count + 1 if name is None else f"{self.count + 1} ({name})"
@@ -88,10 +121,11 @@ class FastxReader:
             shown = first[:20].decode("ascii", "replace").rstrip()
             raise self._error(f"expected a FASTA ('>') or FASTQ ('@') header, found {shown!r}")
 
-    @staticmethod
-    def _name(header: bytes) -> str:
+    def _name(self, header: bytes) -> str:
         parts = header[1:].split(None, 1)
-        return parts[0].decode("utf-8", "replace") if parts else ""
+        if not parts:
+            raise self._error("empty record name (a header line with no name)")
+        return parts[0].decode("utf-8", "replace")
 
     def _fasta(self, header: bytes, lines) -> Iterator[Record]:
         name = self._name(header)
@@ -99,13 +133,13 @@ class FastxReader:
         for line in lines:
             if line.startswith(b">"):
                 self.count += 1
-                yield Record(name, b"".join(chunks))
+                yield Record(name, b"".join(chunks), None, self.count)
                 name = self._name(line)
                 chunks = []
             else:
                 chunks.append(line.strip())
         self.count += 1
-        yield Record(name, b"".join(chunks))
+        yield Record(name, b"".join(chunks), None, self.count)
 
     def _fastq(self, header: bytes, lines) -> Iterator[Record]:
         while header is not None:
@@ -135,7 +169,7 @@ class FastxReader:
                 raise self._error(
                     f"quality length {len(qual)} differs from sequence length {len(seq)}", name)
             self.count += 1
-            yield Record(name, seq, qual)
+            yield Record(name, seq, qual, self.count)
             header = None
             for line in lines:
                 if line.strip():

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -102,8 +103,10 @@ class RegionFetcher:
 
         self.path = path
         try:
-            self.fasta = pyfaidx.Fasta(path, as_raw=True, sequence_always_upper=False,
-                                       rebuild=False, build_index=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.fasta = pyfaidx.Fasta(path, as_raw=True, sequence_always_upper=False,
+                                           rebuild=True, build_index=True)
         except (pyfaidx.FastaIndexingError, pyfaidx.UnsupportedCompressionFormat, ValueError,
                 OSError) as exc:
             raise InputError(f"cannot index as FASTA ({exc})", path=path) from None

@@ -17,7 +17,8 @@ def format_from_path(path: str) -> str:
     return "tsv"
 
 
-def make_writer(fmt: str, out: OutputFile, command_line: str, cigar_m: bool, traceback: bool):
+def make_writer(fmt: str, out: OutputFile, command_line: str, cigar_m: bool, traceback: bool,
+                target_file: str = "target"):
     if not traceback and fmt != "tsv":
         raise UsageError(f"--score-only writes TSV only ({fmt} needs a CIGAR)")
     if fmt == "tsv":
@@ -30,4 +31,4 @@ def make_writer(fmt: str, out: OutputFile, command_line: str, cigar_m: bool, tra
         return PafWriter(out, cigar_m)
     from .sam import SamWriter
 
-    return SamWriter(out, command_line, cigar_m, bam=(fmt == "bam"))
+    return SamWriter(out, command_line, cigar_m, bam=(fmt == "bam"), target_file=target_file)

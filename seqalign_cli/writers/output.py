@@ -40,6 +40,9 @@ class OutputFile:
             except PermissionError:
                 raise UsageError("output directory is not writable", path=self.path) from None
             os.close(fd)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.tmp_path, 0o666 & ~umask)
         return self.tmp_path
 
     def open(self):

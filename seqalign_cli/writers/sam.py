@@ -20,6 +20,9 @@ from .. import __version__
 from ..errors import InputError
 
 UNMAPPED = 4
+#: reference letters as MD:Z shows them: upper case, U as T
+_REF_LETTER = {c: chr(c).upper() for c in b"ACGTNacgtnRYSWKMBDHVrysw kmbdhv".replace(b" ", b"")}
+_REF_LETTER.update({ord("U"): "T", ord("u"): "T"})
 
 
 def md_tag(ops, lens, target: bytes, tstart: int) -> str:
@@ -33,11 +36,11 @@ def md_tag(ops, lens, target: bytes, tstart: int) -> str:
             tpos += n
         elif op == 1:
             for b in target[tpos:tpos + n]:
-                parts.append(f"{num}{chr(b).upper()}")
+                parts.append(f"{num}{_REF_LETTER.get(b, 'N')}")
                 num = 0
             tpos += n
         elif op == 3:
-            parts.append(f"{num}^{target[tpos:tpos + n].decode('ascii', 'replace').upper()}")
+            parts.append(f"{num}^{''.join(_REF_LETTER.get(b, 'N') for b in target[tpos:tpos + n])}")
             num = 0
             tpos += n
     parts.append(str(num))
@@ -45,34 +48,36 @@ def md_tag(ops, lens, target: bytes, tstart: int) -> str:
 
 
 class SamWriter:
-    def __init__(self, out, command_line: str, cigar_m: bool = False, bam: bool = False):
+    def __init__(self, out, command_line: str, cigar_m: bool = False, bam: bool = False,
+                 target_file: str = "target"):
         self.out = out
         self.command_line = command_line.replace("\t", " ").replace("\n", " ")
         self.cigar_m = cigar_m
         self.bam = bam
         self.targets: dict[str, tuple[int, int]] = {}
+        self.target_file = target_file
         self.body = tempfile.TemporaryFile(mode="w+b")
 
-    def _register(self, t, where: str):
+    def _register(self, t):
         key = (len(t.seq), hash(t.seq))
         seen = self.targets.setdefault(t.name, key)
         if seen != key:
             raise InputError(f"target name {t.name!r} is used for two different sequences; "
                              f"SAM/BAM need unique reference names (rename one, or write TSV/PAF)",
-                             path=where)
+                             path=self.target_file, record=f"{t.num} ({t.name})" if t.num else t.name)
 
     def write(self, chunk, res):
         cigars = res.cigars(self.cigar_m)
         lines = []
         for k, (q, t) in enumerate(zip(chunk.queries, chunk.targets)):
-            seq = q.seq.decode("ascii", "replace").upper() or "*"
+            seq = q.seq.decode("ascii", "replace").upper().replace("U", "T") or "*"
             qual = q.qual.decode("ascii", "replace") if q.qual else "*"
             score = int(res.score[k])
             matches, mism, ins, dels = (int(x) for x in res.stats[k])
             if len(t.seq) == 0 or res.nruns[k] == 0 or matches + mism == 0:
                 lines.append(f"{q.name}\t{UNMAPPED}\t*\t0\t0\t*\t*\t0\t0\t{seq}\t{qual}\tAS:i:{score}\n")
                 continue
-            self._register(t, f"target {t.name}")
+            self._register(t)
             qs, qe = int(res.qstart[k]), int(res.qend[k])
             clip_l = f"{qs}S" if qs > 0 else ""
             clip_r = f"{len(q.seq) - qe}S" if qe < len(q.seq) else ""
@@ -92,7 +97,10 @@ class SamWriter:
     def close(self):
         import pysam
 
-        header = pysam.AlignmentHeader.from_dict(self.header_dict())
+        hdict = self.header_dict()
+        if not hdict["SQ"]:
+            del hdict["SQ"]
+        header = pysam.AlignmentHeader.from_dict(hdict)
         self.body.seek(0)
         if self.bam:
             path = "-" if self.out.stdout else self.out.make_temp()
@@ -101,7 +109,7 @@ class SamWriter:
                     bam.write(pysam.AlignedSegment.fromstring(line.decode().rstrip("\n"), header))
         else:
             stream = self.out.open()
-            stream.write(str(header).encode())
+            stream.write((str(header).rstrip("\n") + "\n").encode())
             shutil.copyfileobj(self.body, stream)
         self.body.close()
         self.out.commit()

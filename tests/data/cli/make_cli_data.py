@@ -41,3 +41,12 @@ with open(f"{OUT}/ex1_reads.fq", "w") as fq, open(f"{OUT}/ex1_reads.pairs.tsv", 
         fq.write(f"@{name}\n{seq}\n+\n{qual}\n")
         start, end = max(1, pos - 10), min(lengths[chrom], pos + 34 + 10)
         pairs.write(f"{name}\t{chrom}:{start}-{end}\n")
+
+# expected scores (parasail) of the first 200 pairs, BWA-like scheme 1,4,6,1, glocal and local
+for mode in ("glocal", "local"):
+    src = f"{SHARED}/pairwise/gasal2/expected/gasal2_m1_x4_o6_e1.{mode}.first2000.tsv.gz"
+    with gzip.open(src, "rt") as fh:
+        lines = list(itertools.islice(fh, 202))  # comment + header + 200 rows
+    assert lines[0].startswith("#") and lines[1].startswith("idx\t")
+    with open(f"{OUT}/gasal2_m1_x4_o6_e1.{mode}.first200.tsv", "w") as out:
+        out.write("".join(lines))

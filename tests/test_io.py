@@ -1,0 +1,383 @@
+"""Readers and pairing: ``seqalign_cli.io.fastx`` and ``seqalign_cli.io.pairs``.
+
+The FASTA/FASTQ reader (plain, gzip, bgzip, stdin; every malformation an
+``InputError`` naming file and record), and the four pairings in chunks.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from seqalign_cli.errors import InputError, SeqalignError, UsageError
+from seqalign_cli.io.fastx import FastxReader, Record, open_binary
+from seqalign_cli.io.pairs import RegionFetcher, pair_chunks
+
+DATA = Path(__file__).parent / "data" / "cli"
+GQ = DATA / "gasal2_q200.fa.gz"
+GT = DATA / "gasal2_t200.fa.gz"
+EX1 = DATA / "ex1.fa"
+EX1_READS = DATA / "ex1_reads.fq"
+EX1_PAIRS = DATA / "ex1_reads.pairs.tsv"
+
+
+def records(path) -> list[Record]:
+    return list(FastxReader(str(path)))
+
+
+def write(path: Path, data) -> Path:
+    if isinstance(data, str):
+        data = data.encode()
+    path.write_bytes(data)
+    return path
+
+
+def ex1_chroms() -> dict[str, str]:
+    chroms, name = {}, None
+    for line in EX1.read_text().splitlines():
+        if line.startswith(">"):
+            name = line[1:].split()[0]
+            chroms[name] = ""
+        else:
+            chroms[name] += line.strip()
+    return chroms
+
+
+# ------------------------------------------------------------- FASTA
+
+def test_fasta_multiline_names_case_and_crlf(tmp_path):
+    f = write(tmp_path / "a.fa", ">r1 some description\r\nACGT\r\nacgt\r\n\r\n>r2\tx\nNNRY\n>r3\n")
+    recs = records(f)
+    assert [(r.name, r.seq, r.qual) for r in recs] == [
+        ("r1", b"ACGTacgt", None), ("r2", b"NNRY", None), ("r3", b"", None)]
+
+
+def test_fasta_real_data_counts():
+    q, t = records(GQ), records(GT)
+    assert len(q) == len(t) == 200
+    assert [r.name for r in q] == [str(i) for i in range(1, 201)]
+    assert {len(r.seq) for r in q} == {150}
+    assert all(152 <= len(r.seq) <= 277 for r in t)
+
+
+def test_fasta_zero_length_records(tmp_path):
+    f = write(tmp_path / "z.fa", ">a\n>b\n\n>c\nAC\n>d\n")
+    assert [(r.name, r.seq) for r in records(f)] == [("a", b""), ("b", b""), ("c", b"AC"), ("d", b"")]
+
+
+def test_leading_blank_lines_are_skipped(tmp_path):
+    f = write(tmp_path / "b.fa", "\n\n>a\nAC\n")
+    assert [(r.name, r.seq) for r in records(f)] == [("a", b"AC")]
+
+
+# ------------------------------------------------------------- FASTQ
+
+def test_fastq_real_reads_keep_qualities():
+    recs = records(EX1_READS)
+    assert len(recs) == 100
+    lines = EX1_READS.read_text().splitlines()
+    assert recs[0].name == lines[0][1:] and recs[0].seq == lines[1].encode() and recs[0].qual == lines[3].encode()
+    assert all(len(r.seq) == len(r.qual) == 35 for r in recs)
+
+
+def test_fastq_multiline_and_tricky_quality_lines(tmp_path):
+    # quality lines that start with '@' or '+' must not be taken for headers
+    f = write(tmp_path / "m.fq", "@r1 desc\nACG\nTA\n+r1 desc\n@@I\n+I\n\n@r2\nAC\n+\n+@\n")
+    recs = records(f)
+    assert [(r.name, r.seq, r.qual) for r in recs] == [("r1", b"ACGTA", b"@@I+I"), ("r2", b"AC", b"+@")]
+
+
+def test_fastq_zero_length_records(tmp_path):
+    f = write(tmp_path / "z.fq", "@e1\n\n+\n\n@a\nAC\n+\nII\n@e2\n\n+\n\n")
+    assert [(r.name, r.seq, r.qual) for r in records(f)] == [("e1", b"", b""), ("a", b"AC", b"II"),
+                                                            ("e2", b"", b"")]
+
+
+@pytest.mark.parametrize("text, record, needles", [
+    ("@r1\nACGT\n+\nIII\n", "1 (r1)", ["quality length 3", "sequence length 4"]),
+    ("@r1\nAC\n+\nII\n@r2\nACGT\n+\nIIIII\n", "2 (r2)", ["quality length 5", "sequence length 4"]),
+    ("@r1\nAC\n+\nII\n@r2\nACGT\nIIII\n", "2 (r2)", ["missing '+'"]),
+    ("@r1\nAC\n", "1 (r1)", ["missing '+'"]),
+    ("@r1\nAC\n+\nII\nr2\nAC\n+\nII\n", "2", ["expected a FASTQ header", "r2"]),
+])
+def test_fastq_errors_name_file_and_record(tmp_path, text, record, needles):
+    f = write(tmp_path / "bad.fq", text)
+    with pytest.raises(InputError) as exc:
+        records(f)
+    err = exc.value
+    assert err.exit_code == 1 and err.path == str(f)
+    assert str(err.record) == record
+    msg = err.format()
+    assert msg.startswith(f"{f}: record {record}: ") and "\n" not in msg
+    for needle in needles:
+        assert needle in msg
+
+
+def test_not_fasta_or_fastq(tmp_path):
+    f = write(tmp_path / "x.txt", "\nID\tvalue\n1\t2\n")
+    with pytest.raises(InputError) as exc:
+        records(f)
+    assert exc.value.record == 1 and "ID" in str(exc.value) and str(f) in str(exc.value)
+    binary = write(tmp_path / "x.bin", bytes(range(256)))
+    with pytest.raises(InputError):
+        records(binary)
+
+
+def test_empty_file_has_no_records(tmp_path):
+    assert records(write(tmp_path / "e.fa", "")) == []
+    assert records(write(tmp_path / "e.fa.gz", gzip.compress(b""))) == []
+
+
+# ----------------------------------------------- compression and stdin
+
+def test_compression_detected_from_content(tmp_path):
+    import pysam
+
+    plain = gzip.decompress(GQ.read_bytes())
+    want = records(GQ)
+    write(tmp_path / "plain.fa", plain)
+    pysam.tabix_compress(str(tmp_path / "plain.fa"), str(tmp_path / "bgzf.fa"))
+    write(tmp_path / "gz_no_ext", GQ.read_bytes())
+    write(tmp_path / "plain.fa.gz", plain)
+    # a multi-member gzip file (like concatenated .gz files)
+    write(tmp_path / "multi.fa", gzip.compress(plain[:5000]) + gzip.compress(plain[5000:]))
+    for name in ("plain.fa", "bgzf.fa", "gz_no_ext", "plain.fa.gz", "multi.fa"):
+        assert records(tmp_path / name) == want, name
+    if shutil.which("bgzip"):
+        with open(tmp_path / "tool.bgz", "wb") as fh:
+            import subprocess
+
+            subprocess.run(["bgzip", "-c", str(tmp_path / "plain.fa")], stdout=fh, check=True)
+        assert records(tmp_path / "tool.bgz") == want
+
+
+def test_truncated_gzip(tmp_path):
+    raw = GQ.read_bytes()
+    f = write(tmp_path / "cut.fa.gz", raw[: len(raw) // 2])
+    with pytest.raises(InputError) as exc:
+        records(f)
+    assert "truncated gzip" in str(exc.value) and str(f) in str(exc.value)
+    # the records before the cut were read; the count is in the message
+    n = exc.value.message.split("after ")[1].split()[0]
+    assert 0 < int(n) < 200
+
+
+def test_corrupt_gzip(tmp_path):
+    raw = bytearray(GQ.read_bytes())
+    raw[len(raw) // 2] ^= 0x55
+    f = write(tmp_path / "bad.fa.gz", bytes(raw))
+    with pytest.raises(InputError) as exc:
+        records(f)
+    assert "gzip" in str(exc.value) and str(f) in str(exc.value)
+    raw = bytearray(GQ.read_bytes())
+    raw[-8] ^= 0x01  # CRC32 of the member
+    with pytest.raises(InputError):
+        records(write(tmp_path / "crc.fa.gz", bytes(raw)))
+
+
+def test_missing_and_directory_inputs_are_usage_errors(tmp_path):
+    with pytest.raises(UsageError) as exc:
+        records(tmp_path / "nope.fa")
+    assert exc.value.exit_code == 2 and "nope.fa" in str(exc.value)
+    with pytest.raises(UsageError):
+        records(tmp_path)
+
+
+def _fake_stdin(monkeypatch, data: bytes):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_stdin(monkeypatch, gz):
+    data = b">a\nACGT\n>b\nGG\n"
+    _fake_stdin(monkeypatch, gzip.compress(data) if gz else data)
+    assert [(r.name, r.seq) for r in FastxReader("-")] == [("a", b"ACGT"), ("b", b"GG")]
+
+
+def test_stdin_errors_say_stdin(monkeypatch):
+    _fake_stdin(monkeypatch, b"@r1\nAC\n+\nI\n")
+    with pytest.raises(InputError) as exc:
+        list(FastxReader("-"))
+    assert str(exc.value).startswith("<stdin>: record 1 (r1): ")
+
+
+def test_open_binary_does_not_consume_magic(tmp_path):
+    f = write(tmp_path / "a.fa", ">a\nAC\n")
+    with open_binary(str(f)) as fh:
+        assert fh.read() == b">a\nAC\n"
+    g = write(tmp_path / "a.gz", gzip.compress(b">a\nAC\n"))
+    with open_binary(str(g)) as fh:
+        assert fh.read() == b">a\nAC\n"
+
+
+# ------------------------------------------------------------- pairing
+
+def flat(chunks):
+    return [(q.name, t.name, q.seq, t.seq) for c in chunks for q, t in zip(c.queries, c.targets)]
+
+
+@pytest.mark.parametrize("size", [1, 7, 200, 100000])
+def test_zip_chunks_keep_order(size):
+    chunks = list(pair_chunks("zip", str(GQ), str(GT), None, size))
+    assert all(len(c) <= size for c in chunks)
+    assert all(len(c) == size for c in chunks[:-1])
+    pairs = flat(chunks)
+    assert [(a, b) for a, b, _, _ in pairs] == [(str(i), str(i)) for i in range(1, 201)]
+
+
+def test_zip_unequal_counts(tmp_path):
+    three = write(tmp_path / "three.fa", "".join(f">t{i}\nACGT\n" for i in range(3)))
+    with pytest.raises(InputError) as exc:
+        flat(pair_chunks("zip", str(GQ), str(three), None, 50))
+    msg = str(exc.value)
+    assert "200 queries" in msg and "3 targets" in msg and str(GQ) in msg and str(three) in msg
+    with pytest.raises(InputError) as exc:
+        flat(pair_chunks("zip", str(three), str(GT), None, 50))
+    msg = str(exc.value)
+    assert "3 queries" in msg and "200 targets" in msg
+
+
+def test_zip_empty_inputs(tmp_path):
+    empty = write(tmp_path / "empty.fa", "")
+    for q, t in ((empty, GT), (empty, empty)):
+        with pytest.raises(InputError) as exc:
+            flat(pair_chunks("zip", str(q), str(t), None, 50))
+        assert "empty.fa" in str(exc.value)
+    with pytest.raises(InputError) as exc:
+        flat(pair_chunks("zip", str(GQ), str(empty), None, 50))
+    assert "empty.fa" in str(exc.value) and "0 targets" in str(exc.value)
+
+
+@pytest.mark.parametrize("size", [1, 5, 1000])
+def test_cross_query_major(tmp_path, size):
+    q = write(tmp_path / "q.fa", ">q1\nA\n>q2\nC\n>q3\nG\n")
+    t = write(tmp_path / "t.fa", ">t1\nA\n>t2\nC\n>t3\nG\n>t4\nT\n")
+    pairs = flat(pair_chunks("cross", str(q), str(t), None, size))
+    assert [(a, b) for a, b, _, _ in pairs] == [(f"q{i}", f"t{j}") for i in (1, 2, 3) for j in (1, 2, 3, 4)]
+    empty = write(tmp_path / "e.fa", "")
+    for a, b in ((q, empty), (empty, t)):
+        with pytest.raises(InputError) as exc:
+            flat(pair_chunks("cross", str(a), str(b), None, size))
+        assert "e.fa" in str(exc.value)
+
+
+def test_interleaved(tmp_path):
+    f = write(tmp_path / "i.fq", "@a\nAC\n+\nII\n@b\nACG\n+\nIII\n@c\n\n+\n\n@d\nT\n+\nI\n")
+    pairs = flat(pair_chunks("interleaved", str(f), None, None, 1))
+    assert pairs == [("a", "b", b"AC", b"ACG"), ("c", "d", b"", b"T")]
+    odd = write(tmp_path / "odd.fa", ">a\nA\n>b\nC\n>c\nG\n")
+    with pytest.raises(InputError) as exc:
+        flat(pair_chunks("interleaved", str(odd), None, None, 10))
+    assert "odd.fa" in str(exc.value) and "record 3 (c)" in str(exc.value)
+
+
+# ------------------------------------------------------- pairs/regions
+
+@pytest.fixture
+def ex1_copy(tmp_path):
+    ref = tmp_path / "ex1.fa"
+    shutil.copy(EX1, ref)
+    return ref
+
+
+def test_region_fetcher_one_based_inclusive(ex1_copy):
+    chroms = ex1_chroms()
+    fetch = RegionFetcher(str(ex1_copy))
+    assert Path(str(ex1_copy) + ".fai").exists()
+    assert fetch.fetch("chr1:1-10", "w").seq == chroms["chr1"][:10].encode()
+    assert fetch.fetch("chr1:101-200", "w").seq == chroms["chr1"][100:200].encode()
+    assert len(fetch.fetch("chr1:101-200", "w").seq) == 100
+    assert fetch.fetch("chr2:1,001-1,010", "w").seq == chroms["chr2"][1000:1010].encode()
+    assert fetch.fetch("chr2:1584-1584", "w").seq == chroms["chr2"][-1:].encode()
+    whole = fetch.fetch("chr1", "w")
+    assert whole.name == "chr1" and whole.seq == chroms["chr1"].encode() and len(whole.seq) == 1575
+    assert fetch.fetch("chr1:5-6", "w").name == "chr1:5-6"
+
+
+@pytest.mark.parametrize("spec", ["chr1:0-10", "chr1:1570-1576", "chr1:20-19", "chr2:1585-1585"])
+def test_region_outside(ex1_copy, spec):
+    with pytest.raises(InputError) as exc:
+        RegionFetcher(str(ex1_copy)).fetch(spec, "p.tsv: line 7")
+    msg = str(exc.value)
+    assert msg.startswith("p.tsv: line 7: ") and "outside" in msg and spec in msg
+
+
+@pytest.mark.parametrize("spec", ["chr3", "chr3:1-10", "chr1:a-b", "chr1:", ""])
+def test_region_unknown_name(ex1_copy, spec):
+    with pytest.raises(InputError) as exc:
+        RegionFetcher(str(ex1_copy)).fetch(spec, "p.tsv: line 2")
+    assert str(exc.value).startswith("p.tsv: line 2: unknown target name")
+
+
+def test_region_whole_name_with_colon_is_not_split(tmp_path):
+    ref = write(tmp_path / "r.fa", ">chr1:1-3\nACGTACGT\n>chr1\nTTTTTTTT\n")
+    fetch = RegionFetcher(str(ref))
+    assert fetch.fetch("chr1:1-3", "w").seq == b"ACGTACGT"
+    assert fetch.fetch("chr1:2-4", "w").seq == b"TTT"
+
+
+def test_region_fetcher_rejects_stdin_and_non_fasta(tmp_path):
+    with pytest.raises(UsageError):
+        RegionFetcher("-")
+    with pytest.raises(InputError) as exc:
+        RegionFetcher(str(write(tmp_path / "plain.fa.gz", gzip.compress(b">a\nACGT\n"))))
+    assert "plain.fa.gz" in str(exc.value)
+
+
+def test_pairs_file_pairing(tmp_path, ex1_copy):
+    pairs = flat(pair_chunks("pairs", str(EX1_READS), str(ex1_copy), str(EX1_PAIRS), 7))
+    assert len(pairs) == 100
+    chroms = ex1_chroms()
+    reads = {r.name: r.seq for r in records(EX1_READS)}
+    lines = [line.split("\t") for line in EX1_PAIRS.read_text().splitlines() if not line.startswith("#")]
+    for (qn, tn, qs, ts), (want_q, spec) in zip(pairs, lines):
+        assert (qn, tn) == (want_q, spec)
+        name, span = spec.rsplit(":", 1)
+        start, end = (int(x) for x in span.split("-"))
+        assert ts == chroms[name][start - 1:end].encode()
+        assert qs == reads[qn]
+
+
+def test_pairs_file_errors(tmp_path, ex1_copy):
+    def run(text, query=EX1_READS):
+        p = write(tmp_path / "p.tsv", text)
+        return flat(pair_chunks("pairs", str(query), str(ex1_copy), str(p), 10))
+
+    first = EX1_PAIRS.read_text().splitlines()[1].split("\t")[0]
+    with pytest.raises(InputError) as exc:
+        run(f"{first}\tchr1:1-10\nnobody\tchr1:1-10\n")
+    assert str(exc.value).startswith("p.tsv: line 2: unknown query name 'nobody'") or \
+        f"{tmp_path / 'p.tsv'}: line 2: unknown query name" in str(exc.value)
+    with pytest.raises(InputError) as exc:
+        run(f"# header\n{first}\tchr1:1500-1600\n")
+    assert ": line 2: " in str(exc.value) and "outside" in str(exc.value)
+    with pytest.raises(InputError) as exc:
+        run("# only comments\n\n")
+    assert "empty pairs file" in str(exc.value)
+    with pytest.raises(InputError) as exc:
+        run(f"{first} chr1:1-10\n")  # space, not TAB
+    assert ": line 1: " in str(exc.value)
+    dup = write(tmp_path / "dup.fa", ">a\nAC\n>a\nGT\n")
+    with pytest.raises(InputError) as exc:
+        run("a\tchr1:1-10\n", query=dup)
+    assert "duplicate query name 'a'" in str(exc.value) and "dup.fa" in str(exc.value)
+
+
+def test_pairs_file_from_stdin(monkeypatch, ex1_copy):
+    first = EX1_PAIRS.read_text().splitlines()[1].split("\t")[0]
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{first}\tchr2:11-20\n"))
+    pairs = flat(pair_chunks("pairs", str(EX1_READS), str(ex1_copy), "-", 10))
+    assert [(a, b, t) for a, b, _, t in pairs] == [(first, "chr2:11-20", ex1_chroms()["chr2"][10:20].encode())]
+
+
+def test_error_classes():
+    assert issubclass(InputError, SeqalignError) and issubclass(UsageError, SeqalignError)
+    assert InputError("x").exit_code == 1 and UsageError("x").exit_code == 2
+    assert InputError("bad", path="f.fa", record=3).format() == "f.fa: record 3: bad"
+    assert InputError("bad", path="f.fa").format() == "f.fa: bad"
+    assert UsageError("bad").format() == "bad"
