@@ -2,8 +2,9 @@
 
 Nothing here imports the engine. It holds:
 
-* ``ref_score`` / ``ref_end``: a plain pure-Python Gotoh (three matrices) for
-  every mode, for small inputs;
+* ``ref_score`` / ``ref_end`` / ``ref_align``: a plain pure-Python Gotoh
+  (three matrices) for every mode, for small inputs: the optimal score, the
+  end cell, and the whole alignment picked by the README's tie rules;
 * ``rescore``: walks a CIGAR over its spans, checks that it covers them exactly
   and that every ``=``/``X`` agrees with the letters, and returns its score;
 * ``parasail_score``: the same scores from parasail 1.3.4;
@@ -24,6 +25,7 @@ only in the target. Modes:
 
 from __future__ import annotations
 
+import itertools
 import re
 
 MODES = ("global", "semi-global", "glocal", "local")
@@ -87,7 +89,7 @@ def _matrices(q: bytes, t: bytes, scoring, mode: str):
             if local:
                 best = max(best, 0)
             H[i][j] = best
-    return H, m, n
+    return H, m, n, E, F, q, t
 
 
 def _end_cells(mode: str, m: int, n: int):
@@ -109,7 +111,7 @@ def ref_end(q, t, scoring, mode: str):
     end, then the smallest target end. An empty alignment (semi-global ending
     on the border, local score 0, glocal with an empty query) is (0, 0, 0).
     """
-    H, m, n = _matrices(q, t, scoring, mode)
+    H, m, n = _matrices(q, t, scoring, mode)[:3]
     best, bi, bj = NEG, 0, 0
     for i, j in _end_cells(mode, m, n):
         if H[i][j] > best:
@@ -128,6 +130,65 @@ def ref_end(q, t, scoring, mode: str):
 def ref_score(q, t, scoring, mode: str) -> int:
     """Optimal score of a pair (pure Python; keep inputs small)."""
     return ref_end(q, t, scoring, mode)[0]
+
+
+def ref_align(q, t, scoring, mode: str):
+    """(score, qstart, qend, tstart, tend, cigar) by the documented tie rules.
+
+    1. the end cell as in ``ref_end``;
+    2. walking back, a cell prefers the diagonal, then ``I``, then ``D``; a gap
+       state prefers opening over extending;
+    3. in local mode the walk stops at the first cell (walking back) whose
+       score is 0. Semi-global and local walks stop on the matrix border;
+       global walks to (0, 0); glocal to row 0.
+    The empty alignment is (0, 0, 0, 0, 0, '*').
+    """
+    score, i, j = ref_end(q, t, scoring, mode)
+    H, m, n, E, F, cq, ct = _matrices(q, t, scoring, mode)
+    if (i, j) == (0, 0) and not (mode == "global" and (m or n)):
+        return 0, 0, 0, 0, 0, "*"
+    if mode == "global":
+        i, j = m, n
+    qend, tend = i, j
+    go, ge = scoring.gap_open, scoring.gap_extend
+    ops = []
+    state = "H"
+    while True:
+        if i == 0 or j == 0:
+            if j == 0 and i > 0 and mode in ("global", "glocal"):
+                ops += ["I"] * i
+                i = 0
+            elif i == 0 and j > 0 and mode == "global":
+                ops += ["D"] * j
+                j = 0
+            break
+        if state == "H":
+            h = H[i][j]
+            if mode == "local" and h == 0:
+                break
+            if h == H[i - 1][j - 1] + pair_score(cq[i - 1], ct[j - 1], scoring):
+                same = cq[i - 1] == ct[j - 1] and cq[i - 1] != 78
+                ops.append("=" if same else "X")
+                i -= 1
+                j -= 1
+            elif h == F[i][j]:
+                state = "I"
+            else:
+                assert h == E[i][j]
+                state = "D"
+        elif state == "I":
+            ops.append("I")
+            extend = F[i - 1][j] - ge > H[i - 1][j] - go - ge
+            state = "I" if extend else "H"
+            i -= 1
+        else:
+            ops.append("D")
+            extend = E[i][j - 1] - ge > H[i][j - 1] - go - ge
+            state = "D" if extend else "H"
+            j -= 1
+    ops.reverse()
+    cigar = "".join(f"{len(list(g))}{op}" for op, g in itertools.groupby(ops)) or "*"
+    return score, i, qend, j, tend, cigar
 
 
 # ---------------------------------------------------------------- rescoring
@@ -279,8 +340,6 @@ def _bio_aligner(scoring, mode: str):
     al = _BIO_ALIGNERS.get(key)
     if al is not None:
         return al
-    import numpy as np
-
     sub = substitution_matrices.Array("ACGTN", dims=2)
     for a in "ACGTN":
         for b in "ACGTN":
@@ -300,12 +359,12 @@ def _bio_aligner(scoring, mode: str):
         al.end_gap_score = 0
     elif mode == "glocal":
         # the target's leading/trailing bases are free: end deletions cost 0
-        al.open_left_deletion_score = 0
-        al.extend_left_deletion_score = 0
-        al.open_right_deletion_score = 0
-        al.extend_right_deletion_score = 0
+        # (Biopython >= 1.85 names; older releases call them query end gaps)
+        if "end_deletion_score" in dir(type(al)):
+            al.end_deletion_score = 0
+        else:
+            al.query_end_gap_score = 0
     _BIO_ALIGNERS[key] = al
-    del np
     return al
 
 

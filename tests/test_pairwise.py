@@ -1,16 +1,17 @@
 """Correctness of the CPU pairwise engine against independent oracles.
 
 * brute force: tiny pairs (and every pair of sequences up to length 2) vs the
-  pure-Python Gotoh of ``oracles.py``: score and end cell (tie rule), in every
-  mode, for several scorings; score-only vs traceback agreement;
+  pure-Python Gotoh of ``oracles.py`` in every mode, for several scorings: the
+  score, and the exact alignment the documented tie rules pick (end cell,
+  spans, CIGAR); score-only vs traceback agreement;
 * 10,000 random pairs per mode and gap model (lengths 0-2,000, skewed short,
   related and unrelated, N / lowercase / U / IUPAC letters) vs parasail, a
   subset vs Biopython; every CIGAR rescored over its spans;
 * the checkpointed traceback (``matrix_budget=1``) gives exactly the
   full-matrix outputs; a 20 kb x 20 kb pair through it;
-* float64 pairs (score bound past 2**24) score exactly;
-* a hypothesis property test vs the pure-Python reference.
-"""
+* float64 pairs (score bound past 2**24) score exactly, scores below -2**30
+  included;
+* hypothesis property tests vs the pure-Python reference."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.encode import make_batch
 
 from oracles import (MODES, CigarError, biopython_score, canon, cigar_counts, parasail_score,
-                     ref_end, ref_score, rescore)
+                     ref_align, ref_score, rescore)
 
 AFFINE = Scoring(match=2, mismatch=4, gap_open=4, gap_extend=2, n_penalty=1)
 LINEAR = Scoring(match=2, mismatch=4, gap_open=0, gap_extend=2, n_penalty=1)
@@ -41,6 +42,13 @@ SCORINGS = {
     "free_n": Scoring(match=1, mismatch=1, gap_open=1, gap_extend=1, n_penalty=0),
     "edit": Scoring(match=0, mismatch=1, gap_open=0, gap_extend=1, n_penalty=1),
     "costly_mismatch": Scoring(match=1, mismatch=9, gap_open=1, gap_extend=1, n_penalty=3),
+    "free_extend": Scoring(match=2, mismatch=3, gap_open=5, gap_extend=0, n_penalty=1),
+    # float32 lanes (bound < 2**24 for these tiny pairs) with gap-state values
+    # far beyond 2**24
+    "huge_gap_open": Scoring(match=1, mismatch=3, gap_open=2**24 - 60, gap_extend=1, n_penalty=1),
+    # float64 lanes: odd scores above 2**24
+    "huge_match": Scoring(match=2**24 + 1, mismatch=2**24 + 3, gap_open=5, gap_extend=2**23 + 1,
+                          n_penalty=7),
 }
 GAP_MODELS = {"affine": AFFINE, "linear": LINEAR}
 
@@ -253,14 +261,29 @@ def test_brute_force_vs_reference(mode, scoring_name):
     ts += rt
     res = run(qs, ts, scoring, mode)
     check_alignments(qs, ts, res, scoring, mode)
+    compare_with_reference(qs, ts, res, scoring, mode)
+    check_score_only(res, run(qs, ts, scoring, mode, traceback=False), mode)
+
+
+def engine_tuple(res, cigars, k):
+    return (int(res.score[k]), int(res.qstart[k]), int(res.qend[k]), int(res.tstart[k]),
+            int(res.tend[k]), cigars[k])
+
+
+def compare_with_reference(qs, ts, res, scoring, mode):
+    """Score and end cell vs the reference; then the exact alignment chosen by the
+    documented tie rules (score, spans and CIGAR: every backend must pick it)."""
+    cigars = res.cigars()
     bad = []
     for k, (q, t) in enumerate(zip(qs, ts)):
-        want = ref_end(q, t, scoring, mode)
-        got = (int(res.score[k]), int(res.qend[k]), int(res.tend[k]))
-        if got != want:
-            bad.append(f"{q!r} vs {t!r}: (score, qend, tend) expected {want}, got {got}")
-    assert not bad, f"{len(bad)} mismatches:\n" + "\n".join(bad[:20])
-    check_score_only(res, run(qs, ts, scoring, mode, traceback=False), mode)
+        want = ref_align(q, t, scoring, mode)
+        got = engine_tuple(res, cigars, k)
+        if (got[0], got[2], got[4]) != (want[0], want[2], want[4]):
+            bad.append(f"{q!r} vs {t!r}: (score, qend, tend) expected "
+                       f"{(want[0], want[2], want[4])}, got {(got[0], got[2], got[4])}")
+        elif got != want:
+            bad.append(f"{q!r} vs {t!r}: tie rule: expected {want}, got {got}")
+    assert not bad, f"{len(bad)} mismatches ({scoring}, {mode}):\n" + "\n".join(bad[:20])
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -303,10 +326,19 @@ def test_threads_do_not_change_results():
     qs, ts = random_pairs(13, 600)
     for mode in MODES:
         one = run(qs, ts, AFFINE, mode, threads=1)
-        two = run(qs, ts, AFFINE, mode, threads=2)
-        for name in ("score", "qstart", "qend", "tstart", "tend", "stats"):
-            np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
-        assert one.cigars() == two.cigars()
+        for kwargs in (dict(threads=2), dict(threads=2, matrix_budget=1)):
+            two = run(qs, ts, AFFINE, mode, **kwargs)
+            for name in ("score", "qstart", "qend", "tstart", "tend", "stats"):
+                np.testing.assert_array_equal(getattr(one, name), getattr(two, name),
+                                              err_msg=f"{mode} {kwargs} {name}")
+            assert one.cigars() == two.cigars(), (mode, kwargs)
+
+
+def test_empty_batch():
+    for mode in MODES:
+        for traceback in (True, False):
+            res = run([], [], AFFINE, mode, traceback=traceback)
+            assert res.size == 0 and res.cigars() == []
 
 
 # ------------------------------------------------------ vs parasail (bulk)
@@ -318,7 +350,7 @@ def test_random_pairs_vs_parasail(mode, gap_model):
     scoring = GAP_MODELS[gap_model]
     seed = 1000 + MODES.index(mode) * 10 + list(GAP_MODELS).index(gap_model)
     qs, ts = random_pairs(seed, 10_000)
-    res = run(qs, ts, scoring, mode)
+    res = run(qs, ts, scoring, mode, threads=2)
     check_alignments(qs, ts, res, scoring, mode)
     bad = []
     bio_done = 0
@@ -336,7 +368,7 @@ def test_random_pairs_vs_parasail(mode, gap_model):
                 bad.append(f"pair {k}: Biopython {bio} != parasail {want} (oracle disagreement)")
     assert not bad, f"{len(bad)} mismatches:\n" + "\n".join(bad[:20])
     assert bio_done > 300
-    so = run(qs, ts, scoring, mode, traceback=False)
+    so = run(qs, ts, scoring, mode, traceback=False, threads=2)
     check_score_only(res, so, mode)
 
 
@@ -416,9 +448,11 @@ def test_wide_identical_5kb():
     rng = random.Random(5)
     s = random_dna(rng, 5_000)
     sc = Scoring(match=2000, mismatch=4, gap_open=4, gap_extend=2, n_penalty=1)
-    for mode in MODES:
+    assert sc.score_bound(5_000, 5_000) >= 2**24
+    for mode in ("global", "local"):
         so = run([s], [s], sc, mode, traceback=False)
         assert int(so.score[0]) == 10_000_000, mode
+        assert (int(so.qend[0]), int(so.tend[0])) == (5_000, 5_000)
     tb = run([s], [s], sc, "global")
     assert int(tb.score[0]) == 10_000_000 and tb.cigars() == ["5000="]
 
@@ -437,48 +471,54 @@ def test_wide_odd_scores_and_mixed_batch():
     for mode in MODES:
         res = run(qs, ts, sc, mode)
         check_alignments(qs, ts, res, sc, mode)
-        for k, (q, t) in enumerate(zip(qs, ts)):
-            assert (int(res.score[k]), int(res.qend[k]), int(res.tend[k])) == \
-                ref_end(q, t, sc, mode), (mode, q, t)
+        compare_with_reference(qs, ts, res, sc, mode)
         check_score_only(res, run(qs, ts, sc, mode, traceback=False), mode)
 
 
 def test_wide_and_narrow_pairs_in_one_batch():
     """float32 and float64 pairs of one batch come back in input order."""
-    sc = Scoring(match=2000, mismatch=4, gap_open=4, gap_extend=2, n_penalty=1)
+    sc = Scoring(match=20_000, mismatch=4, gap_open=4, gap_extend=2, n_penalty=1)
     rng = random.Random(7)
-    lengths = [100, 5000, 0, 50, 4500, 1, 4100, 4300, 3000]
+    lengths = [100, 600, 0, 50, 450, 1, 410, 430, 300, 5, 700]
     seqs = [random_dna(rng, n) for n in lengths]
     wide = [sc.score_bound(n, n) >= 2**24 for n in lengths]
     assert any(wide) and not all(wide)
     for traceback in (False, True):
         for mode in MODES:
             res = run(seqs, seqs, sc, mode, traceback=traceback)
-            assert res.score.tolist() == [2000 * n for n in lengths], (mode, traceback)
+            assert res.score.tolist() == [20_000 * n for n in lengths], (mode, traceback)
             assert res.qend.tolist() == lengths and res.tend.tolist() == lengths
         if traceback:
             assert res.cigars() == [f"{n}=" if n else "*" for n in lengths]
 
 
+HUGE_GAP = Scoring(match=2, mismatch=4, gap_open=2**31, gap_extend=2, n_penalty=1)
 HUGE_CASES = [
-    # (query, target, scoring): scores beyond 2**30 in magnitude (float64 holds
-    # them exactly; the engine must not clip them at its 'minus infinity')
-    ("A", "C", Scoring(match=0, mismatch=2**32, gap_open=2**32, gap_extend=1)),
+    # (query, target, scoring, mode): optimal scores below -2**30. float64 lanes
+    # hold them exactly ("exact integers to 2**53"); the engine must not clip
+    # them at its 'minus infinity'.
+    ("A", "C", Scoring(match=0, mismatch=2**32, gap_open=2**32, gap_extend=1), "global"),
+    ("ACGTTACG", "ACGTACG", HUGE_GAP, "global"),
+    ("ACGTTACG", "ACGTACG", HUGE_GAP, "glocal"),
+    ("A", "", HUGE_GAP, "glocal"),
     ("A" * 1200, "C" * 1200,
-     Scoring(match=1, mismatch=10**6, gap_open=10**6, gap_extend=10**6, n_penalty=1)),
+     Scoring(match=1, mismatch=10**6, gap_open=10**6, gap_extend=10**6, n_penalty=1), "global"),
 ]
 
 
 @pytest.mark.parametrize("case", range(len(HUGE_CASES)))
-def test_huge_scores_global(case):
-    q, t, sc = HUGE_CASES[case]
-    want = ref_score(q[:1], t[:1], sc, "global") * len(q)  # all mismatches is optimal
-    assert want == -sc.mismatch * len(q)
-    for traceback in (True, False):
-        res = run([q], [t], sc, "global", traceback=traceback)
-        assert int(res.score[0]) == want, (traceback, int(res.score[0]), want)
-        if traceback:
-            assert res.cigars() == [f"{len(q)}X"]
+def test_huge_scores(case):
+    q, t, sc, mode = HUGE_CASES[case]
+    if len(q) > 100:  # all mismatches is optimal: every gap costs more than it saves
+        want = (-sc.mismatch * len(q), 0, len(q), 0, len(t), f"{len(q)}X")
+        assert want[0] == biopython_score(q, t, sc, mode)
+    else:
+        want = ref_align(q, t, sc, mode)
+    assert want[0] < -(2**30)
+    res = run([q], [t], sc, mode)
+    assert engine_tuple(res, res.cigars(), 0) == want
+    check_alignments([q], [t], res, sc, mode)
+    check_score_only(res, run([q], [t], sc, mode, traceback=False), mode)
 
 
 # --------------------------------------------------------------- hypothesis
@@ -490,7 +530,7 @@ scorings = st.builds(Scoring, match=st.integers(0, 6), mismatch=st.integers(0, 8
                      n_penalty=st.integers(0, 4))
 
 
-@settings(max_examples=400, deadline=None, derandomize=True,
+@settings(max_examples=1000, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(pairs=st.lists(st.tuples(seqs, seqs), min_size=1, max_size=8), scoring=scorings,
        mode=st.sampled_from(MODES))
@@ -499,7 +539,24 @@ def test_property_vs_reference(pairs, scoring, mode):
     ts = [p[1] for p in pairs]
     res = run(qs, ts, scoring, mode)
     check_alignments(qs, ts, res, scoring, mode)
-    for k, (q, t) in enumerate(pairs):
-        assert (int(res.score[k]), int(res.qend[k]), int(res.tend[k])) == \
-            ref_end(q, t, scoring, mode), (q, t)
+    compare_with_reference(qs, ts, res, scoring, mode)
+    check_score_only(res, run(qs, ts, scoring, mode, traceback=False), mode)
+
+
+big_scorings = st.builds(Scoring, match=st.integers(0, 2**24), mismatch=st.integers(0, 2**24),
+                         gap_open=st.integers(0, 2**24), gap_extend=st.integers(0, 2**23),
+                         n_penalty=st.integers(0, 2**24))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(pairs=st.lists(st.tuples(seqs, seqs), min_size=1, max_size=8), scoring=big_scorings,
+       mode=st.sampled_from(MODES))
+def test_property_large_values_vs_reference(pairs, scoring, mode):
+    """Scoring values up to 2**24: float64 lanes, and float32 lanes near their limit."""
+    qs = [p[0] for p in pairs]
+    ts = [p[1] for p in pairs]
+    res = run(qs, ts, scoring, mode)
+    check_alignments(qs, ts, res, scoring, mode)
+    compare_with_reference(qs, ts, res, scoring, mode)
     check_score_only(res, run(qs, ts, scoring, mode, traceback=False), mode)

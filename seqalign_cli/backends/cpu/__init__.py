@@ -9,6 +9,7 @@ import numpy as np
 
 from ...batching import PairBatch, length_order, pack_groups
 from ...config import AlignConfig
+from ...errors import UsageError
 from ...results import Alignments
 from .pairwise import align_groups, align_long, checkpoint_block
 
@@ -16,6 +17,8 @@ from .pairwise import align_groups, align_long, checkpoint_block
 LANES = 64
 #: float32 holds every integer below 2**24 exactly
 FLOAT32_LIMIT = 2**24
+#: float64 holds every integer below 2**53 exactly
+FLOAT64_LIMIT = 2**53
 
 
 class CpuBackend:
@@ -34,6 +37,8 @@ class CpuBackend:
         sc = cfg.scoring
         bound = np.array([sc.score_bound(int(a), int(b)) for a, b in zip(qlen, tlen)], np.int64)
         wide = bound >= FLOAT32_LIMIT
+        if len(bound) and bound.max() >= FLOAT64_LIMIT:
+            raise UsageError("scoring values too large: scores could exceed 2**53 and lose exactness")
         matrix_bytes = (qlen + 1) * (tlen + 1) * LANES
         long = cfg.traceback & (matrix_bytes > cfg.matrix_budget)
         numba.set_num_threads(self.threads)

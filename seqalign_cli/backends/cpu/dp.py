@@ -41,8 +41,8 @@ _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
 @nb.njit(**_JIT)
 def neg_inf(dt_sample):
-    """A 'minus infinity' far below any reachable score, in the score dtype."""
-    return dt_sample.dtype.type(-(2.0**30))
+    """Minus infinity in the score dtype (float lanes: below every score)."""
+    return dt_sample.dtype.type(-np.inf)
 
 
 @nb.njit(**_JIT)
