@@ -1,0 +1,75 @@
+// common.cuh: what every seqalign kernel shares.
+//
+// * Encodings: one byte per base, A C G T = 0 1 2 3, anything else (N, IUPAC,
+//   padding) = 4. A pair of codes whose OR exceeds 3 involves N.
+// * Scoring: five non-negative integers, a gap of length k costs
+//   gap_open + k * gap_extend; modes as in seqalign_cli.config.MODE_CODES.
+// * Portability: the same sources build with NVRTC/nvcc (CUDA) and hipcc
+//   (HIP, AMD): warp size, shuffles and the DPX max intrinsics go through
+//   the macros below, with plain fallbacks where an intrinsic is missing.
+#pragma once
+
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+#include <hip/hip_runtime.h>
+#define SA_WARP 64
+#define SA_SHFL_UP(v, d) __shfl_up((v), (d))
+#define SA_SHFL_DOWN(v, d) __shfl_down((v), (d))
+#define SA_SHFL(v, l) __shfl((v), (l))
+#else
+#define SA_WARP 32
+#define SA_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
+#define SA_SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
+#define SA_SHFL(v, l) __shfl_sync(0xffffffffu, (v), (l))
+#endif
+
+#ifndef __CUDACC_RTC__
+#include <cstdint>
+#else
+typedef unsigned char uint8_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+#endif
+
+namespace sa {
+
+enum Mode { GLOBAL = 0, SEMI = 1, GLOCAL = 2, LOCAL = 3 };
+enum Op { OP_EQ = 0, OP_X = 1, OP_I = 2, OP_D = 3 };
+
+// "minus infinity" for int32 lanes: scores are bounded by 2**29 (checked on
+// the host), so NEG minus one extension never wraps and never wins a max.
+constexpr int NEG = -(1 << 30);
+
+struct Scoring {
+  int match, mismatch, gap_open, gap_extend, n_penalty;
+};
+
+__device__ __forceinline__ int max3(int a, int b, int c) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && !defined(__HIPCC__)
+  return __vimax3_s32(a, b, c);
+#else
+  return max(max(a, b), c);
+#endif
+}
+
+__device__ __forceinline__ int subst(const Scoring& s, uint8_t a, uint8_t b) {
+  int v = (a == b) ? s.match : -s.mismatch;
+  return ((a | b) > 3) ? -s.n_penalty : v;
+}
+
+// H[i][0]: a leading query gap, free in semi-global and local modes.
+__device__ __forceinline__ int left_value(int mode, int i, const Scoring& s) {
+  return (i == 0 || mode == SEMI || mode == LOCAL) ? 0 : -(s.gap_open + i * s.gap_extend);
+}
+
+// H[0][j]: a leading target gap, charged in global mode only.
+__device__ __forceinline__ int top_value(int mode, int j, const Scoring& s) {
+  return (j == 0 || mode != GLOBAL) ? 0 : -(s.gap_open + j * s.gap_extend);
+}
+
+// End-cell order shared by every backend: higher score first, then the
+// smaller query end, then the smaller target end.
+__device__ __forceinline__ bool better(int s, int i, int j, int bs, int bi, int bj) {
+  return s > bs || (s == bs && (i < bi || (i == bi && j < bj)));
+}
+
+}  // namespace sa

@@ -1,0 +1,228 @@
+// pairwise_warp.cu: exact pairwise alignment, one warp per pair (int32 scores).
+//
+// Computes the same Gotoh recurrence, end cell and direction bytes as the CPU
+// engine (seqalign_cli/backends/cpu/dp.py), so results agree bit for bit.
+//
+// Kernel pairwise_warp<MODE, TRACE, R>
+//   q, t       uint8 codes of all pairs, flat (A C G T = 0..3, other = 4)
+//   qoff, toff int64 (npairs+1): pair p's query is q[qoff[p] .. qoff[p+1])
+//   order      int32 (nwork): which pair each warp aligns (length-sorted)
+//   match, mismatch, gap_open, gap_extend, n_penalty: int32 scoring
+//   border     int32 scratch, per pair 2*(n+1) at border_off[p]: H and F of
+//              the last row of a stage, read by the next stage (queries
+//              longer than 32*R rows)
+//   dirs       uint32, per pair at dir_off[p] (TRACE only): word
+//              ((k*(n+31) + s)*32 + lane) holds the 4-bit direction codes of
+//              the lane's R rows (R <= 8) at step s of stage k; bits 0-1
+//              source of H (0 diagonal, 1 I, 2 D, 3 stop), bit 2 D extends,
+//              bit 3 I extends
+//   out        int32 (npairs, 3): score, query end, target end
+//
+// Thread mapping: lane l of the warp owns R consecutive query rows of a
+// stage of 32*R rows and sweeps the target; at step s it computes column
+// j = s - l + 1, so the warp works along an anti-diagonal. Row values stay
+// in registers; the bottom row of lane l-1 (H and F at column j) reaches
+// lane l through a shuffle; lane 0 reads the row above the stage from the
+// border buffer (or the matrix's row 0).
+//
+// Kernel pairwise_trace<R>: one thread per pair walks the direction codes
+// back from the end cell and writes the CIGAR as runs (op 0 '=', 1 'X',
+// 2 'I', 3 'D') at run_off[p], with starts (query, target) and stats
+// (matches, mismatches, inserted bases, deleted bases).
+#include "common.cuh"
+
+using namespace sa;
+
+template <int MODE, bool TRACE, int R>
+__global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
+                              const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
+                              const int* __restrict__ order, int nwork, int match, int mismatch,
+                              int gap_open, int gap_extend, int n_penalty, int* __restrict__ border,
+                              const int64_t* __restrict__ border_off, uint32_t* __restrict__ dirs,
+                              const int64_t* __restrict__ dir_off, int* __restrict__ out) {
+  const int warp = (int)((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / SA_WARP);
+  const int lane = threadIdx.x % SA_WARP;
+  if (warp >= nwork) return;
+  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
+  const int p = order[warp];
+  const int m = (int)(qoff[p + 1] - qoff[p]);
+  const int n = (int)(toff[p + 1] - toff[p]);
+  const uint8_t* qs = q + qoff[p];
+  const uint8_t* ts = t + toff[p];
+  const int goe = gap_open + gap_extend;
+  const int floor_v = (MODE == LOCAL) ? 0 : NEG;
+
+  // best allowed end cell seen by this lane
+  int bs = NEG, bi = 0x7fffffff, bj = 0x7fffffff;
+  if (lane == 0) {
+    if (MODE == LOCAL) { bs = 0; bi = 0; bj = 0; }
+    if (MODE == SEMI) { bs = 0; bi = 0; bj = (m == 0) ? 0 : n; }
+    if ((MODE == GLOBAL || MODE == GLOCAL) && m == 0) { bs = top_value(MODE, n, sc); bi = 0; bj = (MODE == GLOBAL) ? n : 0; }
+    if (m > 0 && (MODE == GLOCAL || (MODE == GLOBAL && n == 0))) {
+      int v = left_value(MODE, m, sc);
+      if (better(v, m, 0, bs, bi, bj)) { bs = v; bi = m; bj = 0; }
+    }
+  }
+
+  const int rows = SA_WARP * R;
+  const int nst = (m + rows - 1) / rows;
+  int* brow = border + border_off[p];
+  for (int k = 0; k < nst; ++k) {
+    const int i0 = k * rows + lane * R + 1;  // first row of this lane
+    uint8_t qc[R];
+    int hl[R], el[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      qc[r] = (i0 + r <= m) ? qs[i0 + r - 1] : 4;
+      hl[r] = left_value(MODE, i0 + r, sc);
+      el[r] = NEG;
+    }
+    int up_prev = left_value(MODE, i0 - 1, sc);  // H[i0-1][j-1]
+    int bot_h = 0, bot_f = NEG;
+    for (int s = 0; s < n + SA_WARP - 1; ++s) {
+      const int j = s - lane + 1;
+      int up_h = SA_SHFL_UP(bot_h, 1);
+      int up_f = SA_SHFL_UP(bot_f, 1);
+      if (j < 1 || j > n) continue;
+      if (lane == 0) {
+        if (k == 0) { up_h = top_value(MODE, j, sc); up_f = NEG; }
+        else { up_h = brow[j]; up_f = brow[n + 1 + j]; }
+      }
+      const uint8_t tc = ts[j - 1];
+      int hdiag = up_prev, hup = up_h, fup = up_f;
+      uint32_t word = 0;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int diag = hdiag + subst(sc, qc[r], tc);
+        const int f_open = hup - goe, f_ext = fup - gap_extend;
+        const int f = max(f_open, f_ext);
+        const int e_open = hl[r] - goe, e_ext = el[r] - gap_extend;
+        const int e = max(e_open, e_ext);
+        const int h = max(max3(diag, f, e), floor_v);
+        if (TRACE) {
+          uint32_t src = (h == diag) ? 0u : ((h == f) ? 1u : 2u);
+          if (MODE == LOCAL && h == 0) src = 3u;
+          src |= (e_ext > e_open ? 4u : 0u) | (f_ext > f_open ? 8u : 0u);
+          word |= src << (4 * r);
+        }
+        const int i = i0 + r;
+        if (i <= m) {
+          bool cand = (MODE == LOCAL) || (MODE == GLOBAL && i == m && j == n) ||
+                      (MODE == GLOCAL && i == m) || (MODE == SEMI && (i == m || j == n));
+          if (cand && better(h, i, j, bs, bi, bj)) { bs = h; bi = i; bj = j; }
+        }
+        hdiag = hl[r];
+        hl[r] = h;
+        el[r] = e;
+        hup = h;
+        fup = f;
+      }
+      if (TRACE) dirs[dir_off[p] + ((int64_t)k * (n + SA_WARP - 1) + s) * SA_WARP + lane] = word;
+      bot_h = hup;
+      bot_f = fup;
+      up_prev = up_h;
+      if (lane == SA_WARP - 1 && k + 1 < nst) { brow[j] = hup; brow[n + 1 + j] = fup; }
+    }
+#if !defined(__HIPCC__)
+    __syncwarp();
+#endif
+  }
+  for (int off = SA_WARP / 2; off > 0; off /= 2) {
+    int os = SA_SHFL_DOWN(bs, off), oi = SA_SHFL_DOWN(bi, off), oj = SA_SHFL_DOWN(bj, off);
+    if (better(os, oi, oj, bs, bi, bj)) { bs = os; bi = oi; bj = oj; }
+  }
+  if (lane == 0) { out[3 * p] = bs; out[3 * p + 1] = bi; out[3 * p + 2] = bj; }
+}
+
+template <int R>
+__device__ __forceinline__ unsigned dir_at(const uint32_t* d, int n, int i, int j) {
+  const int rows = SA_WARP * R;
+  const int k = (i - 1) / rows, rr = (i - 1) % rows;
+  const int lane = rr / R, r = rr % R;
+  const int s = j + lane - 1;
+  return (d[((int64_t)k * (n + SA_WARP - 1) + s) * SA_WARP + lane] >> (4 * r)) & 15u;
+}
+
+template <int R>
+__global__ void pairwise_trace(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
+                               const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
+                               const int* __restrict__ order, int nwork, int mode,
+                               const uint32_t* __restrict__ dirs, const int64_t* __restrict__ dir_off,
+                               const int* __restrict__ ends, const int64_t* __restrict__ run_off,
+                               uint8_t* __restrict__ run_op, int* __restrict__ run_len,
+                               int* __restrict__ info) {
+  // info: (npairs, 7): qstart, tstart, nruns, matches, mismatches, ins, del
+  const int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= nwork) return;
+  const int p = order[w];
+  const int n = (int)(toff[p + 1] - toff[p]);
+  const uint8_t* qs = q + qoff[p];
+  const uint8_t* ts = t + toff[p];
+  const uint32_t* d = dirs + dir_off[p];
+  uint8_t* ops = run_op + run_off[p];
+  int* lens = run_len + run_off[p];
+  int i = ends[3 * p + 1], j = ends[3 * p + 2];
+  int state = 0, nr = 0;
+  int cnt[4] = {0, 0, 0, 0};
+  auto emit = [&](int op, int len) {
+    cnt[op] += len;
+    if (nr > 0 && ops[nr - 1] == op) lens[nr - 1] += len;
+    else { ops[nr] = (uint8_t)op; lens[nr] = len; ++nr; }
+  };
+  while (true) {
+    if (i == 0 || j == 0) {
+      if (j == 0 && i > 0 && (mode == GLOBAL || mode == GLOCAL)) { emit(OP_I, i); i = 0; }
+      else if (i == 0 && j > 0 && mode == GLOBAL) { emit(OP_D, j); j = 0; }
+      break;
+    }
+    const unsigned c = dir_at<R>(d, n, i, j);
+    if (state == 0) {
+      const unsigned src = c & 3u;
+      if (src == 3u) break;
+      if (src == 0u) {
+        const uint8_t a = qs[i - 1], b = ts[j - 1];
+        emit((a == b && a < 4) ? OP_EQ : OP_X, 1);
+        --i; --j;
+      } else {
+        state = (int)src;
+      }
+    } else if (state == 1) {
+      emit(OP_I, 1);
+      state = (c & 8u) ? 1 : 0;
+      --i;
+    } else {
+      emit(OP_D, 1);
+      state = (c & 4u) ? 2 : 0;
+      --j;
+    }
+  }
+  for (int a = 0, b = nr - 1; a < b; ++a, --b) {
+    uint8_t o = ops[a]; ops[a] = ops[b]; ops[b] = o;
+    int l = lens[a]; lens[a] = lens[b]; lens[b] = l;
+  }
+  int* inf = info + 7 * p;
+  inf[0] = i; inf[1] = j; inf[2] = nr;
+  inf[3] = cnt[OP_EQ]; inf[4] = cnt[OP_X]; inf[5] = cnt[OP_I]; inf[6] = cnt[OP_D];
+}
+
+#ifdef SA_INSTANTIATE_ALL
+// Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every variant the backend uses.
+#define SA_VARIANTS(M)                                                              \
+  template __global__ void pairwise_warp<M, false, 1>(PW_ARGS);                      \
+  template __global__ void pairwise_warp<M, true, 1>(PW_ARGS);                       \
+  template __global__ void pairwise_warp<M, false, 4>(PW_ARGS);                      \
+  template __global__ void pairwise_warp<M, true, 8>(PW_ARGS);
+#define PW_ARGS                                                                     \
+  const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, int, int, \
+      int, int, int*, const int64_t*, uint32_t*, const int64_t*, int*
+SA_VARIANTS(0)
+SA_VARIANTS(1)
+SA_VARIANTS(2)
+SA_VARIANTS(3)
+template __global__ void pairwise_trace<1>(const uint8_t*, const int64_t*, const uint8_t*, const int64_t*,
+                                           const int*, int, int, const uint32_t*, const int64_t*,
+                                           const int*, const int64_t*, uint8_t*, int*, int*);
+template __global__ void pairwise_trace<8>(const uint8_t*, const int64_t*, const uint8_t*, const int64_t*,
+                                           const int*, int, int, const uint32_t*, const int64_t*,
+                                           const int*, const int64_t*, uint8_t*, int*, int*);
+#endif
