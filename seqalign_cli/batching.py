@@ -44,6 +44,18 @@ class PairBatch:
     def target(self, k: int) -> np.ndarray:
         return self.t_codes[self.t_off[k]:self.t_off[k + 1]]
 
+    def subset(self, idx: np.ndarray) -> "PairBatch":
+        """A new batch holding the pairs ``idx`` in that order."""
+        def pick(codes, off):
+            parts = [codes[off[k]:off[k + 1]] for k in idx]
+            new_off = np.zeros(len(idx) + 1, np.int64)
+            np.cumsum([len(p) for p in parts], out=new_off[1:])
+            return (np.concatenate(parts) if parts else codes[:0]), new_off
+
+        qc, qo = pick(self.q_codes, self.q_off)
+        tc, to = pick(self.t_codes, self.t_off)
+        return PairBatch(qc, qo, tc, to)
+
     def cells(self) -> int:
         return int(np.dot(self.qlen.astype(np.int64), self.tlen.astype(np.int64)))
 

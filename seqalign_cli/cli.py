@@ -55,6 +55,8 @@ def cli():
 @click.option("--cigar-m", is_flag=True, help="Write M instead of =/X in CIGARs.")
 @click.option("--backend", type=click.Choice(BACKENDS), default="auto", show_default=True,
               help="Alignment engine.")
+@click.option("--device", type=click.IntRange(min=0), default=0, show_default=True,
+              help="GPU to use with the cuda backend.")
 @click.option("-t", "--threads", type=click.IntRange(min=1), default=1, show_default=True, help="CPU threads.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=16384, show_default=True,
               help="Pairs read, aligned and written per chunk.")
@@ -63,7 +65,7 @@ def cli():
                    "linear-memory traceback.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap_extend, n_penalty, mode,
-         score_only, output, out_format, cigar_m, backend, threads, batch_size, max_matrix_mb, quiet):
+         score_only, output, out_format, cigar_m, backend, device, threads, batch_size, max_matrix_mb, quiet):
     """Align read pairs: QUERY (reads) against TARGET (references).
 
     QUERY and TARGET are FASTA or FASTQ, plain or gzip; '-' reads stdin. By
@@ -86,7 +88,7 @@ def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap
         align=AlignConfig(
             scoring=Scoring(match, mismatch, gap_open, gap_extend, n_penalty), mode=mode,
             traceback=not score_only, matrix_budget=max_matrix_mb * 1024 * 1024),
-        backend=backend, threads=threads, batch_size=batch_size, quiet=quiet,
+        backend=backend, device=device, threads=threads, batch_size=batch_size, quiet=quiet,
         progress=not quiet and sys.stderr.isatty(),
         command_line=" ".join(["seqalign"] + [shlex.quote(a) for a in (ctx.obj or {}).get("argv", sys.argv[1:])]))
     from .runner import run
@@ -99,6 +101,30 @@ def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap
         ctx.exit(0)
     if not quiet:
         click.echo(f"seqalign {__version__}: {summary.line()}", err=True)
+
+
+@cli.command(context_settings=CONTEXT)
+def info():
+    """Print the backends, GPUs, CuPy/CUDA versions and which kernels compile."""
+    from .info import report
+
+    for line in report():
+        click.echo(line)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--lengths", default="64,150,512,2048,8192", show_default=True, help="Pair lengths to time.")
+@click.option("--reps", type=click.IntRange(min=1), default=5, show_default=True, help="Timed runs (median).")
+def bench(lengths, reps):
+    """Time the GPU kernels on this machine's GPU and print GCUPS by length."""
+    from .backends.cuda import gpu_available
+    from .bench import run
+
+    ok, why = gpu_available()
+    if not ok:
+        raise UsageError(f"seqalign bench needs a GPU: {why}")
+    run([int(x) for x in lengths.split(",")], ["global", "local"], {"affine": Scoring()}, reps, int(2e10),
+        out=click.echo)
 
 
 def _quiet_stdout():

@@ -72,6 +72,7 @@ class RunConfig:
     cigar_m: bool = False
     align: AlignConfig = field(default_factory=AlignConfig)
     backend: str = "auto"
+    device: int = 0
     threads: int = 1
     batch_size: int = 16384
     quiet: bool = False

@@ -52,6 +52,18 @@ class Alignments:
         e = s + self.nruns[k]
         return self.run_op[s:e], self.run_len[s:e]
 
+    def take(self, idx: np.ndarray, other: "Alignments"):
+        """Copy the results of ``other`` (pairs 0..) into pairs ``idx`` of self."""
+        for name in ("score", "qstart", "qend", "tstart", "tend", "nruns"):
+            getattr(self, name)[idx] = getattr(other, name)
+        self.stats[idx] = other.stats
+        if self.traceback:
+            for k, p in enumerate(idx):
+                ops, lens = other.runs(k)
+                s = self.run_off[p]
+                self.run_op[s:s + len(ops)] = ops
+                self.run_len[s:s + len(lens)] = lens
+
     def cigars(self, merge_m: bool = False) -> list[str]:
         """CIGAR strings of all pairs ('*' for an empty alignment or score only)."""
         from .backends.cpu.pairwise import format_cigars

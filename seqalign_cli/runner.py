@@ -33,6 +33,8 @@ class Summary:
     device: str
     threads: int
     peak_mb: float
+    stages: dict
+
 
     @property
     def gcups(self) -> float:
@@ -41,7 +43,8 @@ class Summary:
     def line(self) -> str:
         return (f"{self.pairs} pairs, {self.cells:.3g} cells, {self.gcups:.2f} GCUPS, backend "
                 f"{self.backend} ({self.device}, {self.threads} thread{'s' if self.threads != 1 else ''}),"
-                f" {self.seconds:.2f} s wall, peak memory {self.peak_mb:.0f} MB")
+                f" {self.seconds:.2f} s wall ({', '.join(f'{k} {v:.2f} s' for k, v in self.stages.items())}),"
+                f" peak memory {self.peak_mb:.0f} MB")
 
 
 _DONE = object()
@@ -97,7 +100,7 @@ def _progress(enabled: bool):
 def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> Summary:
     """Align every pair of the run described by ``cfg``; returns the summary."""
     start = time.perf_counter()
-    backend = select_backend(cfg.backend, cfg.threads, log)
+    backend = select_backend(cfg.backend, cfg.threads, log, cfg.device)
     out = OutputFile(cfg.output)
     target_file = cfg.target if cfg.target is not None else cfg.query
     writer = make_writer(cfg.out_format, out, cfg.command_line, cfg.cigar_m, cfg.align.traceback,
@@ -106,15 +109,25 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
     progress = _progress(cfg.progress)
     task = progress.add_task("aligning", total=None) if progress else None
     pairs = cells = 0
+    stages = {"read": 0.0, "align": 0.0, "write": 0.0}
     try:
+        clock = time.perf_counter()
         for chunk, batch in _prefetch(chunks):
+            now = time.perf_counter()
+            stages["read"] += now - clock  # waiting for the reader thread
             res = backend.align(batch, cfg.align)
+            clock = time.perf_counter()
+            stages["align"] += clock - now
             writer.write(chunk, res)
+            now, clock = clock, time.perf_counter()
+            stages["write"] += clock - now
             pairs += batch.size
             cells += batch.cells()
             if progress:
                 progress.update(task, completed=pairs)
+        now = time.perf_counter()
         writer.close()
+        stages["write"] += time.perf_counter() - now
     except BaseException:
         if hasattr(writer, "discard"):
             writer.discard()
@@ -125,4 +138,4 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
             progress.stop()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return Summary(pairs, cells, time.perf_counter() - start, backend.name, backend.device,
-                   backend.threads, peak)
+                   backend.threads, peak, stages)

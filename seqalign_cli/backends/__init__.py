@@ -6,16 +6,33 @@ from typing import Callable
 
 from ..errors import UsageError
 
-BACKENDS = ("auto", "cpu")
+BACKENDS = ("auto", "cpu", "cuda")
 
 
-def select_backend(name: str, threads: int, log: Callable[[str], None]):
+def select_backend(name: str, threads: int, log: Callable[[str], None], device: int = 0):
     """The backend for ``name``; ``auto`` says on the log what it picked."""
     from .cpu import CpuBackend
+    from .cuda import gpu_available
 
     if name == "cpu":
         return CpuBackend(threads)
-    if name == "auto":
-        log("backend auto: picked cpu (no GPU backend in this build)")
-        return CpuBackend(threads)
-    raise UsageError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)}")
+    if name not in ("auto", "cuda"):
+        raise UsageError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)}")
+    ok, why = gpu_available()
+    if ok:
+        from .cuda import CudaBackend
+
+        try:
+            backend = CudaBackend(device, threads)
+        except Exception as exc:  # bad device number, driver trouble
+            if name == "cuda":
+                raise UsageError(f"--backend cuda: cannot use GPU {device} ({exc})") from None
+            log(f"backend auto: picked cpu (GPU {device} unusable: {exc})")
+            return CpuBackend(threads)
+        if name == "auto":
+            log(f"backend auto: picked cuda ({backend.device})")
+        return backend
+    if name == "cuda":
+        raise UsageError(f"--backend cuda: no usable GPU: {why}")
+    log(f"backend auto: picked cpu ({why})")
+    return CpuBackend(threads)

@@ -1,0 +1,89 @@
+"""GPU kernel benchmark: GCUPS by length, mode and gap model (``seqalign bench``).
+
+Usage: python benchmarks/bench_gpu.py, or seqalign bench (fewer lengths).
+
+For each length L: random related pairs (query L, target a 5%-mutated copy),
+enough of them to fill the GPU; inputs are uploaded once; the kernels of a
+whole batch are timed with device events after one warm-up run; the median
+of --reps runs is reported. Also used by ``seqalign bench``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+import numpy as np
+
+from seqalign_cli.config import AlignConfig, Scoring
+from seqalign_cli.io.encode import make_batch
+from seqalign_cli.results import Alignments
+
+
+def related_pairs(L: int, count: int, seed: int = 1):
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, 4, (count, L), dtype=np.uint8)
+    t = q.copy()
+    hit = rng.random(t.shape) < 0.05
+    t[hit] = rng.integers(0, 4, int(hit.sum()), dtype=np.uint8)
+    letters = np.frombuffer(b"ACGT", np.uint8)
+    return [letters[r].tobytes() for r in q], [letters[r].tobytes() for r in t]
+
+
+def time_kernels(engine, batch, cfg, reps):
+    import cupy as cp
+
+    qlen = batch.qlen.astype(np.int64)
+    tlen = batch.tlen.astype(np.int64)
+    out = Alignments.allocate(qlen, tlen, cfg.traceback)
+    subset = np.arange(batch.size)
+    d = engine._upload(batch, out, cfg.traceback)
+    engine.run_kernels(qlen, tlen, cfg, subset, d)  # warm-up and compile
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(reps):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        engine.run_kernels(qlen, tlen, cfg, subset, d)
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+    return statistics.median(times)
+
+
+def run(lengths, modes, scorings, reps, target_cells, out=print):
+    from seqalign_cli.backends.cuda import device_name
+    from seqalign_cli.backends.cuda.pairwise import CudaPairwise
+
+    engine = CudaPairwise(0)
+    out(f"# {device_name(0)}; kernel time by device events, median of {reps} after warm-up")
+    out("length\tpairs\tmode\tgaps\ttraceback\tms\tGCUPS")
+    for L in lengths:
+        count = int(min(500_000, max(264, target_cells // (L * L))))
+        qs, ts = related_pairs(L, count)
+        batch = make_batch(qs, ts)
+        cells = batch.cells()
+        for mode in modes:
+            for gname, sc in scorings.items():
+                for trace in (False, True) if L <= 4096 else (False,):
+                    cfg = AlignConfig(scoring=sc, mode=mode, traceback=trace)
+                    secs = time_kernels(engine, batch, cfg, reps)
+                    out(f"{L}\t{count}\t{mode}\t{gname}\t{'yes' if trace else 'no'}\t{secs * 1e3:.2f}\t"
+                        f"{cells / secs / 1e9:.0f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lengths", default="64,150,256,512,1024,4096,16384")
+    ap.add_argument("--modes", default="global,semi-global,glocal,local")
+    ap.add_argument("--gaps", default="affine,linear")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--cells", type=float, default=2e10, help="cells per batch (default 2e10)")
+    args = ap.parse_args()
+    scorings = {"affine": Scoring(), "linear": Scoring(gap_open=0)}
+    run([int(x) for x in args.lengths.split(",")], args.modes.split(","),
+        {k: scorings[k] for k in args.gaps.split(",")}, args.reps, int(args.cells))
+
+
+if __name__ == "__main__":
+    main()

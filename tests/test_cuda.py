@@ -1,0 +1,124 @@
+"""The cuda backend against the cpu backend, byte for byte (GPU only; skipped elsewhere)."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import pytest
+
+from seqalign_cli.backends.cpu import CpuBackend
+from seqalign_cli.backends.cuda import gpu_available
+from seqalign_cli.config import MODES, AlignConfig, Scoring
+from seqalign_cli.io.encode import make_batch
+from seqalign_cli.io.fastx import FastxReader
+
+from generators import AFFINE, BWA, LINEAR, mutate, random_dna, random_pairs
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not gpu_available()[0], reason=gpu_available()[1])]
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "pairwise")
+FIELDS = ("score", "qstart", "qend", "tstart", "tend", "nruns", "stats")
+
+
+@pytest.fixture(scope="module")
+def backends():
+    from seqalign_cli.backends.cuda import CudaBackend
+
+    return CpuBackend(os.cpu_count() or 1), CudaBackend(0, os.cpu_count() or 1)
+
+
+def assert_same(backends, qs, ts, scoring, mode, traceback=True):
+    cpu, gpu = backends
+    batch = make_batch([q.encode() if isinstance(q, str) else q for q in qs],
+                       [t.encode() if isinstance(t, str) else t for t in ts])
+    cfg = AlignConfig(scoring=scoring, mode=mode, traceback=traceback)
+    a = cpu.align(batch, cfg)
+    b = gpu.align(batch, cfg)
+    for name in FIELDS:
+        x, y = getattr(a, name), getattr(b, name)
+        bad = np.flatnonzero((x != y).reshape(len(qs), -1).any(axis=1))
+        assert not len(bad), f"{name} differs for pairs {bad[:5]}: cpu {x[bad[:5]]} gpu {y[bad[:5]]}"
+    assert a.cigars() == b.cigars()
+
+
+@pytest.mark.parametrize("traceback", [True, False])
+@pytest.mark.parametrize("scoring", [AFFINE, LINEAR, BWA], ids=["affine", "linear", "bwa"])
+@pytest.mark.parametrize("mode", MODES)
+def test_random_pairs(backends, mode, scoring, traceback):
+    qs, ts = random_pairs(MODES.index(mode) * 100 + scoring.gap_open * 2 + traceback, 3000, long_share=0.05)
+    assert_same(backends, qs, ts, scoring, mode, traceback)
+
+
+BOUNDARIES = [1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513, 1000, 2047, 2049]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_length_classes(backends, mode):
+    rng = random.Random(7)
+    qs, ts = [], []
+    for m in BOUNDARIES:
+        for n in (1, 32, 33, m, m + 7, 300):
+            q = random_dna(rng, m)
+            qs.append(q)
+            ts.append(mutate(rng, q, 0.05)[:n] if n <= m else mutate(rng, q, 0.05) + random_dna(rng, n - m))
+    assert_same(backends, qs, ts, AFFINE, mode, True)
+    assert_same(backends, qs, ts, AFFINE, mode, False)
+
+
+@pytest.mark.parametrize("mode", ["global", "local"])
+def test_long_pairs(backends, mode):
+    rng = random.Random(11)
+    qs, ts = [], []
+    for n in (5000, 20000):
+        q = random_dna(rng, n)
+        qs.append(q)
+        ts.append(mutate(rng, q, 0.05))
+    assert_same(backends, qs, ts, AFFINE, mode, True)
+    assert_same(backends, qs, ts, AFFINE, mode, False)
+
+
+def test_large_values_and_cpu_fallback(backends):
+    rng = random.Random(3)
+    q = random_dna(rng, 3000)
+    qs, ts = [q, q, "ACGT" * 10], [q, mutate(rng, q, 0.1), "ACGA" * 10]
+    # bound below 2**29: int32 lanes on the GPU
+    assert_same(backends, qs, ts, Scoring(10000, 20000, 30000, 1000, 5), "global")
+    # bound beyond 2**29: routed to the CPU engine inside the same batch
+    assert_same(backends, qs, ts, Scoring(200000, 20000, 30000, 1000, 5), "local")
+
+
+def test_n_and_empty(backends):
+    qs = ["", "A", "", "NNNN", "ACGTNACGT", "acgtuRYacgt", "N" * 40]
+    ts = ["", "", "C", "NNNN", "ACGTTACGT", "ACGTTACGT", "A" * 40]
+    for mode in MODES:
+        assert_same(backends, qs, ts, AFFINE, mode, True)
+        assert_same(backends, qs, ts, AFFINE, mode, False)
+
+
+@pytest.mark.parametrize("name", ["gasal2", "covid_ont", "na12878_illumina"])
+def test_datasets(backends, name):
+    qs = [r.seq for r in FastxReader(os.path.join(DATA, f"{name}.query.fa.gz"))]
+    ts = [r.seq for r in FastxReader(os.path.join(DATA, f"{name}.target.fa.gz"))]
+    for scoring in (AFFINE, BWA):
+        for mode in MODES:
+            assert_same(backends, qs, ts, scoring, mode, True)
+
+
+def test_cli_cuda_equals_cpu(tmp_path):
+    from seqalign_cli.cli import main
+
+    ex = os.path.join(os.path.dirname(__file__), "..", "examples")
+    outs = {}
+    for backend in ("cpu", "cuda"):
+        for fmt in ("tsv", "sam"):
+            path = tmp_path / f"{backend}.{fmt}"
+            with pytest.raises(SystemExit) as exc:
+                main(["pair", "-q", "--mode", "glocal", "--backend", backend, os.path.join(ex, "reads.fa.gz"),
+                      os.path.join(ex, "windows.fa.gz"), "-o", str(path)])
+            assert exc.value.code == 0
+            text = path.read_text().splitlines()
+            outs[backend, fmt] = [line for line in text if not line.startswith("@PG")]
+    assert outs["cpu", "tsv"] == outs["cuda", "tsv"]
+    assert outs["cpu", "sam"] == outs["cuda", "sam"]
