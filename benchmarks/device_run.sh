@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# One device session: install carried wheels, report the GPU, run the GPU
+# tests, then the kernel and end-to-end benchmarks. Logs go to $OUT.
+# Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|bench|e2e|all]
+set -uo pipefail
+what=${1:-all}
+OUT=${OUT:-/tmp/seqalign-out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=/tmp/site:$PWD || exit 1
+else
+  export PYTHONPATH=$PWD
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+python3 -m seqalign_cli info 2>&1 | tee "$OUT/info.txt"
+if [[ $what == tests || $what == all ]]; then
+  python3 -m pytest -q -p no:cacheprovider tests/test_cuda.py 2>&1 | tee "$OUT/gpu_tests.txt"
+fi
+if [[ $what == bench || $what == all ]]; then
+  python3 benchmarks/bench_gpu.py ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench_gpu.txt"
+fi
+if [[ $what == e2e || $what == all ]]; then
+  python3 benchmarks/e2e_gasal2.py .carry/query_batch.fasta.gz .carry/target_batch.fasta.gz 2>&1 | tee "$OUT/e2e.txt"
+fi
