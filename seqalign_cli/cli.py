@@ -18,6 +18,7 @@ from .config import FORMATS, MODES, AlignConfig, RunConfig, Scoring
 from .errors import SeqalignError, UsageError
 from .writers import format_from_path
 
+SCORE = click.IntRange(0, 2**31 - 1)
 CONTEXT = dict(help_option_names=["-h", "--help"], max_content_width=100)
 
 
@@ -37,13 +38,13 @@ def cli():
 @click.option("--pairs", "pairs_file", type=str, metavar="FILE",
               help="TSV of query_name<TAB>target_name[:start-end] (1-based inclusive); targets are cut "
                    "from TARGET (or QUERY) as an indexed FASTA.")
-@click.option("--match", type=click.IntRange(min=0), default=2, show_default=True, help="Match score.")
-@click.option("--mismatch", type=click.IntRange(min=0), default=4, show_default=True, help="Mismatch penalty.")
-@click.option("--gap-open", type=click.IntRange(min=0), default=4, show_default=True,
+@click.option("--match", type=SCORE, default=2, show_default=True, help="Match score.")
+@click.option("--mismatch", type=SCORE, default=4, show_default=True, help="Mismatch penalty.")
+@click.option("--gap-open", type=SCORE, default=4, show_default=True,
               help="Gap open penalty: a gap of length k costs gap-open + k*gap-extend (0: linear gaps).")
-@click.option("--gap-extend", type=click.IntRange(min=0), default=2, show_default=True,
+@click.option("--gap-extend", type=SCORE, default=2, show_default=True,
               help="Gap extension penalty per base.")
-@click.option("--n-penalty", type=click.IntRange(min=0), default=1, show_default=True,
+@click.option("--n-penalty", type=SCORE, default=1, show_default=True,
               help="Penalty of any pair involving N (or another non-ACGT letter).")
 @click.option("--mode", type=click.Choice(MODES), default="global", show_default=True,
               help="global; semi-global (all end gaps free); glocal (query end to end, target ends free); "
@@ -55,7 +56,7 @@ def cli():
 @click.option("--cigar-m", is_flag=True, help="Write M instead of =/X in CIGARs.")
 @click.option("--backend", type=click.Choice(BACKENDS), default="auto", show_default=True,
               help="Alignment engine.")
-@click.option("--device", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--device", type=SCORE, default=0, show_default=True,
               help="GPU to use with the cuda backend.")
 @click.option("-t", "--threads", type=click.IntRange(min=1), default=1, show_default=True, help="CPU threads.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=16384, show_default=True,

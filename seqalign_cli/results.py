@@ -40,8 +40,9 @@ class Alignments:
             run_off = np.zeros(n, np.int64)
             total = 1
         z = lambda: np.zeros(n, np.int64)  # noqa: E731
-        return cls(z(), z(), z(), z(), z(), run_off, z(), np.zeros(total, np.uint8),
-                   np.zeros(total, np.int32), np.zeros((n, 4), np.int64), traceback)
+        # run slots are only read up to nruns: no need to clear them
+        return cls(z(), z(), z(), z(), z(), run_off, z(), np.empty(total, np.uint8),
+                   np.empty(total, np.int32), np.zeros((n, 4), np.int64), traceback)
 
     @property
     def size(self) -> int:

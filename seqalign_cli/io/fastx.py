@@ -114,7 +114,7 @@ class FastxReader:
         else:
             return
         if first.startswith(b">"):
-            yield from self._fasta(first, lines)
+            yield from self._fasta(first, fh)
         elif first.startswith(b"@"):
             yield from self._fastq(first, lines)
         else:
@@ -127,19 +127,30 @@ class FastxReader:
             raise self._error("empty record name (a header line with no name)")
         return parts[0].decode("utf-8", "replace")
 
-    def _fasta(self, header: bytes, lines) -> Iterator[Record]:
-        name = self._name(header)
-        chunks: list[bytes] = []
-        for line in lines:
-            if line.startswith(b">"):
-                self.count += 1
-                yield Record(name, b"".join(chunks), None, self.count)
-                name = self._name(line)
-                chunks = []
+    def _fasta(self, header: bytes, fh) -> Iterator[Record]:
+        """FASTA in blocks: split on newline + '>' rather than line by line."""
+        pending = header
+        while True:
+            block = fh.read1(1 << 22)  # what is at hand: records flow before a late error
+            data = pending + block
+            if block:
+                cut = data.rfind(b"\n>")
+                if cut < 0:
+                    pending = data
+                    continue
+                chunk, pending = data[:cut], data[cut + 1:]
             else:
-                chunks.append(line.strip())
+                chunk, pending = data, b""
+            for rec in chunk[1:].split(b"\n>"):
+                head, _, body = rec.partition(b"\n")
+                yield Record(self._name(b">" + head), body.translate(None, b" \t\r\n"), None,
+                             self._next())
+            if not block:
+                return
+
+    def _next(self) -> int:
         self.count += 1
-        yield Record(name, b"".join(chunks), None, self.count)
+        return self.count
 
     def _fastq(self, header: bytes, lines) -> Iterator[Record]:
         while header is not None:

@@ -35,7 +35,7 @@ class CpuBackend:
         tlen = batch.tlen.astype(np.int64)
         out = Alignments.allocate(qlen, tlen, cfg.traceback)
         sc = cfg.scoring
-        bound = np.array([sc.score_bound(int(a), int(b)) for a, b in zip(qlen, tlen)], np.int64)
+        bound = sc.score_bound(qlen, tlen)
         wide = bound >= FLOAT32_LIMIT
         if len(bound) and bound.max() >= FLOAT64_LIMIT:
             raise UsageError("scoring values too large: scores could exceed 2**53 and lose exactness")

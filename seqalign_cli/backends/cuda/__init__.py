@@ -56,7 +56,7 @@ class CudaBackend:
         tlen = batch.tlen.astype(np.int64)
         out = Alignments.allocate(qlen, tlen, cfg.traceback)
         sc = cfg.scoring
-        bound = np.array([sc.score_bound(int(a), int(b)) for a, b in zip(qlen, tlen)], np.int64)
+        bound = sc.score_bound(qlen, tlen)
         on_gpu = bound < INT32_LIMIT
         if cfg.traceback:
             on_gpu &= dir_words(qlen, tlen, rows_per_lane(qlen)) * 4 <= cfg.matrix_budget
