@@ -29,12 +29,9 @@ from seqalign_cli.errors import SeqalignError
 
 from oracles import cigar_counts, parse_cigar, rescore
 
-DATA = Path(__file__).parent / "data" / "cli"
-GQ = DATA / "gasal2_q200.fa.gz"
-GT = DATA / "gasal2_t200.fa.gz"
-EX1 = DATA / "ex1.fa"
-EX1_READS = DATA / "ex1_reads.fq"
-EX1_PAIRS = DATA / "ex1_reads.pairs.tsv"
+import clidata
+from clidata import write_fasta
+from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
 COLUMNS = ["qname", "qlen", "qstart", "qend", "tname", "tlen", "tstart", "tend", "score", "cigar", "nm"]
 MODES = ("global", "semi-global", "glocal", "local")
 
@@ -42,26 +39,8 @@ MODES = ("global", "semi-global", "glocal", "local")
 # ----------------------------------------------------------------- helpers
 
 def read_fastx(path) -> list[tuple[str, str]]:
-    """(name, sequence) of a small FASTA/FASTQ file, plain or gzip (test-side parser)."""
-    raw = Path(path).read_bytes()
-    text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode()
-    lines = text.splitlines()
-    recs = []
-    if lines and lines[0].startswith("@"):
-        for i in range(0, len(lines), 4):
-            recs.append((lines[i][1:].split()[0], lines[i + 1]))
-        return recs
-    for line in lines:
-        if line.startswith(">"):
-            recs.append([line[1:].split()[0] if line[1:].split() else "", ""])
-        elif recs:
-            recs[-1][1] += line.strip()
-    return [tuple(r) for r in recs]
-
-
-def write_fasta(path, recs) -> Path:
-    Path(path).write_text("".join(f">{n}\n{s}\n" for n, s in recs))
-    return Path(path)
+    """(name, sequence) of a small FASTA/FASTQ file."""
+    return [(n, s) for n, s, _ in clidata.read_fastx(path)]
 
 
 def parse_tsv(text: str) -> list[dict]:

@@ -18,12 +18,7 @@ from seqalign_cli.errors import InputError, SeqalignError, UsageError
 from seqalign_cli.io.fastx import FastxReader, Record, open_binary
 from seqalign_cli.io.pairs import RegionFetcher, pair_chunks
 
-DATA = Path(__file__).parent / "data" / "cli"
-GQ = DATA / "gasal2_q200.fa.gz"
-GT = DATA / "gasal2_t200.fa.gz"
-EX1 = DATA / "ex1.fa"
-EX1_READS = DATA / "ex1_reads.fq"
-EX1_PAIRS = DATA / "ex1_reads.pairs.tsv"
+from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
 
 
 def records(path) -> list[Record]:

@@ -26,12 +26,8 @@ from oracles import canon, cigar_counts, parse_cigar
 
 pysam = pytest.importorskip("pysam")
 
-DATA = Path(__file__).parent / "data" / "cli"
-GQ = DATA / "gasal2_q200.fa.gz"
-GT = DATA / "gasal2_t200.fa.gz"
-EX1 = DATA / "ex1.fa"
-EX1_READS = DATA / "ex1_reads.fq"
-EX1_PAIRS = DATA / "ex1_reads.pairs.tsv"
+from clidata import read_fastx, write_fasta
+from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
 SAMTOOLS = shutil.which("samtools")
 needs_samtools = pytest.mark.skipif(SAMTOOLS is None, reason="samtools not installed")
 MODES = ("global", "semi-global", "glocal", "local")
@@ -40,24 +36,6 @@ COLUMNS = ["qname", "qlen", "qstart", "qend", "tname", "tlen", "tstart", "tend",
 
 # ----------------------------------------------------------------- helpers
 
-def read_fastx(path) -> list[tuple[str, str, str | None]]:
-    """(name, seq, qual) of a small FASTA/FASTQ file, plain or gzip."""
-    raw = Path(path).read_bytes()
-    lines = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode().splitlines()
-    if lines and lines[0].startswith("@"):
-        return [(lines[i][1:].split()[0], lines[i + 1], lines[i + 3]) for i in range(0, len(lines), 4)]
-    recs = []
-    for line in lines:
-        if line.startswith(">"):
-            recs.append([line[1:].split()[0], "", None])
-        elif recs:
-            recs[-1][1] += line.strip()
-    return [tuple(r) for r in recs]
-
-
-def write_fasta(path, recs) -> Path:
-    Path(path).write_text("".join(f">{r[0]}\n{r[1]}\n" for r in recs))
-    return Path(path)
 
 
 def run_ok(args) -> str:
