@@ -50,7 +50,9 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
   const uint8_t* qs = q + qoff[p];
   const uint8_t* ts = t + toff[p];
   const int goe = gap_open + gap_extend;
-  const int floor_v = (MODE == LOCAL) ? 0 : NEG;
+  // the stage, lane and register of the last query row (end cells in row m)
+  const int rows = SA_WARP * R;
+  const int k_m = (m - 1) / rows, lane_m = ((m - 1) % rows) / R, r_m = (m - 1) % R;
 
   // best allowed end cell seen by this lane
   int bs = NEG, bi = 0x7fffffff, bj = 0x7fffffff;
@@ -64,7 +66,6 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
     }
   }
 
-  const int rows = SA_WARP * R;
   const int nst = (m + rows - 1) / rows;
   int* brow = border + border_off[p];
   for (int k = 0; k < nst; ++k) {
@@ -77,6 +78,10 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
       hl[r] = left_value(MODE, i0 + r, sc);
       el[r] = NEG;
     }
+    int rb[R], rj[R];  // local mode: best of each row in this stage, and its column
+#pragma unroll
+    for (int r = 0; r < R; ++r) { rb[r] = 0; rj[r] = 0; }
+    const bool owns_m = (k == k_m && lane == lane_m);
     int up_prev = left_value(MODE, i0 - 1, sc);  // H[i0-1][j-1]
     int bot_h = 0, bot_f = NEG;
     for (int s = 0; s < n + SA_WARP - 1; ++s) {
@@ -98,19 +103,14 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
         const int f = max(f_open, f_ext);
         const int e_open = hl[r] - goe, e_ext = el[r] - gap_extend;
         const int e = max(e_open, e_ext);
-        const int h = max(max3(diag, f, e), floor_v);
+        const int h = (MODE == LOCAL) ? max(max3(diag, f, e), 0) : max3(diag, f, e);
         if (TRACE) {
           uint32_t src = (h == diag) ? 0u : ((h == f) ? 1u : 2u);
           if (MODE == LOCAL && h == 0) src = 3u;
           src |= (e_ext > e_open ? 4u : 0u) | (f_ext > f_open ? 8u : 0u);
           word |= src << (4 * r);
         }
-        const int i = i0 + r;
-        if (i <= m) {
-          bool cand = (MODE == LOCAL) || (MODE == GLOBAL && i == m && j == n) ||
-                      (MODE == GLOCAL && i == m) || (MODE == SEMI && (i == m || j == n));
-          if (cand && better(h, i, j, bs, bi, bj)) { bs = h; bi = i; bj = j; }
-        }
+        if (MODE == LOCAL && h > rb[r]) { rb[r] = h; rj[r] = j; }  // first j wins a tie
         hdiag = hl[r];
         hl[r] = h;
         el[r] = e;
@@ -118,6 +118,18 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
         fup = f;
       }
       if (TRACE) dirs[dir_off[p] + ((int64_t)k * (n + SA_WARP - 1) + s) * SA_WARP + lane] = word;
+      // end cells of the other modes: row m (glocal, semi), column n (semi), (m, n) (global)
+      if ((MODE == GLOCAL || MODE == SEMI || (MODE == GLOBAL && j == n)) && owns_m) {
+        int v = hl[0];
+#pragma unroll
+        for (int r = 1; r < R; ++r) v = (r == r_m) ? hl[r] : v;
+        if (better(v, m, j, bs, bi, bj)) { bs = v; bi = m; bj = j; }
+      }
+      if (MODE == SEMI && j == n) {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          if (i0 + r < m && better(hl[r], i0 + r, n, bs, bi, bj)) { bs = hl[r]; bi = i0 + r; bj = n; }
+      }
       bot_h = hup;
       bot_f = fup;
       up_prev = up_h;
@@ -126,6 +138,11 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
 #if !defined(__HIPCC__)
     __syncwarp();
 #endif
+    if (MODE == LOCAL) {
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (i0 + r <= m && better(rb[r], i0 + r, rj[r], bs, bi, bj)) { bs = rb[r]; bi = i0 + r; bj = rj[r]; }
+    }
   }
   for (int off = SA_WARP / 2; off > 0; off /= 2) {
     int os = SA_SHFL_DOWN(bs, off), oi = SA_SHFL_DOWN(bi, off), oj = SA_SHFL_DOWN(bj, off);
