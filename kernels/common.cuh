@@ -56,6 +56,33 @@ __device__ __forceinline__ int subst(const Scoring& s, uint8_t a, uint8_t b) {
   return ((a | b) > 3) ? -s.n_penalty : v;
 }
 
+// Query profile: the scores of one query letter against target codes 0..4
+// as signed bytes, codes 0-3 in lo and code 4 (N) in byte 0 of hi; usable
+// when every scoring value is at most 127.
+__device__ __forceinline__ void profile(const Scoring& s, uint8_t a, uint32_t& lo, uint32_t& hi) {
+  lo = 0;
+#pragma unroll
+  for (int c = 0; c < 4; ++c) lo |= (uint32_t)(subst(s, a, (uint8_t)c) & 0xff) << (8 * c);
+  hi = (uint32_t)(subst(s, a, 4) & 0xff);
+}
+
+// The selector that picks (sign-extended) byte c of a profile.
+__device__ __forceinline__ uint32_t profile_selector(uint32_t c) {
+  const uint32_t x = c | 8u;  // msb of a selector nibble: replicate the sign
+  return c | (x << 4) | (x << 8) | (x << 12);
+}
+
+__device__ __forceinline__ int profile_score(uint32_t lo, uint32_t hi, uint32_t sel) {
+#if defined(__CUDA_ARCH__) && !defined(__HIPCC__)
+  int v;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(v) : "r"(lo), "r"(hi), "r"(sel));
+  return v;
+#else
+  const unsigned long long both = ((unsigned long long)hi << 32) | lo;
+  return (int)(signed char)(both >> (8 * (sel & 7u)));
+#endif
+}
+
 // H[i][0]: a leading query gap, free in semi-global and local modes.
 __device__ __forceinline__ int left_value(int mode, int i, const Scoring& s) {
   return (i == 0 || mode == SEMI || mode == LOCAL) ? 0 : -(s.gap_open + i * s.gap_extend);

@@ -3,11 +3,13 @@
 // Computes the same Gotoh recurrence, end cell and direction bytes as the CPU
 // engine (seqalign_cli/backends/cpu/dp.py), so results agree bit for bit.
 //
-// Kernel pairwise_warp<MODE, TRACE, R>
+// Kernel pairwise_warp<MODE, TRACE, R, PROF>
 //   q, t       uint8 codes of all pairs, flat (A C G T = 0..3, other = 4)
 //   qoff, toff int64 (npairs+1): pair p's query is q[qoff[p] .. qoff[p+1])
 //   order      int32 (nwork): which pair each warp aligns (length-sorted)
-//   match, mismatch, gap_open, gap_extend, n_penalty: int32 scoring
+//   match, mismatch, gap_open, gap_extend, n_penalty: int32 scoring; PROF
+//              (all five at most 127): substitution scores come from a
+//              per-row query profile of signed bytes, one byte permute a cell
 //   border     int32 scratch, per pair 2*(n+1) at border_off[p]: H and F of
 //              the last row of a stage, read by the next stage (queries
 //              longer than 32*R rows)
@@ -33,7 +35,7 @@
 
 using namespace sa;
 
-template <int MODE, bool TRACE, int R>
+template <int MODE, bool TRACE, int R, bool PROF>
 __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
                               const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
                               const int* __restrict__ order, int nwork, int match, int mismatch,
@@ -71,10 +73,12 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
   for (int k = 0; k < nst; ++k) {
     const int i0 = k * rows + lane * R + 1;  // first row of this lane
     uint8_t qc[R];
+    uint32_t plo[R], phi[R];
     int hl[R], el[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       qc[r] = (i0 + r <= m) ? qs[i0 + r - 1] : 4;
+      if (PROF) profile(sc, qc[r], plo[r], phi[r]);
       hl[r] = left_value(MODE, i0 + r, sc);
       el[r] = NEG;
     }
@@ -94,11 +98,12 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
         else { up_h = brow[j]; up_f = brow[n + 1 + j]; }
       }
       const uint8_t tc = ts[j - 1];
+      const uint32_t sel = profile_selector(tc);
       int hdiag = up_prev, hup = up_h, fup = up_f;
       uint32_t word = 0;
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        const int diag = hdiag + subst(sc, qc[r], tc);
+        const int diag = hdiag + (PROF ? profile_score(plo[r], phi[r], sel) : subst(sc, qc[r], tc));
         const int f_open = hup - goe, f_ext = fup - gap_extend;
         const int f = max(f_open, f_ext);
         const int e_open = hl[r] - goe, e_ext = el[r] - gap_extend;
@@ -225,10 +230,10 @@ __global__ void pairwise_trace(const uint8_t* __restrict__ q, const int64_t* __r
 #ifdef SA_INSTANTIATE_ALL
 // Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every variant the backend uses.
 #define SA_VARIANTS(M)                                                              \
-  template __global__ void pairwise_warp<M, false, 1>(PW_ARGS);                      \
-  template __global__ void pairwise_warp<M, true, 1>(PW_ARGS);                       \
-  template __global__ void pairwise_warp<M, false, 4>(PW_ARGS);                      \
-  template __global__ void pairwise_warp<M, true, 8>(PW_ARGS);
+  template __global__ void pairwise_warp<M, false, 1, true>(PW_ARGS);                \
+  template __global__ void pairwise_warp<M, true, 1, false>(PW_ARGS);                \
+  template __global__ void pairwise_warp<M, false, 4, false>(PW_ARGS);               \
+  template __global__ void pairwise_warp<M, true, 8, true>(PW_ARGS);
 #define PW_ARGS                                                                     \
   const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, int, int, \
       int, int, int*, const int64_t*, uint32_t*, const int64_t*, int*

@@ -31,7 +31,8 @@ def report() -> list[str]:
         lines.append(f"GPU {dev}: {device_name(dev)}, compute capability {props['major']}.{props['minor']}, "
                      f"{props['multiProcessorCount']} SMs, {props['totalGlobalMem'] / 2**30:.0f} GiB")
     lines.append(f"kernels: {kernel_dir()}")
-    names = tuple(f"pairwise_warp<{m}, {t}, {r}>" for m in range(4) for t in ("false", "true") for r in (1, 8))
+    names = tuple(f"pairwise_warp<{m}, {t}, {r}, {p}>" for m in range(4) for t in ("false", "true")
+                  for r in (1, 8) for p in ("false", "true"))
     try:
         module("pairwise_warp.cu", names + ("pairwise_trace<1>", "pairwise_trace<8>"))
         lines.append(f"pairwise_warp.cu: compiles ({len(names) + 2} variants checked)")

@@ -27,6 +27,8 @@ INT32_LIMIT = 2**29
 #: direction codes held on the device at once
 DIRS_BYTES = 2 * 1024**3
 KERNEL = "pairwise_warp.cu"
+#: substitution scores fit the kernel's signed-byte query profile up to this
+PROFILE_LIMIT = 127
 THREADS = 128
 
 
@@ -74,8 +76,8 @@ class CudaPairwise:
         self.cp = cupy
         self.device = device
 
-    def _kernels(self, mode: int, trace: bool, R: int):
-        fwd = f"pairwise_warp<{mode}, {'true' if trace else 'false'}, {R}>"
+    def _kernels(self, mode: int, trace: bool, R: int, prof: bool):
+        fwd = f"pairwise_warp<{mode}, {'true' if trace else 'false'}, {R}, {'true' if prof else 'false'}>"
         back = f"pairwise_trace<{R}>"
         mod = module(KERNEL, (fwd, back), self.device)
         return mod.get_function(fwd), mod.get_function(back)
@@ -157,7 +159,8 @@ class CudaPairwise:
     def _launch(self, part: np.ndarray, R: int, cfg: AlignConfig, words: np.ndarray, d: _DeviceBatch):
         cp = self.cp
         sc = cfg.scoring
-        fwd, back = self._kernels(cfg.mode_code, cfg.traceback, R)
+        prof = max(sc.match, sc.mismatch, sc.n_penalty) <= PROFILE_LIMIT
+        fwd, back = self._kernels(cfg.mode_code, cfg.traceback, R, prof)
         order = cp.asarray(part.astype(np.int32))
         nwork = np.int32(len(part))
         if cfg.traceback:
