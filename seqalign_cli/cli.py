@@ -58,6 +58,8 @@ def cli():
               help="Alignment engine.")
 @click.option("--device", type=SCORE, default=0, show_default=True,
               help="GPU to use with the cuda backend.")
+@click.option("--devices", metavar="LIST", default=None,
+              help="Several GPUs for the cuda backend: '0,1,...' or 'all' (work shared by cell count).")
 @click.option("-t", "--threads", type=click.IntRange(min=1), default=1, show_default=True, help="CPU threads.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=16384, show_default=True,
               help="Pairs read, aligned and written per chunk.")
@@ -66,7 +68,7 @@ def cli():
                    "linear-memory traceback.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap_extend, n_penalty, mode,
-         score_only, output, out_format, cigar_m, backend, device, threads, batch_size, max_matrix_mb, quiet):
+         score_only, output, out_format, cigar_m, backend, device, devices, threads, batch_size, max_matrix_mb, quiet):
     """Align read pairs: QUERY (reads) against TARGET (references).
 
     QUERY and TARGET are FASTA or FASTQ, plain or gzip; '-' reads stdin. By
@@ -77,6 +79,8 @@ def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap
             raise UsageError("--pairs cannot be combined with --cross or --interleaved")
         pairing = "pairs"
     pairing = pairing or "zip"
+    if devices is not None:
+        device = _parse_devices(devices)
     if pairing == "interleaved" and target is not None:
         raise UsageError("--interleaved takes QUERY alone (no TARGET)")
     if pairing in ("zip", "cross") and target is None:
@@ -126,6 +130,18 @@ def bench(lengths, reps):
         raise UsageError(f"seqalign bench needs a GPU: {why}")
     run([int(x) for x in lengths.split(",")], ["global", "local"], {"affine": Scoring()}, reps, int(2e10),
         out=click.echo)
+
+
+def _parse_devices(text: str):
+    if text.strip() == "all":
+        return "all"
+    try:
+        devices = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        devices = ()
+    if not devices or min(devices) < 0 or len(set(devices)) != len(devices):
+        raise UsageError(f"--devices expects 'all' or distinct GPU numbers like 0,1 (got {text!r})")
+    return devices
 
 
 def _quiet_stdout():

@@ -72,7 +72,7 @@ class RunConfig:
     cigar_m: bool = False
     align: AlignConfig = field(default_factory=AlignConfig)
     backend: str = "auto"
-    device: int = 0
+    device: int | tuple[int, ...] | str = 0  # a GPU, several, or "all"
     threads: int = 1
     batch_size: int = 16384
     quiet: bool = False

@@ -122,3 +122,15 @@ def test_cli_cuda_equals_cpu(tmp_path):
             outs[backend, fmt] = [line for line in text if not line.startswith("@PG")]
     assert outs["cpu", "tsv"] == outs["cuda", "tsv"]
     assert outs["cpu", "sam"] == outs["cuda", "sam"]
+
+
+@pytest.mark.skipif(gpu_available()[0] and __import__("cupy").cuda.runtime.getDeviceCount() < 2,
+                    reason="needs two GPUs")
+@pytest.mark.parametrize("traceback", [True, False])
+def test_several_gpus(traceback):
+    from seqalign_cli.backends.cuda import CudaBackend, device_count
+
+    cpu = CpuBackend(os.cpu_count() or 1)
+    multi = CudaBackend(tuple(range(device_count())), os.cpu_count() or 1)
+    qs, ts = random_pairs(99, 4000, long_share=0.05)
+    assert_same((cpu, multi), qs, ts, AFFINE, "local", traceback)

@@ -9,8 +9,11 @@ from ..errors import UsageError
 BACKENDS = ("auto", "cpu", "cuda")
 
 
-def select_backend(name: str, threads: int, log: Callable[[str], None], device: int = 0):
-    """The backend for ``name``; ``auto`` says on the log what it picked."""
+def select_backend(name: str, threads: int, log: Callable[[str], None], device=0):
+    """The backend for ``name``; ``auto`` says on the log what it picked.
+
+    ``device``: a GPU number, a sequence of them, or "all".
+    """
     from .cpu import CpuBackend
     from .cuda import gpu_available
 
@@ -20,7 +23,10 @@ def select_backend(name: str, threads: int, log: Callable[[str], None], device: 
         raise UsageError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)}")
     ok, why = gpu_available()
     if ok:
-        from .cuda import CudaBackend
+        from .cuda import CudaBackend, device_count
+
+        if device == "all":
+            device = tuple(range(device_count()))
 
         try:
             backend = CudaBackend(device, threads)

@@ -43,6 +43,13 @@ def dir_words(qlen: np.ndarray, tlen: np.ndarray, R: np.ndarray) -> np.ndarray:
     return stages * (tlen + WARP - 1) * WARP
 
 
+def run_slots(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Indices of the run slots starts[k] .. starts[k]+counts[k]-1 of every pair."""
+    total = int(counts.sum())
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    return np.repeat(starts, counts) + (np.arange(total) - first)
+
+
 def _offsets(sizes: np.ndarray) -> np.ndarray:
     off = np.zeros(len(sizes), np.int64)
     if len(sizes) > 1:
@@ -75,6 +82,11 @@ class CudaPairwise:
 
         self.cp = cupy
         self.device = device
+        self._held = None  # (batch, out, device arrays) of the batch on the device
+
+    def release(self):
+        """Drop the device copy of the last batch."""
+        self._held = None
 
     def _kernels(self, mode: int, trace: bool, R: int, prof: bool):
         fwd = f"pairwise_warp<{mode}, {'true' if trace else 'false'}, {R}, {'true' if prof else 'false'}>"
@@ -105,14 +117,17 @@ class CudaPairwise:
     def align(self, batch: PairBatch, cfg: AlignConfig, subset: np.ndarray, out: Alignments):
         """Align the pairs ``subset`` of ``batch`` into ``out`` (indexed by pair).
 
-        With traceback, the run arrays of ``out`` are overwritten whole: align
-        any other pairs into ``out`` afterwards.
+        Only the pairs of ``subset`` (and their run slots) are written, so
+        several devices can fill one ``out``. The batch is uploaded once and
+        kept while later calls bring more subsets of the same batch.
         """
         cp = self.cp
         qlen = batch.qlen.astype(np.int64)
         tlen = batch.tlen.astype(np.int64)
         with cp.cuda.Device(self.device):
-            d = self._upload(batch, out, cfg.traceback)
+            if self._held is None or self._held[0] is not batch or self._held[1] is not out:
+                self._held = (batch, out, self._upload(batch, out, cfg.traceback))
+            d = self._held[2]
             self.run_kernels(qlen, tlen, cfg, subset, d)
             ends = cp.asnumpy(d.ends).reshape(-1, 3)
             out.score[subset] = ends[subset, 0]
@@ -124,8 +139,10 @@ class CudaPairwise:
                 out.tstart[subset] = info[subset, 1]
                 out.nruns[subset] = info[subset, 2]
                 out.stats[subset] = info[subset, 3:7]
-                out.run_op[:] = cp.asnumpy(d.run_op)
-                out.run_len[:] = cp.asnumpy(d.run_len)
+                slots = run_slots(out.run_off[subset], out.nruns[subset])
+                d_slots = cp.asarray(slots)
+                out.run_op[slots] = cp.asnumpy(d.run_op[d_slots])
+                out.run_len[slots] = cp.asnumpy(d.run_len[d_slots])
             else:
                 out.qstart[subset] = 0 if cfg.mode_code in (0, 2) else -1
                 out.tstart[subset] = 0 if cfg.mode_code == 0 else -1
