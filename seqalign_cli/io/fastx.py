@@ -23,12 +23,11 @@ import sys
 import zlib
 from typing import BinaryIO, Iterator
 
-import numba as nb
 import numpy as np
 
 from ..errors import InputError, UsageError
 from .block import Record, RecordBlock
-from .encode import _LUT
+from .parse import FQ_OTHER, parse_fasta, parse_fastq
 
 __all__ = ["FastxReader", "Record", "RecordBlock", "display_name", "open_binary"]
 
@@ -38,7 +37,6 @@ READ_SIZE = 1 << 22
 MIN_BLOCK = 1 << 20
 #: records per block on the line parser's path
 SLOW_BLOCK = 4096
-_JIT = dict(nogil=True, cache=True, boundscheck=False)
 
 
 def display_name(path: str) -> str:
@@ -95,220 +93,6 @@ class _Prefixed(io.RawIOBase):
         if self.owns:
             self.raw.close()
         super().close()
-
-
-@nb.njit(**_JIT)
-def _is_space(c):
-    """ASCII whitespace as bytes.split()/strip() see it: space, \t \n \v \f \r."""
-    return c == 32 or (c >= 9 and c <= 13)
-
-
-@nb.njit(**_JIT)
-def _put_name(data, hs, he, names, npos):
-    """The first word of the header data[hs:he] (bytes.split() semantics) into names."""
-    a = hs
-    while a < he and _is_space(data[a]):
-        a += 1
-    high = False
-    while a < he and not _is_space(data[a]):
-        c = data[a]
-        names[npos] = c
-        high |= c >= 128
-        npos += 1
-        a += 1
-    return npos, high
-
-
-@nb.njit(**_JIT)
-def _parse_fasta(data, end, nrec, lut):
-    """Records of data[:end], which starts with '>' and is cut on newline + '>'.
-
-    As ``chunk[1:].split(b"\\n>")`` then ``partition(b"\\n")``: the first line is
-    the header (name: its first word), the rest is the sequence with spaces,
-    tabs, CR and LF removed. Returns (names, name_off, seq, codes, seq_off,
-    first record with an empty name or -1, whether any name byte is non-ASCII).
-    """
-    names = np.empty(end, np.uint8)
-    seq = np.empty(end, np.uint8)
-    codes = np.empty(end, np.uint8)
-    name_off = np.empty(nrec + 1, np.int64)
-    seq_off = np.empty(nrec + 1, np.int64)
-    name_off[0] = 0
-    seq_off[0] = 0
-    bad = -1
-    high = False
-    npos = 0
-    o = 0
-    i = 1
-    r = 0
-    while r < nrec:
-        hs = i
-        while i < end and data[i] != 10:
-            i += 1
-        before = npos
-        npos, h = _put_name(data, hs, i, names, npos)
-        high |= h
-        if npos == before and bad < 0:
-            bad = r
-        name_off[r + 1] = npos
-        if i < end:  # data[i] is the header's newline
-            if i + 1 < end and data[i + 1] == 62:  # newline + '>': no sequence lines
-                i += 2
-            else:
-                i += 1
-                while i < end:
-                    c = data[i]
-                    if c == 10:
-                        if i + 1 < end and data[i + 1] == 62:
-                            i += 2
-                            break
-                    elif c != 32 and c != 9 and c != 13:
-                        seq[o] = c
-                        codes[o] = lut[c]
-                        o += 1
-                    i += 1
-        seq_off[r + 1] = o
-        r += 1
-    return names[:npos], name_off, seq[:o], codes[:o], seq_off, bad, high
-
-
-#: what stopped the FASTQ fast path
-FQ_END, FQ_MORE, FQ_OTHER = 0, 1, 2
-
-
-@nb.njit(**_JIT)
-def _line_end(data, p, n):
-    while p < n and data[p] != 10:
-        p += 1
-    return p
-
-
-@nb.njit(**_JIT)
-def _strip(data, a, b):
-    while a < b and _is_space(data[a]):
-        a += 1
-    while b > a and _is_space(data[b - 1]):
-        b -= 1
-    return a, b
-
-
-@nb.njit(**_JIT)
-def _parse_fastq(data, n, final, cap, lut):
-    """Four-line FASTQ records of data[:n] (header, sequence, '+', quality).
-
-    Reproduces the line parser on the records it takes: blank lines between
-    records are skipped, sequence and quality lines are stripped, a record
-    whose sequence is empty has no quality line. Stops at the end (FQ_END),
-    at a record not complete in data unless ``final`` (FQ_MORE), or at a record
-    it does not take (FQ_OTHER: more than one sequence or quality line, or
-    anything malformed). Returns the columns of the records taken, their
-    count, where the first record not taken starts, the status and whether
-    any name byte is non-ASCII.
-    """
-    names = np.empty(n, np.uint8)
-    seq = np.empty(n, np.uint8)
-    codes = np.empty(n, np.uint8)
-    qual = np.empty(n, np.uint8)
-    name_off = np.empty(cap + 1, np.int64)
-    seq_off = np.empty(cap + 1, np.int64)
-    name_off[0] = 0
-    seq_off[0] = 0
-    high = False
-    npos = 0
-    o = 0
-    r = 0
-    p = 0
-    status = FQ_END
-    start = 0
-    while True:
-        # blank lines before a record
-        e = p
-        while p < n:
-            e = _line_end(data, p, n)
-            if e == n and not final:
-                break
-            a, b = _strip(data, p, e)
-            if a < b:
-                break
-            p = e + 1
-        if p >= n:
-            p = n
-            status = FQ_END
-            break
-        start = p
-        if e == n and not final:
-            status = FQ_MORE
-            break
-        if r == cap:
-            status = FQ_MORE
-            break
-        # header
-        if data[p] != 64:
-            status = FQ_OTHER
-            break
-        ha, hb = p + 1, e
-        # sequence line (or the '+' line when the sequence is empty)
-        s2 = e + 1
-        if s2 >= n:
-            status = FQ_OTHER if final else FQ_MORE
-            break
-        e2 = _line_end(data, s2, n)
-        if e2 == n and not final:
-            status = FQ_MORE
-            break
-        qa = qb = 0
-        if data[s2] == 43:
-            sa = sb = s2
-            p = e2 + 1
-        else:
-            sa, sb = _strip(data, s2, e2)
-            s3 = e2 + 1
-            if s3 >= n:
-                status = FQ_OTHER if final else FQ_MORE
-                break
-            e3 = _line_end(data, s3, n)
-            if e3 == n and not final:
-                status = FQ_MORE
-                break
-            if data[s3] != 43:
-                status = FQ_OTHER
-                break
-            p = e3 + 1
-            if sb > sa:
-                s4 = e3 + 1
-                if s4 >= n:
-                    status = FQ_OTHER if final else FQ_MORE
-                    break
-                e4 = _line_end(data, s4, n)
-                if e4 == n and not final:
-                    status = FQ_MORE
-                    break
-                qa, qb = _strip(data, s4, e4)
-                if qb - qa != sb - sa:
-                    status = FQ_OTHER
-                    break
-                p = e4 + 1
-        before = npos
-        npos, h = _put_name(data, ha, hb, names, npos)
-        if npos == before:
-            status = FQ_OTHER
-            break
-        high |= h
-        for i in range(sa, sb):
-            c = data[i]
-            seq[o] = c
-            codes[o] = lut[c]
-            qual[o] = data[qa + i - sa]
-            o += 1
-        r += 1
-        name_off[r] = npos
-        seq_off[r] = o
-        if p > n:
-            p = n
-    # where the first record not taken starts (its blank lines skipped)
-    stop = n if status == FQ_END else start
-    return (names[:npos], name_off[:r + 1], seq[:o], codes[:o], qual[:o], seq_off[:r + 1], r, stop,
-            status, high)
 
 
 def _clean_names(names: np.ndarray, name_off: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -394,7 +178,7 @@ class FastxReader:
         return got, size
 
     def _fasta(self, header: bytes, fh) -> Iterator[RecordBlock]:
-        """FASTA in blocks: cut on newline + '>', parsed by ``_parse_fasta``."""
+        """FASTA in blocks: cut on newline + '>', parsed by ``parse_fasta``."""
         parts = [header]
         size = len(header)
         while True:
@@ -421,9 +205,7 @@ class FastxReader:
                 return
 
     def _fasta_records(self, data: bytes, end: int) -> Iterator[RecordBlock]:
-        nrec = data.count(b"\n>", 1, end) + 1
-        names, name_off, seq, codes, seq_off, bad, high = _parse_fasta(
-            np.frombuffer(data, np.uint8), end, nrec, _LUT)
+        names, name_off, seq, codes, seq_off, bad, high = parse_fasta(np.frombuffer(data, np.uint8), end)
         block = self._block(names, name_off, seq, codes, seq_off, None, high)
         if bad >= 0:
             self.count -= len(block) - bad
@@ -433,7 +215,7 @@ class FastxReader:
         yield block
 
     def _fastq_blocks(self, header: bytes, fh) -> Iterator[RecordBlock]:
-        """FASTQ in blocks through ``_parse_fastq``; the line parser from its first refusal on."""
+        """FASTQ in blocks through ``parse_fastq``; the line parser from its first refusal on."""
         parts = [header]
         while True:
             try:
@@ -455,10 +237,9 @@ class FastxReader:
             parts = [data[stop:]]
 
     def _fastq_records(self, data: bytes, final: bool):
-        cap = data.count(b"\n") // 2 + 2
-        names, name_off, seq, codes, qual, seq_off, n, stop, status, high = _parse_fastq(
-            np.frombuffer(data, np.uint8), len(data), final, cap, _LUT)
-        block = self._block(names, name_off, seq, codes, seq_off, qual, high) if n else None
+        names, name_off, seq, codes, qual, seq_off, stop, status, high = parse_fastq(
+            np.frombuffer(data, np.uint8), len(data), final)
+        block = self._block(names, name_off, seq, codes, seq_off, qual, high) if len(seq_off) > 1 else None
         return block, stop, status
 
     def _fastq_slow(self, rest: bytes, fh) -> Iterator[RecordBlock]:
