@@ -1,5 +1,7 @@
 """Pairing of records into alignment pairs, streamed in chunks.
 
+Pairing works on record blocks and index arrays (no object per record):
+
 * zip (default): the i-th query with the i-th target;
 * cross: every query against every target (targets held in memory);
 * interleaved: the query file alone holds pairs as consecutive records;
@@ -12,37 +14,86 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass, field
+from collections import deque
+from dataclasses import dataclass
 from typing import Iterator
 
+import numpy as np
+
+from ..batching import PairBatch
 from ..errors import InputError, UsageError
-from .fastx import FastxReader, Record, display_name
+from .block import Record, RecordBlock
+from .fastx import FastxReader, display_name
 
 
-@dataclass
+@dataclass(eq=False)
 class PairChunk:
-    """Up to batch-size pairs in input order."""
+    """Up to batch-size pairs in input order: the i-th query with the i-th target.
 
-    queries: list[Record] = field(default_factory=list)
-    targets: list[Record] = field(default_factory=list)
+    ``q`` and ``t`` are record blocks of equal length; ``queries`` and
+    ``targets`` give them as ``Record`` lists for the writers that go record
+    by record (SAM/BAM).
+    """
+
+    q: RecordBlock
+    t: RecordBlock
 
     def __len__(self) -> int:
-        return len(self.queries)
+        return len(self.q)
 
-    def add(self, q: Record, t: Record):
-        self.queries.append(q)
-        self.targets.append(t)
+    @property
+    def queries(self) -> list[Record]:
+        return self.q.records()
+
+    @property
+    def targets(self) -> list[Record]:
+        return self.t.records()
+
+    def batch(self) -> PairBatch:
+        """The encoded pairs a backend aligns."""
+        return PairBatch(self.q.codes, self.q.seq_off, self.t.codes, self.t.seq_off)
 
 
-def _chunked(pairs: Iterator[tuple[Record, Record]], size: int) -> Iterator[PairChunk]:
-    chunk = PairChunk()
-    for q, t in pairs:
-        chunk.add(q, t)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = PairChunk()
-    if len(chunk):
-        yield chunk
+class _Records:
+    """The records of a reader, taken n at a time as one block each."""
+
+    def __init__(self, reader: FastxReader):
+        self.reader = reader
+        self.blocks = reader.blocks()
+        self.parts: deque[RecordBlock] = deque()
+        self.held = 0
+
+    def take(self, n: int) -> RecordBlock:
+        """The next n records (fewer at the end of the file)."""
+        while self.held < n:
+            block = next(self.blocks, None)
+            if block is None:
+                break
+            self.parts.append(block)
+            self.held += len(block)
+        out = []
+        need = n
+        while need > 0 and self.parts:
+            head = self.parts[0]
+            if len(head) <= need:
+                out.append(self.parts.popleft())
+                need -= len(head)
+            else:
+                out.append(head.slice(0, need))
+                self.parts[0] = head.slice(need, len(head))
+                need = 0
+        got = n - need
+        self.held -= got
+        return RecordBlock.concat(out) if out else RecordBlock.empty()
+
+    def drain(self) -> int:
+        """Read to the end of the file, keeping nothing; returns the records that were left."""
+        left = self.held
+        self.parts.clear()
+        self.held = 0
+        for block in self.blocks:
+            left += len(block)
+        return left
 
 
 def _require_records(reader: FastxReader, count: int):
@@ -50,43 +101,61 @@ def _require_records(reader: FastxReader, count: int):
         raise InputError("no records found (empty input)", path=reader.name)
 
 
-def zip_pairs(query: str, target: str) -> Iterator[tuple[Record, Record]]:
+def zip_chunks(query: str, target: str, size: int) -> Iterator[PairChunk]:
     qr, tr = FastxReader(query), FastxReader(target)
-    qit, tit = iter(qr), iter(tr)
-    for q in qit:
-        t = next(tit, None)
-        if t is None:
-            nq = qr.count + sum(1 for _ in qit)
-            raise InputError(f"unequal record counts: {nq} queries in {qr.name} but "
+    qs, ts = _Records(qr), _Records(tr)
+    while True:
+        qb = qs.take(size)
+        if not len(qb):
+            break
+        tb = ts.take(len(qb))
+        if len(tb) < len(qb):
+            qs.drain()
+            raise InputError(f"unequal record counts: {qr.count} queries in {qr.name} but "
                              f"{tr.count} targets in {tr.name}")
-        yield q, t
-    rest = sum(1 for _ in tit)
+        yield PairChunk(qb, tb)
+    rest = ts.drain()
     _require_records(qr, qr.count)
     if rest:
         raise InputError(f"unequal record counts: {qr.count} queries in {qr.name} but "
                          f"{tr.count} targets in {tr.name}")
 
 
-def cross_pairs(query: str, target: str) -> Iterator[tuple[Record, Record]]:
+def cross_chunks(query: str, target: str, size: int) -> Iterator[PairChunk]:
+    """Every query against every target, query-major; the targets are held in memory."""
     tr = FastxReader(target)
-    targets = list(tr)
+    targets = RecordBlock.concat(list(tr.blocks()))
     _require_records(tr, len(targets))
-    qr = FastxReader(query)
-    for q in qr:
-        for t in targets:
-            yield q, t
-    _require_records(qr, qr.count)
+    nt = len(targets)
+    qs = _Records(FastxReader(query))
+    pending = RecordBlock.empty()  # queries not yet paired with every target
+    first = 0  # the target the first pending query is paired with next
+    while True:
+        want = -(-(first + size) // nt)  # queries that cover the next chunk
+        if len(pending) < want:
+            pending = RecordBlock.concat([pending, qs.take(want - len(pending))])
+        m = min(size, len(pending) * nt - first)
+        if m <= 0:
+            break
+        p = np.arange(first, first + m, dtype=np.int64)
+        yield PairChunk(pending.take(p // nt), targets.take(p % nt))
+        done, first = divmod(first + m, nt)
+        pending = pending.slice(done, len(pending))
+    _require_records(qs.reader, qs.reader.count)
 
 
-def interleaved_pairs(query: str) -> Iterator[tuple[Record, Record]]:
+def interleaved_chunks(query: str, size: int) -> Iterator[PairChunk]:
     qr = FastxReader(query)
-    it = iter(qr)
-    for q in it:
-        t = next(it, None)
-        if t is None:
-            raise InputError(f"odd number of records ({qr.count}) in an interleaved file: "
-                             f"record {qr.count} ({q.name}) has no partner", path=qr.name)
-        yield q, t
+    qs = _Records(qr)
+    while True:
+        block = qs.take(2 * size)
+        if len(block) % 2:
+            raise InputError(f"odd number of records ({qr.count}) in an interleaved file: record "
+                             f"{qr.count} ({block.name(len(block) - 1)}) has no partner", path=qr.name)
+        if not len(block):
+            break
+        idx = np.arange(0, len(block), 2, dtype=np.int64)
+        yield PairChunk(block.take(idx), block.take(idx + 1))
     _require_records(qr, qr.count)
 
 
@@ -127,15 +196,22 @@ class RegionFetcher:
         return Record(spec, str(self.fasta[name][start - 1:end]).encode())
 
 
-def file_pairs(pairs_file: str, query: str, target: str | None) -> Iterator[tuple[Record, Record]]:
+def file_chunks(pairs_file: str, query: str, target: str | None, size: int) -> Iterator[PairChunk]:
+    """The pairs listed in a pairs file; queries by name, targets (or regions) through the index."""
     qr = FastxReader(query)
-    queries: dict[str, Record] = {}
-    for rec in qr:
-        if rec.name in queries:
-            raise InputError(f"duplicate query name {rec.name!r}; --pairs looks queries up by name",
-                             path=qr.name, record=qr.count)
-        queries[rec.name] = rec
+    blocks = []
+    index: dict[str, int] = {}
+    base = 0
+    for block in qr.blocks():
+        for k, name in enumerate(block.names_list()):
+            if name in index:
+                raise InputError(f"duplicate query name {name!r}; --pairs looks queries up by name",
+                                 path=qr.name, record=int(block.num[k]))
+            index[name] = base + k
+        base += len(block)
+        blocks.append(block)
     _require_records(qr, qr.count)
+    queries = RecordBlock.concat(blocks)
     fetcher = RegionFetcher(target if target is not None else query)
     shown = display_name(pairs_file)
     try:
@@ -145,6 +221,8 @@ def file_pairs(pairs_file: str, query: str, target: str | None) -> Iterator[tupl
     import sys
 
     n = 0
+    picked: list[int] = []
+    targets: list[Record] = []
     with fh or sys.stdin as lines:
         for lineno, line in enumerate(lines, 1):
             if not line.strip() or line.startswith("#"):
@@ -153,24 +231,28 @@ def file_pairs(pairs_file: str, query: str, target: str | None) -> Iterator[tupl
             where = f"{shown}: line {lineno}"
             if len(fields) < 2:
                 raise InputError("expected query_name<TAB>target_name[:start-end]", path=where)
-            q = queries.get(fields[0])
-            if q is None:
+            k = index.get(fields[0])
+            if k is None:
                 raise InputError(f"unknown query name {fields[0]!r} (not in {qr.name})", path=where)
             n += 1
-            yield q, fetcher.fetch(fields[1], where)
+            picked.append(k)
+            targets.append(fetcher.fetch(fields[1], where))
+            if len(picked) >= size:
+                yield PairChunk(queries.take(np.array(picked, np.int64)), RecordBlock.from_records(targets))
+                picked, targets = [], []
     if n == 0:
         raise InputError("no pairs listed (empty pairs file)", path=shown)
+    if picked:
+        yield PairChunk(queries.take(np.array(picked, np.int64)), RecordBlock.from_records(targets))
 
 
 def pair_chunks(pairing: str, query: str, target: str | None, pairs_file: str | None,
                 size: int) -> Iterator[PairChunk]:
     """The pairs of a run, in input order, in chunks of ``size``."""
     if pairing == "pairs":
-        pairs = file_pairs(pairs_file, query, target)
-    elif pairing == "interleaved":
-        pairs = interleaved_pairs(query)
-    elif pairing == "cross":
-        pairs = cross_pairs(query, target)
-    else:
-        pairs = zip_pairs(query, target)
-    return _chunked(pairs, size)
+        return file_chunks(pairs_file, query, target, size)
+    if pairing == "interleaved":
+        return interleaved_chunks(query, size)
+    if pairing == "cross":
+        return cross_chunks(query, target, size)
+    return zip_chunks(query, target, size)
