@@ -67,7 +67,7 @@ class Alignments:
 
     def cigars(self, merge_m: bool = False) -> list[str]:
         """CIGAR strings of all pairs ('*' for an empty alignment or score only)."""
-        from .backends.cpu.pairwise import format_cigars
+        from .formatting import format_cigars
 
         if not self.traceback:
             return ["*"] * self.size

@@ -1,10 +1,13 @@
 """PAF writer: the 12 standard columns plus cg:Z (CIGAR), AS:i (score), NM:i.
 
 A pair without alignment keeps its names and lengths, with strand '*' and
-zero spans, like an unmapped PAF line.
+zero spans, like an unmapped PAF line. The rows of a chunk are formatted in
+one compiled call (``formatting``).
 """
 
 from __future__ import annotations
+
+from ..formatting import format_paf
 
 
 class PafWriter:
@@ -14,21 +17,10 @@ class PafWriter:
         self.stream = out.open()
 
     def write(self, chunk, res):
-        cigars = res.cigars(self.cigar_m)
-        st = res.stats
-        rows = []
-        for k, (q, t) in enumerate(zip(chunk.queries, chunk.targets)):
-            score = int(res.score[k])
-            if res.nruns[k] == 0:
-                rows.append(f"{q.name}\t{len(q.seq)}\t0\t0\t*\t{t.name}\t{len(t.seq)}\t0\t0\t0\t0\t0"
-                            f"\tAS:i:{score}\n")
-                continue
-            matches, mism, ins, dels = (int(x) for x in st[k])
-            rows.append(f"{q.name}\t{len(q.seq)}\t{res.qstart[k]}\t{res.qend[k]}\t+\t{t.name}\t"
-                        f"{len(t.seq)}\t{res.tstart[k]}\t{res.tend[k]}\t{matches}\t"
-                        f"{matches + mism + ins + dels}\t255\tcg:Z:{cigars[k]}\tAS:i:{score}\t"
-                        f"NM:i:{mism + ins + dels}\n")
-        self.stream.write("".join(rows).encode())
+        q, t = chunk.q, chunk.t
+        self.stream.write(format_paf(q.names, q.name_off, q.seq_off, res.qstart, res.qend, t.names, t.name_off,
+                                     t.seq_off, res.tstart, res.tend, res.score, res.stats, res.run_op,
+                                     res.run_len, res.run_off, res.nruns, self.cigar_m))
 
     def close(self):
         self.out.commit()

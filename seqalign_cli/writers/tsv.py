@@ -2,11 +2,22 @@
 
 Columns: qname qlen qstart qend tname tlen tstart tend score cigar nm
 (0-based half-open spans; nm = mismatches + inserted + deleted bases).
+The rows of a chunk are formatted in one compiled call (``formatting``).
 """
 
 from __future__ import annotations
 
+from ..formatting import format_tsv
+
 COLUMNS = ("qname", "qlen", "qstart", "qend", "tname", "tlen", "tstart", "tend", "score", "cigar", "nm")
+
+
+def tsv_rows(chunk, res, cigar_m: bool = False):
+    """The TSV rows of a chunk and its results, as one uint8 array."""
+    q, t = chunk.q, chunk.t
+    return format_tsv(q.names, q.name_off, q.seq_off, res.qstart, res.qend, t.names, t.name_off, t.seq_off,
+                      res.tstart, res.tend, res.score, res.stats, res.run_op, res.run_len, res.run_off,
+                      res.nruns, cigar_m)
 
 
 class TsvWriter:
@@ -17,13 +28,7 @@ class TsvWriter:
         self.stream.write(("\t".join(COLUMNS) + "\n").encode())
 
     def write(self, chunk, res):
-        cigars = res.cigars(self.cigar_m)
-        cols = zip(chunk.queries, chunk.targets, res.qstart.tolist(), res.qend.tolist(),
-                   res.tstart.tolist(), res.tend.tolist(), res.score.tolist(), cigars,
-                   (res.stats[:, 1] + res.stats[:, 2] + res.stats[:, 3]).tolist())
-        rows = [f"{q.name}\t{len(q.seq)}\t{qs}\t{qe}\t{t.name}\t{len(t.seq)}\t{ts}\t{te}\t{s}\t{c}\t{nm}\n"
-                for q, t, qs, qe, ts, te, s, c, nm in cols]
-        self.stream.write("".join(rows).encode())
+        self.stream.write(tsv_rows(chunk, res, self.cigar_m))
 
     def close(self):
         self.out.commit()

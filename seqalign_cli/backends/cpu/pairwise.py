@@ -16,6 +16,7 @@ import math
 import numba as nb
 import numpy as np
 
+from ...formatting import format_cigars  # noqa: F401 - CIGAR text lives with the other formatting
 from .dp import GLOBAL, GLOCAL, ST_H, finish_ops, init_rows, neg_inf, sweep, trace, track_row
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
@@ -169,46 +170,3 @@ def align_long(q1, t1, mode, sc, block, want_trace, run_op, run_len, stats, out)
 def checkpoint_block(qlen: int) -> int:
     """Rows per checkpoint: about sqrt(8*M) balances checkpoints and one block."""
     return max(16, int(math.isqrt(8 * max(qlen, 1))))
-
-
-@nb.njit(**_JIT)
-def format_cigars(run_op, run_len, run_off, nruns, merge_m):
-    """CIGAR text of every pair in one byte buffer. Returns (buffer, offsets)."""
-    n = nruns.shape[0]
-    total = 0
-    for p in range(n):
-        total += nruns[p] * 11 + 1
-    buf = np.empty(total, np.uint8)
-    offs = np.empty(n + 1, np.int64)
-    letters = np.array([61, 88, 73, 68], np.uint8)  # = X I D
-    digits = np.empty(12, np.uint8)
-    pos = 0
-    for p in range(n):
-        offs[p] = pos
-        r0 = run_off[p]
-        k = 0
-        nr = nruns[p]
-        while k < nr:
-            op = run_op[r0 + k]
-            length = run_len[r0 + k]
-            letter = letters[op]
-            if merge_m and op <= 1:
-                letter = 77  # M
-                while k + 1 < nr and run_op[r0 + k + 1] <= 1:
-                    k += 1
-                    length += run_len[r0 + k]
-            nd = 0
-            while True:
-                digits[nd] = 48 + length % 10
-                nd += 1
-                length //= 10
-                if length == 0:
-                    break
-            for d in range(nd - 1, -1, -1):
-                buf[pos] = digits[d]
-                pos += 1
-            buf[pos] = letter
-            pos += 1
-            k += 1
-    offs[n] = pos
-    return buf[:pos], offs
