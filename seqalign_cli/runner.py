@@ -1,9 +1,15 @@
 """The pipeline of a run: read -> pair -> encode -> align -> write, streamed.
 
-Chunks of pairs are read and encoded in a background thread while the
-backend aligns the previous chunk; results are written in input order. The
-output is committed (renamed into place) only after the last chunk; on any
-error it is discarded.
+Three stages overlap: a reader thread reads, pairs and encodes the next
+chunks (record blocks, no object per record) while the calling thread aligns
+the current one and a writer thread formats and writes the previous one.
+Chunks are written in input order. The output is committed (renamed into
+place) only after the last chunk; on any error it is discarded.
+
+The summary's stage times are those of the aligning thread: ``read`` is the
+time it waited for the reader, ``align`` the time it spent aligning, and
+``write`` the time it waited for the writer (a full queue, then the last
+chunks and closing the output).
 """
 
 from __future__ import annotations
@@ -18,7 +24,6 @@ from typing import Callable
 
 from .backends import select_backend
 from .config import RunConfig
-from .io.encode import make_batch
 from .io.pairs import pair_chunks
 from .writers import make_writer
 from .writers.output import OutputFile
@@ -58,7 +63,7 @@ def _prefetch(chunks, depth: int = 2):
     def produce():
         try:
             for chunk in chunks:
-                item = (chunk, make_batch([r.seq for r in chunk.queries], [r.seq for r in chunk.targets]))
+                item = (chunk, chunk.batch())
                 while not stop.is_set():
                     try:
                         q.put(item, timeout=0.1)
@@ -83,6 +88,61 @@ def _prefetch(chunks, depth: int = 2):
             yield item
     finally:
         stop.set()
+
+
+class _WriterThread:
+    """Writes (chunk, results) items in order in a thread, ``depth`` items behind at most.
+
+    An error of the writer (a broken pipe, a duplicate SAM reference) is
+    raised in the calling thread by the next ``put`` or by ``finish``.
+    """
+
+    def __init__(self, writer, depth: int = 2):
+        self.writer = writer
+        self.items: queue.Queue = queue.Queue(maxsize=depth)
+        self.error: BaseException | None = None
+        self.stopped = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while True:
+            item = self.items.get()
+            if item is None:
+                return
+            if self.error is not None or self.stopped:
+                continue  # after an error: drain until the end marker
+            try:
+                self.writer.write(*item)
+            except BaseException as exc:  # handed to the calling thread
+                self.error = exc
+
+    def _raise(self):
+        if self.error is not None:
+            error, self.error = self.error, None
+            self.stopped = True
+            raise error
+
+    def put(self, chunk, res):
+        self._raise()
+        self.items.put((chunk, res))
+
+    def finish(self):
+        """Wait until every item is written."""
+        self.items.put(None)
+        self.thread.join()
+        self._raise()
+
+    def stop(self):
+        """Drop what is still queued and wait for the thread (after an error elsewhere)."""
+        self.stopped = True
+        while True:
+            try:
+                self.items.get_nowait()
+            except queue.Empty:
+                break
+        self.items.put(None)
+        self.thread.join()
 
 
 def _progress(enabled: bool):
@@ -110,6 +170,7 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
     task = progress.add_task("aligning", total=None) if progress else None
     pairs = cells = 0
     stages = {"read": 0.0, "align": 0.0, "write": 0.0}
+    writing = _WriterThread(writer)
     try:
         clock = time.perf_counter()
         for chunk, batch in _prefetch(chunks):
@@ -118,17 +179,19 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
             res = backend.align(batch, cfg.align)
             clock = time.perf_counter()
             stages["align"] += clock - now
-            writer.write(chunk, res)
+            writing.put(chunk, res)
             now, clock = clock, time.perf_counter()
-            stages["write"] += clock - now
+            stages["write"] += clock - now  # waiting for room in the writer's queue
             pairs += batch.size
             cells += batch.cells()
             if progress:
                 progress.update(task, completed=pairs)
         now = time.perf_counter()
+        writing.finish()
         writer.close()
         stages["write"] += time.perf_counter() - now
     except BaseException:
+        writing.stop()
         if hasattr(writer, "discard"):
             writer.discard()
         out.discard()
