@@ -3,8 +3,8 @@
 A ``RecordBlock`` holds n records without one Python object per record:
 
 * names: UTF-8 bytes back to back (``names``) with (n+1,) offsets ``name_off``;
-* sequences: the letters as read (``seq``), their codes (``codes``, see
-  ``encode``) and (n+1,) offsets ``seq_off`` shared by both;
+* sequences: the letters as read (``seq``) with (n+1,) offsets ``seq_off``;
+  ``codes()`` encodes them for a backend;
 * qualities (FASTQ): ``qual`` with the same offsets as the sequence (a
   quality string always has its sequence's length), or None;
 * ``num``: the 1-based number of each record in its file (0 for a region cut
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from .encode import _LUT
+from .parse import encode_all
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 _EMPTY_U8 = np.zeros(0, np.uint8)
@@ -87,7 +87,6 @@ class RecordBlock:
     names: np.ndarray
     name_off: np.ndarray
     seq: np.ndarray
-    codes: np.ndarray
     seq_off: np.ndarray
     qual: np.ndarray | None
     num: np.ndarray
@@ -107,8 +106,7 @@ class RecordBlock:
     @classmethod
     def empty(cls, fastq: bool = False) -> "RecordBlock":
         z = np.zeros(1, np.int64)
-        return cls(_EMPTY_U8, z, _EMPTY_U8, _EMPTY_U8, z, _EMPTY_U8 if fastq else None,
-                   np.zeros(0, np.int64))
+        return cls(_EMPTY_U8, z, _EMPTY_U8, z, _EMPTY_U8 if fastq else None, np.zeros(0, np.int64))
 
     @classmethod
     def from_records(cls, records) -> "RecordBlock":
@@ -125,7 +123,7 @@ class RecordBlock:
         seq = np.frombuffer(b"".join(seqs), np.uint8)
         fastq = n > 0 and all(r.qual is not None for r in records)
         qual = np.frombuffer(b"".join(r.qual for r in records), np.uint8) if fastq else None
-        return cls(np.frombuffer(b"".join(names), np.uint8), name_off, seq, _LUT[seq], seq_off, qual,
+        return cls(np.frombuffer(b"".join(names), np.uint8), name_off, seq, seq_off, qual,
                    np.array([r.num for r in records], np.int64))
 
     def slice(self, start: int, stop: int) -> "RecordBlock":
@@ -136,7 +134,7 @@ class RecordBlock:
         no, so = self.name_off, self.seq_off
         a, b = int(so[start]), int(so[stop])
         return RecordBlock(self.names[no[start]:no[stop]], no[start:stop + 1] - no[start],
-                           self.seq[a:b], self.codes[a:b], so[start:stop + 1] - a,
+                           self.seq[a:b], so[start:stop + 1] - a,
                            None if self.qual is None else self.qual[a:b], self.num[start:stop])
 
     def take(self, idx: np.ndarray) -> "RecordBlock":
@@ -144,9 +142,8 @@ class RecordBlock:
         idx = np.ascontiguousarray(idx, dtype=np.int64)
         names, name_off = _gather(self.names, self.name_off, idx)
         seq, seq_off = _gather(self.seq, self.seq_off, idx)
-        codes = _gather_same(self.codes, self.seq_off, seq_off, idx)
         qual = None if self.qual is None else _gather_same(self.qual, self.seq_off, seq_off, idx)
-        return RecordBlock(names, name_off, seq, codes, seq_off, qual, self.num[idx])
+        return RecordBlock(names, name_off, seq, seq_off, qual, self.num[idx])
 
     @staticmethod
     def concat(blocks: list["RecordBlock"]) -> "RecordBlock":
@@ -160,10 +157,13 @@ class RecordBlock:
         return RecordBlock(np.concatenate([b.names for b in blocks]),
                            _concat_offsets([b.name_off for b in blocks]),
                            np.concatenate([b.seq for b in blocks]),
-                           np.concatenate([b.codes for b in blocks]),
                            _concat_offsets([b.seq_off for b in blocks]),
                            np.concatenate([b.qual for b in blocks]) if fastq else None,
                            np.concatenate([b.num for b in blocks]))
+
+    def codes(self) -> np.ndarray:
+        """The codes of the sequences (see ``encode``), with the offsets ``seq_off``."""
+        return encode_all(self.seq)
 
     def name(self, k: int) -> str:
         return self.names[self.name_off[k]:self.name_off[k + 1]].tobytes().decode("utf-8", "replace")

@@ -31,10 +31,10 @@ from .parse import FQ_OTHER, parse_fasta, parse_fastq
 
 __all__ = ["FastxReader", "Record", "RecordBlock", "display_name", "open_binary"]
 
-#: bytes asked of the stream at a time
+#: size of the input array (grown for longer records)
 READ_SIZE = 1 << 22
-#: input gathered before a block is parsed (gzip and pipes deliver less per read)
-MIN_BLOCK = 1 << 20
+#: input read before a block is parsed (gzip and pipes deliver less per read)
+MIN_BLOCK = 1 << 21
 #: records per block on the line parser's path
 SLOW_BLOCK = 4096
 
@@ -85,6 +85,8 @@ class _Prefixed(io.RawIOBase):
             buf[:n] = self.head[:n]
             self.head = self.head[n:]
             return n
+        if hasattr(self.raw, "readinto1"):
+            return self.raw.readinto1(buf)
         data = self.raw.read1(len(buf)) if hasattr(self.raw, "read1") else self.raw.read(len(buf))
         buf[:len(data)] = data
         return len(data)
@@ -104,6 +106,41 @@ def _clean_names(names: np.ndarray, name_off: np.ndarray) -> tuple[np.ndarray, n
     np.cumsum([len(x) for x in fixed], out=new_off[1:])
     return np.frombuffer(b"".join(fixed), np.uint8), new_off
 
+
+class _Input:
+    """The input of a reader gathered in one array that is reused: what is not parsed stays in front."""
+
+    def __init__(self, fh, head: bytes):
+        self.fh = fh
+        self.buf = np.empty(max(READ_SIZE, 2 * len(head)), np.uint8)
+        self.buf[:len(head)] = np.frombuffer(head, np.uint8)
+        self.filled = len(head)
+        self.eof = False
+
+    def fill(self, at_least: int = MIN_BLOCK):
+        """Read until ``at_least`` more bytes are at hand or the input ends (then ``eof``)."""
+        got = 0
+        while got < at_least and not self.eof:
+            if self.filled == len(self.buf):
+                bigger = np.empty(2 * len(self.buf), np.uint8)
+                bigger[:self.filled] = self.buf[:self.filled]
+                self.buf = bigger
+            n = self.fh.readinto1(memoryview(self.buf)[self.filled:])
+            if not n:
+                self.eof = True
+            else:
+                self.filled += n
+                got += n
+
+    def data(self) -> np.ndarray:
+        return self.buf[:self.filled]
+
+    def consume(self, k: int):
+        """Drop the first k bytes."""
+        rest = self.filled - k
+        if rest:
+            self.buf[:rest] = self.buf[k:self.filled].copy()
+        self.filled = rest
 
 class FastxReader:
     """The records of one FASTA or FASTQ file, as blocks (``blocks()``) or one by one."""
@@ -155,92 +192,72 @@ class FastxReader:
             raise self._error("empty record name (a header line with no name)")
         return parts[0].decode("utf-8", "replace")
 
-    def _block(self, names, name_off, seq, codes, seq_off, qual, high) -> RecordBlock:
+    def _block(self, names, name_off, seq, seq_off, qual, high) -> RecordBlock:
         """A parsed block; numbers the records."""
         n = len(seq_off) - 1
         if high:
             names, name_off = _clean_names(names, name_off)
         num = np.arange(self.count + 1, self.count + 1 + n, dtype=np.int64)
         self.count += n
-        return RecordBlock(names, name_off, seq, codes, seq_off, qual, num)
-
-    @staticmethod
-    def _read(fh, parts: list[bytes], size: int) -> tuple[bytes, int]:
-        """Read until at least MIN_BLOCK bytes are at hand or the input ends; b'' at the end."""
-        got = b""
-        while size < MIN_BLOCK:
-            block = fh.read1(READ_SIZE)
-            if not block:
-                break
-            got = block
-            parts.append(block)
-            size += len(block)
-        return got, size
+        return RecordBlock(names, name_off, seq, seq_off, qual, num)
 
     def _fasta(self, header: bytes, fh) -> Iterator[RecordBlock]:
-        """FASTA in blocks: cut on newline + '>', parsed by ``parse_fasta``."""
-        parts = [header]
-        size = len(header)
+        """FASTA in blocks through ``parse_fasta`` (records cut on newline + '>')."""
+        src = _Input(fh, header)
+        want = MIN_BLOCK
         while True:
             try:
-                more, size = self._read(fh, parts, 0)
+                src.fill(want)
             except BaseException:
                 # what is at hand flows before the error (its records count as read)
-                data = b"".join(parts)
-                cut = data.rfind(b"\n>")
-                if cut > 0:
-                    yield from self._fasta_records(data, cut)
+                yield from self._fasta_records(src, False)
                 raise
-            data = b"".join(parts)
-            if more:
-                cut = data.rfind(b"\n>")
-                if cut < 0:
-                    parts = [data]
-                    continue
-                parts = [data[cut + 1:]]
-            else:
-                cut = len(data)
-            yield from self._fasta_records(data, cut)
-            if not more:
+            got = yield from self._fasta_records(src, src.eof)
+            if src.eof:
                 return
+            # a record longer than what is at hand: read as much again before parsing again
+            want = MIN_BLOCK if got else max(MIN_BLOCK, src.filled)
 
-    def _fasta_records(self, data: bytes, end: int) -> Iterator[RecordBlock]:
-        names, name_off, seq, codes, seq_off, bad, high = parse_fasta(np.frombuffer(data, np.uint8), end)
-        block = self._block(names, name_off, seq, codes, seq_off, None, high)
+    def _fasta_records(self, src: _Input, final: bool):
+        names, name_off, seq, seq_off, stop, bad, high = parse_fasta(src.data(), src.filled, final)
+        block = self._block(names, name_off, seq, seq_off, None, high)
+        src.consume(stop)
         if bad >= 0:
             self.count -= len(block) - bad
             if bad:
                 yield block.slice(0, bad)
             raise self._error("empty record name (a header line with no name)")
-        yield block
+        if len(block):
+            yield block
+        return len(block)
 
     def _fastq_blocks(self, header: bytes, fh) -> Iterator[RecordBlock]:
         """FASTQ in blocks through ``parse_fastq``; the line parser from its first refusal on."""
-        parts = [header]
+        src = _Input(fh, header)
+        want = MIN_BLOCK
         while True:
             try:
-                more, _ = self._read(fh, parts, 0)
+                src.fill(want)
             except BaseException:
-                block, _, _ = self._fastq_records(b"".join(parts), False)
+                block, _ = self._fastq_records(src, False)
                 if block is not None:
                     yield block
                 raise
-            data = b"".join(parts)
-            block, stop, status = self._fastq_records(data, not more)
+            block, status = self._fastq_records(src, src.eof)
             if block is not None:
                 yield block
             if status == FQ_OTHER:
-                yield from self._fastq_slow(data[stop:], fh)
+                yield from self._fastq_slow(src.data().tobytes(), fh)
                 return
-            if not more:
+            if src.eof:
                 return
-            parts = [data[stop:]]
+            want = MIN_BLOCK if block is not None else max(MIN_BLOCK, src.filled)
 
-    def _fastq_records(self, data: bytes, final: bool):
-        names, name_off, seq, codes, qual, seq_off, stop, status, high = parse_fastq(
-            np.frombuffer(data, np.uint8), len(data), final)
-        block = self._block(names, name_off, seq, codes, seq_off, qual, high) if len(seq_off) > 1 else None
-        return block, stop, status
+    def _fastq_records(self, src: _Input, final: bool):
+        names, name_off, seq, qual, seq_off, stop, status, high = parse_fastq(src.data(), src.filled, final)
+        block = self._block(names, name_off, seq, seq_off, qual, high) if len(seq_off) > 1 else None
+        src.consume(stop)
+        return block, status
 
     def _fastq_slow(self, rest: bytes, fh) -> Iterator[RecordBlock]:
         """The line parser from ``rest`` then the stream on, its records gathered in blocks."""

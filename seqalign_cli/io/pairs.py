@@ -51,7 +51,7 @@ class PairChunk:
 
     def batch(self) -> PairBatch:
         """The encoded pairs a backend aligns."""
-        return PairBatch(self.q.codes, self.q.seq_off, self.t.codes, self.t.seq_off)
+        return PairBatch(self.q.codes(), self.q.seq_off, self.t.codes(), self.t.seq_off)
 
 
 class _Records:

@@ -140,28 +140,22 @@ def copy_fasta_line(data, a, b, seq, o):
 
 
 @nb.njit(**_JIT)
-def _grow(arr, need):
-    if need < arr.shape[0]:
-        return arr
-    out = np.empty(max(2 * arr.shape[0], need + 1), arr.dtype)
-    out[:arr.shape[0]] = arr
-    return out
-
-
-@nb.njit(**_JIT)
-def parse_fasta(data, end):
-    """Records of data[:end], which starts with '>' and holds whole records.
+def parse_fasta(data, n, final):
+    """FASTA records of data[:n], which starts with '>'.
 
     As the reference parser: records are cut on newline + '>' (every line
     that starts with '>' is a header), the name is the header's first word,
     the sequence is every other line with spaces, tabs, CRs (and newlines)
-    removed. Returns (names, name_off, seq, codes, seq_off, first record
-    with an empty name or -1, whether a name byte is not ASCII).
+    removed. Unless ``final``, the last record is left out (more of it may
+    follow). Returns (names, name_off, seq, seq_off, where the first record
+    left out starts, first record with an empty name or -1, whether a name
+    byte is not ASCII).
     """
-    names = np.empty(end, np.uint8)
-    seq = np.empty(end, np.uint8)
-    name_off = np.empty(end // 64 + 16, np.int64)
-    seq_off = np.empty(end // 64 + 16, np.int64)
+    names = np.empty(n, np.uint8)
+    seq = np.empty(n, np.uint8)
+    # a record takes two bytes at least ('>' and a newline): room for all, only what is used is touched
+    name_off = np.empty(n // 2 + 2, np.int64)
+    seq_off = np.empty(n // 2 + 2, np.int64)
     name_off[0] = 0
     seq_off[0] = 0
     bad = -1
@@ -170,13 +164,13 @@ def parse_fasta(data, end):
     o = 0
     r = 0
     i = 0
-    while i < end:
-        j = line_end(data, i, end)
+    last = 0  # where the last header starts
+    while i < n:
+        j = line_end(data, i, n)
         if data[i] == 62:  # '>': a header
             if r > 0:
                 seq_off[r] = o
-            name_off = _grow(name_off, r + 1)
-            seq_off = _grow(seq_off, r + 1)
+            last = i
             before = npos
             npos, h = put_name(data, i + 1, j, names, npos)
             high |= h
@@ -188,7 +182,15 @@ def parse_fasta(data, end):
             o = copy_fasta_line(data, i, j, seq, o)
         i = j + 1
     seq_off[r] = o
-    return names[:npos], name_off[:r + 1], seq[:o], encode_all(seq[:o]), seq_off[:r + 1], bad, high
+    stop = n
+    if not final and r > 0:
+        r -= 1
+        npos = name_off[r]
+        o = seq_off[r]
+        stop = last
+        if bad == r:
+            bad = -1
+    return names[:npos], name_off[:r + 1], seq[:o], seq_off[:r + 1], stop, bad, high
 
 
 @nb.njit(**_JIT)
@@ -202,14 +204,15 @@ def parse_fastq(data, n, final):
     ``final`` (FQ_MORE), or at a record it does not take (FQ_OTHER: more than
     one sequence or quality line, or anything malformed; the reference parser
     takes over there and reports any error). Returns the columns of the
-    records taken (names, name_off, seq, codes, qual, seq_off), where the first
+    records taken (names, name_off, seq, qual, seq_off), where the first
     record not taken starts, the status and whether a name byte is not ASCII.
     """
     names = np.empty(n, np.uint8)
     seq = np.empty(n, np.uint8)
     qual = np.empty(n, np.uint8)
-    name_off = np.empty(n // 128 + 16, np.int64)
-    seq_off = np.empty(n // 128 + 16, np.int64)
+    # a record takes five bytes at least ('@', a name, '+' and two newlines)
+    name_off = np.empty(n // 5 + 2, np.int64)
+    seq_off = np.empty(n // 5 + 2, np.int64)
     name_off[0] = 0
     seq_off[0] = 0
     high = False
@@ -287,8 +290,6 @@ def parse_fastq(data, n, final):
             status = FQ_OTHER
             break
         high |= h
-        name_off = _grow(name_off, r + 1)
-        seq_off = _grow(seq_off, r + 1)
         _copy(data, sa, sb, seq, o)
         _copy(data, qa, qa + (sb - sa), qual, o)
         o += sb - sa
@@ -296,5 +297,4 @@ def parse_fastq(data, n, final):
         name_off[r] = npos
         seq_off[r] = o
     stop = n if status == FQ_END else start
-    return (names[:npos], name_off[:r + 1], seq[:o], encode_all(seq[:o]), qual[:o], seq_off[:r + 1], stop,
-            status, high)
+    return names[:npos], name_off[:r + 1], seq[:o], qual[:o], seq_off[:r + 1], stop, status, high
