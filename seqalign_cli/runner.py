@@ -55,39 +55,49 @@ class Summary:
 _DONE = object()
 
 
-def _prefetch(chunks, depth: int = 2):
-    """Run the reading/encoding generator in a thread, depth chunks ahead."""
-    q: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
+class _Reader:
+    """Runs the reading/pairing/encoding generator in a thread, ``depth`` chunks ahead.
 
-    def produce():
+    The thread starts at once (reading overlaps the backend's start); an
+    error of the reader is raised in the consuming thread.
+    """
+
+    def __init__(self, chunks, depth: int = 2):
+        self.chunks = chunks
+        self.items: queue.Queue = queue.Queue(maxsize=depth)
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _put(self, item) -> bool:
+        while not self.stopped.is_set():
+            try:
+                self.items.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _run(self):
         try:
-            for chunk in chunks:
-                item = (chunk, chunk.batch())
-                while not stop.is_set():
-                    try:
-                        q.put(item, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
+            for chunk in self.chunks:
+                if not self._put((chunk, chunk.batch())):
                     return
-            q.put(_DONE)
+            self._put(_DONE)
         except BaseException as exc:  # handed to the consumer, which re-raises it
-            q.put(exc)
+            self._put(exc)
 
-    thread = threading.Thread(target=produce, daemon=True)
-    thread.start()
-    try:
+    def __iter__(self):
         while True:
-            item = q.get()
+            item = self.items.get()
             if item is _DONE:
                 return
             if isinstance(item, BaseException):
                 raise item
             yield item
-    finally:
-        stop.set()
+
+    def close(self):
+        self.stopped.set()
 
 
 class _WriterThread:
@@ -160,12 +170,16 @@ def _progress(enabled: bool):
 def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> Summary:
     """Align every pair of the run described by ``cfg``; returns the summary."""
     start = time.perf_counter()
-    backend = select_backend(cfg.backend, cfg.threads, log, cfg.device)
-    out = OutputFile(cfg.output)
-    target_file = cfg.target if cfg.target is not None else cfg.query
-    writer = make_writer(cfg.out_format, out, cfg.command_line, cfg.cigar_m, cfg.align.traceback,
-                         "<stdin>" if target_file == "-" else target_file)
-    chunks = pair_chunks(cfg.pairing, cfg.query, cfg.target, cfg.pairs_file, cfg.batch_size)
+    reader = _Reader(pair_chunks(cfg.pairing, cfg.query, cfg.target, cfg.pairs_file, cfg.batch_size))
+    try:
+        backend = select_backend(cfg.backend, cfg.threads, log, cfg.device)
+        out = OutputFile(cfg.output)
+        target_file = cfg.target if cfg.target is not None else cfg.query
+        writer = make_writer(cfg.out_format, out, cfg.command_line, cfg.cigar_m, cfg.align.traceback,
+                             "<stdin>" if target_file == "-" else target_file)
+    except BaseException:
+        reader.close()
+        raise
     progress = _progress(cfg.progress)
     task = progress.add_task("aligning", total=None) if progress else None
     pairs = cells = 0
@@ -173,7 +187,7 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
     writing = _WriterThread(writer)
     try:
         clock = time.perf_counter()
-        for chunk, batch in _prefetch(chunks):
+        for chunk, batch in reader:
             now = time.perf_counter()
             stages["read"] += now - clock  # waiting for the reader thread
             res = backend.align(batch, cfg.align)
@@ -191,6 +205,7 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
         writer.close()
         stages["write"] += time.perf_counter() - now
     except BaseException:
+        reader.close()
         writing.stop()
         if hasattr(writer, "discard"):
             writer.discard()
