@@ -167,7 +167,11 @@ class _WriterThread:
         self._raise()
 
     def stop(self):
-        """Drop what is still queued and wait for the thread (after an error elsewhere)."""
+        """Drop what is still queued and let the thread end (after an error elsewhere).
+
+        The write in progress is waited for a few seconds at most: a pipe whose
+        reader stopped reading must not hold up the error or an interrupt.
+        """
         self.stopped = True
         while True:
             try:
@@ -175,7 +179,7 @@ class _WriterThread:
             except queue.Empty:
                 break
         self.items.put(None)
-        self.thread.join()
+        self.thread.join(timeout=5)
 
 
 def _progress(enabled: bool):
