@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device session: install carried wheels, report the GPU, run the GPU
 # tests, then the kernel and end-to-end benchmarks. Logs go to $OUT.
-# Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|bench|e2e|all]
+# Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|sweep|bench|e2e|all]
+# TESTS, BENCH_ARGS and SWEEP_ARGS pass arguments through.
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/seqalign-out}
@@ -16,7 +17,10 @@ fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
 python3 -m seqalign_cli info 2>&1 | tee "$OUT/info.txt"
 if [[ $what == tests || $what == all ]]; then
-  python3 -m pytest -q -p no:cacheprovider tests/test_cuda.py 2>&1 | tee "$OUT/gpu_tests.txt"
+  python3 -m pytest -q -rf -p no:cacheprovider --maxfail 20 ${TESTS:-tests/test_cuda.py} 2>&1 | tee "$OUT/gpu_tests.txt"
+fi
+if [[ $what == sweep ]]; then
+  python3 benchmarks/bench_gpu.py --sweep ${SWEEP_ARGS:-} 2>&1 | tee "$OUT/sweep.tsv"
 fi
 if [[ $what == bench || $what == all ]]; then
   python3 benchmarks/bench_gpu.py ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench_gpu.txt"

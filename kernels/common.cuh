@@ -15,11 +15,17 @@
 #define SA_SHFL_UP(v, d) __shfl_up((v), (d))
 #define SA_SHFL_DOWN(v, d) __shfl_down((v), (d))
 #define SA_SHFL(v, l) __shfl((v), (l))
+#define SA_SHFL_UP_W(v, d, w) __shfl_up((v), (d), (w))
+#define SA_SHFL_XOR(v, m) __shfl_xor((v), (m))
+#define SA_SYNCWARP()
 #else
 #define SA_WARP 32
 #define SA_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
 #define SA_SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
 #define SA_SHFL(v, l) __shfl_sync(0xffffffffu, (v), (l))
+#define SA_SHFL_UP_W(v, d, w) __shfl_up_sync(0xffffffffu, (v), (d), (w))
+#define SA_SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m))
+#define SA_SYNCWARP() __syncwarp()
 #endif
 
 #ifndef __CUDACC_RTC__
@@ -83,6 +89,13 @@ __device__ __forceinline__ int profile_score(uint32_t lo, uint32_t hi, uint32_t 
 #endif
 }
 
+// The largest v over the whole warp (every lane gets it).
+__device__ __forceinline__ int warp_max(int v) {
+#pragma unroll
+  for (int off = SA_WARP / 2; off > 0; off /= 2) v = max(v, SA_SHFL_XOR(v, off));
+  return v;
+}
+
 // H[i][0]: a leading query gap, free in semi-global and local modes.
 __device__ __forceinline__ int left_value(int mode, int i, const Scoring& s) {
   return (i == 0 || mode == SEMI || mode == LOCAL) ? 0 : -(s.gap_open + i * s.gap_extend);
@@ -97,6 +110,77 @@ __device__ __forceinline__ int top_value(int mode, int j, const Scoring& s) {
 // smaller query end, then the smaller target end.
 __device__ __forceinline__ bool better(int s, int i, int j, int bs, int bi, int bj) {
   return s > bs || (s == bs && (i < bi || (i == bi && j < bj)));
+}
+
+// The best of (bs, bi, bj) over a group of G aligned lanes (every lane gets it).
+template <int G>
+__device__ __forceinline__ void group_best(int& bs, int& bi, int& bj) {
+#pragma unroll
+  for (int off = G / 2; off > 0; off /= 2) {
+    const int os = SA_SHFL_XOR(bs, off), oi = SA_SHFL_XOR(bi, off), oj = SA_SHFL_XOR(bj, off);
+    if (better(os, oi, oj, bs, bi, bj)) { bs = os; bi = oi; bj = oj; }
+  }
+}
+
+// The best allowed end cell that needs no DP (lane 0 starts from it):
+// the empty alignment in local and semi-global modes, the first column and
+// row where the mode allows them, and the whole matrix when m == 0.
+__device__ __forceinline__ void initial_end(int mode, int m, int n, const Scoring& sc, int& bs, int& bi, int& bj) {
+  bs = NEG; bi = 0x7fffffff; bj = 0x7fffffff;
+  if (mode == LOCAL) { bs = 0; bi = 0; bj = 0; }
+  if (mode == SEMI) { bs = 0; bi = 0; bj = (m == 0) ? 0 : n; }
+  if ((mode == GLOBAL || mode == GLOCAL) && m == 0) { bs = top_value(mode, n, sc); bi = 0; bj = (mode == GLOBAL) ? n : 0; }
+  if (m > 0 && (mode == GLOCAL || (mode == GLOBAL && n == 0))) {
+    const int v = left_value(mode, m, sc);
+    if (better(v, m, 0, bs, bi, bj)) { bs = v; bi = m; bj = 0; }
+  }
+}
+
+// ---- 16-bit lanes: two scores per 32-bit register (low half, high half) ----
+// Hopper has these as single DPX instructions; CUDA emulates them on older
+// GPUs, and HIP gets the plain versions below.
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+__device__ __forceinline__ uint32_t pk16(int lo, int hi) { return (uint32_t)(lo & 0xffff) | ((uint32_t)hi << 16); }
+__device__ __forceinline__ int lo16(uint32_t v) { return (int)(short)(v & 0xffff); }
+__device__ __forceinline__ int hi16(uint32_t v) { return (int)(short)(v >> 16); }
+__device__ __forceinline__ uint32_t add_max16(uint32_t a, uint32_t b, uint32_t c) {
+  return pk16(max(lo16(a) + lo16(b), lo16(c)), max(hi16(a) + hi16(b), hi16(c)));
+}
+__device__ __forceinline__ uint32_t max16(uint32_t a, uint32_t b) { return pk16(max(lo16(a), lo16(b)), max(hi16(a), hi16(b))); }
+__device__ __forceinline__ uint32_t max16_relu(uint32_t a, uint32_t b) {
+  return pk16(max(max(lo16(a), lo16(b)), 0), max(max(hi16(a), hi16(b)), 0));
+}
+__device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) {  // 0xffff in each half where a > b
+  return (lo16(a) > lo16(b) ? 0xffffu : 0u) | (hi16(a) > hi16(b) ? 0xffff0000u : 0u);
+}
+#else
+__device__ __forceinline__ uint32_t pk16(int lo, int hi) { return (uint32_t)(lo & 0xffff) | ((uint32_t)hi << 16); }
+__device__ __forceinline__ int lo16(uint32_t v) { return (int)(short)(v & 0xffff); }
+__device__ __forceinline__ int hi16(uint32_t v) { return (int)(short)(v >> 16); }
+__device__ __forceinline__ uint32_t add_max16(uint32_t a, uint32_t b, uint32_t c) { return __viaddmax_s16x2(a, b, c); }
+__device__ __forceinline__ uint32_t max16(uint32_t a, uint32_t b) { return __vmaxs2(a, b); }
+__device__ __forceinline__ uint32_t max16_relu(uint32_t a, uint32_t b) { return __vimax_s16x2_relu(a, b); }
+__device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) { return __vcmpgts2(a, b); }
+#endif
+
+// Two signed bytes of a pair of profiles, sign-extended into two 16-bit
+// halves: byte sel_lo of (lo, hi) in the low half, byte sel_hi in the high
+// half (selectors 0..7, as built by profile_selector16).
+__device__ __forceinline__ uint32_t profile_score16(uint32_t lo, uint32_t hi, uint32_t sel) {
+#if defined(__CUDA_ARCH__) && !defined(__HIPCC__)
+  uint32_t v;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(v) : "r"(lo), "r"(hi), "r"(sel));
+  return v;
+#else
+  const unsigned long long both = ((unsigned long long)hi << 32) | lo;
+  return pk16((signed char)(both >> (8 * (sel & 7u))), (signed char)(both >> (8 * ((sel >> 8) & 7u))));
+#endif
+}
+
+// Selector for profile_score16: byte a (0..3) of lo in the low half, byte b
+// (0..3) of hi in the high half, each sign-extended.
+__device__ __forceinline__ uint32_t profile_selector16(uint32_t a, uint32_t b) {
+  return a | ((a | 8u) << 4) | ((b + 4u) << 8) | ((b + 12u) << 12);
 }
 
 }  // namespace sa

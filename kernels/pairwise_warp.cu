@@ -32,6 +32,7 @@
 // 2 'I', 3 'D') at run_off[p], with starts (query, target) and stats
 // (matches, mismatches, inserted bases, deleted bases).
 #include "common.cuh"
+#include "traceback.cuh"
 
 using namespace sa;
 
@@ -58,15 +59,7 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
 
   // best allowed end cell seen by this lane
   int bs = NEG, bi = 0x7fffffff, bj = 0x7fffffff;
-  if (lane == 0) {
-    if (MODE == LOCAL) { bs = 0; bi = 0; bj = 0; }
-    if (MODE == SEMI) { bs = 0; bi = 0; bj = (m == 0) ? 0 : n; }
-    if ((MODE == GLOBAL || MODE == GLOCAL) && m == 0) { bs = top_value(MODE, n, sc); bi = 0; bj = (MODE == GLOBAL) ? n : 0; }
-    if (m > 0 && (MODE == GLOCAL || (MODE == GLOBAL && n == 0))) {
-      int v = left_value(MODE, m, sc);
-      if (better(v, m, 0, bs, bi, bj)) { bs = v; bi = m; bj = 0; }
-    }
-  }
+  if (lane == 0) initial_end(MODE, m, n, sc, bs, bi, bj);
 
   const int nst = (m + rows - 1) / rows;
   int* brow = border + border_off[p];
@@ -140,29 +133,15 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
       up_prev = up_h;
       if (lane == SA_WARP - 1 && k + 1 < nst) { brow[j] = hup; brow[n + 1 + j] = fup; }
     }
-#if !defined(__HIPCC__)
-    __syncwarp();
-#endif
+    SA_SYNCWARP();
     if (MODE == LOCAL) {
 #pragma unroll
       for (int r = 0; r < R; ++r)
         if (i0 + r <= m && better(rb[r], i0 + r, rj[r], bs, bi, bj)) { bs = rb[r]; bi = i0 + r; bj = rj[r]; }
     }
   }
-  for (int off = SA_WARP / 2; off > 0; off /= 2) {
-    int os = SA_SHFL_DOWN(bs, off), oi = SA_SHFL_DOWN(bi, off), oj = SA_SHFL_DOWN(bj, off);
-    if (better(os, oi, oj, bs, bi, bj)) { bs = os; bi = oi; bj = oj; }
-  }
+  group_best<SA_WARP>(bs, bi, bj);
   if (lane == 0) { out[3 * p] = bs; out[3 * p + 1] = bi; out[3 * p + 2] = bj; }
-}
-
-template <int R>
-__device__ __forceinline__ unsigned dir_at(const uint32_t* d, int n, int i, int j) {
-  const int rows = SA_WARP * R;
-  const int k = (i - 1) / rows, rr = (i - 1) % rows;
-  const int lane = rr / R, r = rr % R;
-  const int s = j + lane - 1;
-  return (d[((int64_t)k * (n + SA_WARP - 1) + s) * SA_WARP + lane] >> (4 * r)) & 15u;
 }
 
 template <int R>
@@ -173,58 +152,11 @@ __global__ void pairwise_trace(const uint8_t* __restrict__ q, const int64_t* __r
                                const int* __restrict__ ends, const int64_t* __restrict__ run_off,
                                uint8_t* __restrict__ run_op, int* __restrict__ run_len,
                                int* __restrict__ info) {
-  // info: (npairs, 7): qstart, tstart, nruns, matches, mismatches, ins, del
   const int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= nwork) return;
   const int p = order[w];
-  const int n = (int)(toff[p + 1] - toff[p]);
-  const uint8_t* qs = q + qoff[p];
-  const uint8_t* ts = t + toff[p];
-  const uint32_t* d = dirs + dir_off[p];
-  uint8_t* ops = run_op + run_off[p];
-  int* lens = run_len + run_off[p];
-  int i = ends[3 * p + 1], j = ends[3 * p + 2];
-  int state = 0, nr = 0;
-  int cnt[4] = {0, 0, 0, 0};
-  auto emit = [&](int op, int len) {
-    cnt[op] += len;
-    if (nr > 0 && ops[nr - 1] == op) lens[nr - 1] += len;
-    else { ops[nr] = (uint8_t)op; lens[nr] = len; ++nr; }
-  };
-  while (true) {
-    if (i == 0 || j == 0) {
-      if (j == 0 && i > 0 && (mode == GLOBAL || mode == GLOCAL)) { emit(OP_I, i); i = 0; }
-      else if (i == 0 && j > 0 && mode == GLOBAL) { emit(OP_D, j); j = 0; }
-      break;
-    }
-    const unsigned c = dir_at<R>(d, n, i, j);
-    if (state == 0) {
-      const unsigned src = c & 3u;
-      if (src == 3u) break;
-      if (src == 0u) {
-        const uint8_t a = qs[i - 1], b = ts[j - 1];
-        emit((a == b && a < 4) ? OP_EQ : OP_X, 1);
-        --i; --j;
-      } else {
-        state = (int)src;
-      }
-    } else if (state == 1) {
-      emit(OP_I, 1);
-      state = (c & 8u) ? 1 : 0;
-      --i;
-    } else {
-      emit(OP_D, 1);
-      state = (c & 4u) ? 2 : 0;
-      --j;
-    }
-  }
-  for (int a = 0, b = nr - 1; a < b; ++a, --b) {
-    uint8_t o = ops[a]; ops[a] = ops[b]; ops[b] = o;
-    int l = lens[a]; lens[a] = lens[b]; lens[b] = l;
-  }
-  int* inf = info + 7 * p;
-  inf[0] = i; inf[1] = j; inf[2] = nr;
-  inf[3] = cnt[OP_EQ]; inf[4] = cnt[OP_X]; inf[5] = cnt[OP_I]; inf[6] = cnt[OP_D];
+  walk_back<SA_WARP, R>(q + qoff[p], t + toff[p], (int)(toff[p + 1] - toff[p]), mode, dirs + dir_off[p],
+                        ends[3 * p + 1], ends[3 * p + 2], run_op + run_off[p], run_len + run_off[p], info + 7 * p);
 }
 
 #ifdef SA_INSTANTIATE_ALL

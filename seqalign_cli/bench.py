@@ -38,13 +38,16 @@ def time_kernels(engine, batch, cfg, reps):
     out = Alignments.allocate(qlen, tlen, cfg.traceback)
     subset = np.arange(batch.size)
     d = engine._upload(batch, out, cfg.traceback)
-    engine.run_kernels(qlen, tlen, cfg, subset, d)  # warm-up and compile
+    launches = engine.prepare(qlen, tlen, cfg, subset, d)  # planning and uploads, not timed
+    for launch in launches:  # warm-up and compile
+        launch.run(cp)
     cp.cuda.Device().synchronize()
     times = []
     for _ in range(reps):
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         start.record()
-        engine.run_kernels(qlen, tlen, cfg, subset, d)
+        for launch in launches:
+            launch.run(cp)
         stop.record()
         stop.synchronize()
         times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
@@ -72,6 +75,60 @@ def run(lengths, modes, scorings, reps, target_cells, out=print):
                         f"{cells / secs / 1e9:.0f}")
 
 
+def _compile_one(args):
+    from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
+
+    subwarp.kernels(0, *args)
+    return args
+
+
+def precompile(variants, workers=None):
+    """Compile kernel variants in parallel processes (fills CuPy's disk cache)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(workers or min(16, mp.cpu_count())) as pool:
+        for _ in pool.imap_unordered(_compile_one, variants):
+            pass
+
+
+def sweep(lengths, groups, rows, reps, target_cells, out=print):
+    """GCUPS of every fixed (G, R) shape, the plan and the warp kernel, global affine.
+
+    The figures the plan's costs are fitted to: for each length, which shape
+    is fastest, with int32 and 16-bit lanes, with and without traceback.
+    """
+    from seqalign_cli.backends.cuda import device_name
+    from seqalign_cli.backends.cuda.pairwise import CudaPairwise
+
+    shapes = [(g, r) for g in groups for r in rows]
+    precompile([(0, t, g, r, p) for g, r in shapes for t, p in ((False, False), (True, False), (False, True))])
+    engine = CudaPairwise(0)
+    sc = Scoring()
+    out(f"# {device_name(0)}; global affine; kernel time by device events, median of {reps} after warm-up")
+    out("length\tpairs\tkernel\tG\tR\tlanes\ttraceback\tms\tGCUPS")
+    for L in lengths:
+        count = int(min(500_000, max(264, target_cells // (L * L))))
+        qs, ts = related_pairs(L, count)
+        batch = make_batch(qs, ts)
+        cells = batch.cells()
+        runs = [("warp", None), ("plan", None)] + [("subwarp", sh) for sh in shapes]
+        for kernel, shape in runs:
+            for trace, pack in ((False, True), (False, False), (True, False)):
+                if trace and L > 4096:
+                    continue
+                engine.kernel = "warp" if kernel == "warp" else "subwarp"
+                engine.shape = shape
+                engine.pack16 = pack
+                if shape and (L + shape[0] * shape[1] - 1) // (shape[0] * shape[1]) > 64:
+                    continue  # hundreds of stages: not a candidate
+                cfg = AlignConfig(scoring=sc, mode="global", traceback=trace)
+                secs = time_kernels(engine, batch, cfg, reps)
+                g, r = shape or ("-", "-")
+                out(f"{L}\t{count}\t{kernel}\t{g}\t{r}\t{16 if pack else 32}\t{'yes' if trace else 'no'}\t"
+                    f"{secs * 1e3:.2f}\t{cells / secs / 1e9:.0f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lengths", default="64,150,256,512,1024,4096,16384")
@@ -79,7 +136,14 @@ def main():
     ap.add_argument("--gaps", default="affine,linear")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--cells", type=float, default=2e10, help="cells per batch (default 2e10)")
+    ap.add_argument("--sweep", action="store_true", help="time every (G, R) shape of the subwarp kernel")
+    ap.add_argument("--groups", default="1,4,8,16,32")
+    ap.add_argument("--rows", default="4,8,12,16,20")
     args = ap.parse_args()
+    if args.sweep:
+        sweep([int(x) for x in args.lengths.split(",")], [int(x) for x in args.groups.split(",")],
+              [int(x) for x in args.rows.split(",")], args.reps, int(args.cells))
+        return
     scorings = {"affine": Scoring(), "linear": Scoring(gap_open=0)}
     run([int(x) for x in args.lengths.split(",")], args.modes.split(","),
         {k: scorings[k] for k in args.gaps.split(",")}, args.reps, int(args.cells))

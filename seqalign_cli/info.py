@@ -31,11 +31,17 @@ def report() -> list[str]:
         lines.append(f"GPU {dev}: {device_name(dev)}, compute capability {props['major']}.{props['minor']}, "
                      f"{props['multiProcessorCount']} SMs, {props['totalGlobalMem'] / 2**30:.0f} GiB")
     lines.append(f"kernels: {kernel_dir()}")
-    names = tuple(f"pairwise_warp<{m}, {t}, {r}, {p}>" for m in range(4) for t in ("false", "true")
-                  for r in (1, 8) for p in ("false", "true"))
-    try:
-        module("pairwise_warp.cu", names + ("pairwise_trace<1>", "pairwise_trace<8>"))
-        lines.append(f"pairwise_warp.cu: compiles ({len(names) + 2} variants checked)")
-    except Exception as exc:
-        lines.append(f"pairwise_warp.cu: FAILS to compile: {exc}")
+    checks = {
+        "pairwise_warp.cu": tuple(f"pairwise_warp<{m}, {t}, {r}, {p}>" for m in range(4) for t in ("false", "true")
+                                  for r in (1, 8) for p in ("false", "true")) + ("pairwise_trace<1>", "pairwise_trace<8>"),
+        "pairwise_subwarp.cu": tuple(f"pairwise_subwarp<{m}, {t}, {g}, {r}>" for m in range(4)
+                                     for t in ("false", "true") for g, r in ((1, 4), (8, 20), (32, 16)))
+        + tuple(f"pairwise_subwarp16<{m}, 8, 20>" for m in range(4)) + ("subwarp_trace<8, 20>",),
+    }
+    for name, expressions in checks.items():
+        try:
+            module(name, expressions)
+            lines.append(f"{name}: compiles ({len(expressions)} variants checked)")
+        except Exception as exc:
+            lines.append(f"{name}: FAILS to compile: {exc}")
     return lines

@@ -576,6 +576,26 @@ def test_closed_stdout_exit_status_is_zero(tmp_path):
     assert proc.returncode == 0
 
 
+def test_closed_stdout_bam_ends_quietly(tmp_path):
+    """BAM to a closed stdout: exit 0 and nothing on stderr (no htslib write errors)."""
+    target = write_fasta(tmp_path / "t20.fa", GASAL_T[:20])
+    cmd = ('"$0" -m seqalign_cli pair -q --cross --format bam "$1" "$2" | head -c 100 > /dev/null; '
+           'exit "${PIPESTATUS[0]}"')
+    proc = subprocess.run(["bash", "-c", cmd, sys.executable, str(GQ), str(target)], capture_output=True,
+                          timeout=120)
+    assert proc.stderr == b"", proc.stderr.decode()
+    assert proc.returncode == 0
+
+
+@pytest.mark.parametrize("case", ["fastq quality length", "missing input"])
+def test_early_error_writes_nothing_to_stdout(tmp_path, case):
+    """A run that fails before its first chunk leaves stdout empty (no lone TSV header)."""
+    query, target, code, needles = _bad_inputs(tmp_path)[case]
+    proc = seqalign(["pair", query, target])
+    assert_clean_error(proc, code, *needles)
+    assert proc.stdout == b""
+
+
 # ------------------------------------------------ batching and threads
 
 @pytest.mark.parametrize("fmt", ["tsv", "sam", "paf"])

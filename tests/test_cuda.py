@@ -51,6 +51,58 @@ def test_random_pairs(backends, mode, scoring, traceback):
     assert_same(backends, qs, ts, scoring, mode, traceback)
 
 
+#: (G, R) shapes forced on every pair: one thread per pair, subwarps, whole warps,
+#: one to many stages per query, one to three direction words per lane and step
+SHAPES = [(1, 4), (4, 8), (8, 20), (16, 6), (32, 16), (32, 4)]
+
+
+@pytest.fixture
+def engines(backends):
+    """The GPU engines, restored to their plan after the test."""
+    yield backends[1].engines
+    for e in backends[1].engines:
+        e.shape, e.kernel, e.pack16 = None, "subwarp", True
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[f"G{g}R{r}" for g, r in SHAPES])
+@pytest.mark.parametrize("mode", MODES)
+def test_every_shape(backends, engines, shape, mode):
+    qs, ts = random_pairs(MODES.index(mode) * 7 + shape[0] * 100 + shape[1], 800, long_share=0.03)
+    for e in engines:
+        e.shape = shape
+    assert_same(backends, qs, ts, AFFINE, mode, True)
+    assert_same(backends, qs, ts, BWA, mode, False)  # 16-bit lanes
+    for e in engines:
+        e.pack16 = False
+    assert_same(backends, qs, ts, LINEAR, mode, False)  # int32 lanes
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_warp_kernel(backends, engines, mode):
+    qs, ts = random_pairs(MODES.index(mode) + 40, 1500, long_share=0.05)
+    for e in engines:
+        e.kernel = "warp"
+    assert_same(backends, qs, ts, AFFINE, mode, True)
+    assert_same(backends, qs, ts, AFFINE, mode, False)
+
+
+def test_16bit_partners_of_different_shapes(backends):
+    # neighbours in size order share a 16-bit matrix: lengths and N placed so
+    # that each half's end cells and padding differ
+    rng = random.Random(5)
+    qs, ts = [], []
+    for k in range(400):
+        m = rng.randint(1, 300)
+        q = random_dna(rng, m)
+        t = mutate(rng, q, 0.1)[: rng.randint(1, m + 20)] + random_dna(rng, rng.randint(0, 40))
+        if k % 7 == 0:
+            t = t[: len(t) // 2] + "N" + t[len(t) // 2:]
+        qs.append(q)
+        ts.append(t)
+    for mode in MODES:
+        assert_same(backends, qs, ts, AFFINE, mode, False)
+
+
 BOUNDARIES = [1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513, 1000, 2047, 2049]
 
 

@@ -3,7 +3,10 @@
 import numpy as np
 
 from seqalign_cli.backends.cuda import split_by_cells
-from seqalign_cli.backends.cuda.pairwise import dir_words, rows_per_lane, run_slots
+from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
+from seqalign_cli.backends.cuda.pairwise import run_slots
+from seqalign_cli.backends.cuda.pairwise_warp import dir_words, rows_per_lane
+from seqalign_cli.config import Scoring
 
 
 def test_run_slots_lists_each_pairs_slots_in_order():
@@ -34,3 +37,37 @@ def test_rows_per_lane_and_direction_words():
     words = dir_words(q, t, R)
     stages = [1, 1, 1, 1, 1, 2, 40]
     assert words.tolist() == [s * (100 + 31) * 32 for s in stages]
+
+
+def test_subwarp_plan_covers_queries_with_little_waste():
+    q = np.array([0, 1, 16, 17, 31, 64, 65, 100, 150, 151, 256, 320, 321, 500, 512, 513, 1000, 20_000])
+    t = q + 50
+    G, R = subwarp.plan_shapes(q, t)
+    rows = G * R
+    stages = (np.maximum(q, 1) + rows - 1) // rows
+    # up to 512 bp one stage; longer queries whole warps, in stages
+    assert (stages[q <= 512] == 1).all() and (G[q > 320] == 32).all()
+    assert G[q == 1][0] == 1 and G[q == 150][0] == 8  # one thread for the shortest, subwarps for reads
+    # groups never larger than needed: half the group would not cover the query
+    small = (q > 80) & (q <= 320)
+    assert ((G[small] // 2) * 20 < q[small]).all()
+    words = subwarp.dir_words(q, t, G, R)
+    assert (words == stages * (t + G - 1) * ((R + 7) // 8) * G).all()
+    assert (words * 8 >= q * t).all()  # at least 4 bits a cell
+
+
+def test_16bit_lanes_only_where_scores_fit():
+    q = np.array([150, 3000, 4096, 20_000])
+    t = np.array([250, 3000, 4096, 20_000])
+    assert subwarp.fits16(Scoring(), q, t).tolist() == [True, True, True, False]
+    assert not subwarp.fits16(Scoring(match=200), q, t).any()
+    # partners share a matrix: a pair that would push it past the bound goes alone
+    qlen = np.array([150, 140, 3000, 20_000, 100])
+    tlen = np.array([250, 240, 3000, 20_000, 90])
+    items = subwarp.pair_up(np.arange(5), qlen, tlen, Scoring())
+    flat = sorted(x for x in items.ravel().tolist() if x >= 0)
+    assert flat == [0, 1, 2, 3, 4]
+    for a, b in items.tolist():
+        if b >= 0:
+            m, n = max(qlen[a], qlen[b]), max(tlen[a], tlen[b])
+            assert subwarp.fits16(Scoring(), np.array([m]), np.array([n]))[0]

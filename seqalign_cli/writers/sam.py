@@ -102,17 +102,27 @@ class SamWriter:
             del hdict["SQ"]
         header = pysam.AlignmentHeader.from_dict(hdict)
         self.body.seek(0)
-        if self.bam:
-            path = "-" if self.out.stdout else self.out.make_temp()
-            with pysam.AlignmentFile(path, "wb", header=header) as bam:
-                for line in self.body:
-                    bam.write(pysam.AlignedSegment.fromstring(line.decode().rstrip("\n"), header))
+        if self.bam and self.out.stdout:
+            # through a temporary file: htslib writing to a closed pipe itself
+            # would print its own errors, a copy raises a quiet BrokenPipeError
+            with tempfile.NamedTemporaryFile(suffix=".bam") as tmp:
+                self._write_bam(tmp.name, header)
+                shutil.copyfileobj(tmp, self.out.open())
+        elif self.bam:
+            self._write_bam(self.out.make_temp(), header)
         else:
             stream = self.out.open()
             stream.write((str(header).rstrip("\n") + "\n").encode())
             shutil.copyfileobj(self.body, stream)
         self.body.close()
         self.out.commit()
+
+    def _write_bam(self, path: str, header):
+        import pysam
+
+        with pysam.AlignmentFile(path, "wb", header=header) as bam:
+            for line in self.body:
+                bam.write(pysam.AlignedSegment.fromstring(line.decode().rstrip("\n"), header))
 
     def discard(self):
         self.body.close()

@@ -3,6 +3,8 @@
 Columns: qname qlen qstart qend tname tlen tstart tend score cigar nm
 (0-based half-open spans; nm = mismatches + inserted + deleted bases).
 The rows of a chunk are formatted in one compiled call (``formatting``).
+The header goes out with the first chunk, so a run that fails before it
+writes nothing to stdout.
 """
 
 from __future__ import annotations
@@ -25,10 +27,17 @@ class TsvWriter:
         self.out = out
         self.cigar_m = cigar_m
         self.stream = out.open()
-        self.stream.write(("\t".join(COLUMNS) + "\n").encode())
+        self.header_written = False
+
+    def _header(self):
+        if not self.header_written:
+            self.stream.write(("\t".join(COLUMNS) + "\n").encode())
+            self.header_written = True
 
     def write(self, chunk, res):
+        self._header()
         self.stream.write(tsv_rows(chunk, res, self.cigar_m))
 
     def close(self):
+        self._header()
         self.out.commit()

@@ -72,7 +72,7 @@ class CudaBackend:
                        else f"GPUs {','.join(map(str, devices))}: {', '.join(sorted(names))}")
 
     def align(self, batch: PairBatch, cfg: AlignConfig) -> Alignments:
-        from .pairwise import INT32_LIMIT, dir_words, rows_per_lane
+        from .pairwise import INT32_LIMIT, planned_dir_words
 
         qlen = batch.qlen.astype(np.int64)
         tlen = batch.tlen.astype(np.int64)
@@ -81,7 +81,7 @@ class CudaBackend:
         bound = sc.score_bound(qlen, tlen)
         on_gpu = bound < INT32_LIMIT
         if cfg.traceback:
-            on_gpu &= dir_words(qlen, tlen, rows_per_lane(qlen)) * 4 <= cfg.matrix_budget
+            on_gpu &= planned_dir_words(qlen, tlen) * 4 <= cfg.matrix_budget
         gpu_idx = np.flatnonzero(on_gpu)
         cpu_idx = np.flatnonzero(~on_gpu)
         if len(gpu_idx):

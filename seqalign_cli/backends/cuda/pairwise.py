@@ -1,12 +1,13 @@
-"""Pairwise alignment on the GPU with the warp kernel (kernels/pairwise_warp.cu).
+"""Pairwise alignment on the GPU: the device copy of a batch and the kernel dispatch.
 
-Per batch: codes and offsets go to the device once; pairs are bucketed by
-query length into the rows-per-lane variant R (a warp covers 32*R query rows
-per stage); each bucket runs the forward kernel (score and end cell, plus
-direction codes when tracing back) and then the traceback kernel (CIGAR
-runs, starts and counts), in slices whose direction codes fit in
-``DIRS_BYTES``. The CIGAR runs come back in the same slots the CPU engine
-uses, so no per-pair host loop is needed.
+Per batch: codes and offsets go to the device once. Each pair gets a kernel
+shape from the plan of the subwarp kernels (pairwise_subwarp.py: G lanes
+of R rows, 16-bit lanes two pairs a group where scores allow and no
+traceback is asked for); the pairs of a shape run together, largest first,
+in slices whose direction codes fit in ``DIRS_BYTES``; the traceback
+kernel writes CIGAR runs in the same slots the CPU engine uses, so no
+per-pair host loop is needed. ``kernel="warp"`` runs the warp kernel
+instead (pairwise_warp.py), for comparison.
 """
 
 from __future__ import annotations
@@ -18,29 +19,28 @@ import numpy as np
 from ...batching import PairBatch
 from ...config import AlignConfig
 from ...results import Alignments
-from .loader import module
+from . import pairwise_subwarp as subwarp
+from . import pairwise_warp as warp
 
-WARP = 32
-MAX_R = 8
 #: int32 lanes hold every score whose bound stays below this
 INT32_LIMIT = 2**29
 #: direction codes held on the device at once
 DIRS_BYTES = 2 * 1024**3
-KERNEL = "pairwise_warp.cu"
-#: substitution scores fit the kernel's signed-byte query profile up to this
-PROFILE_LIMIT = 127
-THREADS = 128
 
 
-def rows_per_lane(qlen: np.ndarray) -> np.ndarray:
-    """R for each pair: the fewest rows per lane that cover the query in one stage, at most 8."""
-    return np.clip((qlen + WARP - 1) // WARP, 1, MAX_R)
+def planned_dir_words(qlen: np.ndarray, tlen: np.ndarray, kernel: str = "subwarp") -> np.ndarray:
+    """uint32 words of direction codes each pair needs under the kernel plan."""
+    if kernel == "warp":
+        return warp.dir_words(qlen, tlen, warp.rows_per_lane(qlen))
+    G, R = subwarp.plan_shapes(qlen, tlen)
+    return subwarp.dir_words(qlen, tlen, G, R)
 
 
-def dir_words(qlen: np.ndarray, tlen: np.ndarray, R: np.ndarray) -> np.ndarray:
-    """uint32 words of direction codes each pair needs (see the kernel's layout)."""
-    stages = (qlen + WARP * R - 1) // (WARP * R)
-    return stages * (tlen + WARP - 1) * WARP
+def _spread(values: np.ndarray, subset: np.ndarray, size: int) -> np.ndarray:
+    """Per-pair array of ``size`` holding ``values`` at the pairs ``subset``."""
+    full = np.zeros(size, np.int64)
+    full[subset] = values
+    return full
 
 
 def run_slots(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -65,8 +65,6 @@ class _DeviceBatch:
     qoff: object
     t: object
     toff: object
-    border: object
-    border_off: object
     ends: object
     run_off: object = None
     run_op: object = None
@@ -75,36 +73,30 @@ class _DeviceBatch:
 
 
 class CudaPairwise:
-    """Runs the warp kernel for batches on one device."""
+    """Runs the pairwise kernels for batches on one device."""
 
-    def __init__(self, device: int = 0):
+    def __init__(self, device: int = 0, kernel: str = "subwarp", pack16: bool = True):
         import cupy
 
         self.cp = cupy
         self.device = device
+        self.kernel = kernel  # "subwarp" (the plan) or "warp"
+        self.pack16 = pack16  # 16-bit lanes where scores allow
+        self.shape = None  # a fixed (G, R) for every pair instead of the plan (benchmarks)
         self._held = None  # (batch, out, device arrays) of the batch on the device
 
     def release(self):
         """Drop the device copy of the last batch."""
         self._held = None
 
-    def _kernels(self, mode: int, trace: bool, R: int, prof: bool):
-        fwd = f"pairwise_warp<{mode}, {'true' if trace else 'false'}, {R}, {'true' if prof else 'false'}>"
-        back = f"pairwise_trace<{R}>"
-        mod = module(KERNEL, (fwd, back), self.device)
-        return mod.get_function(fwd), mod.get_function(back)
-
     def _upload(self, batch: PairBatch, out: Alignments, trace: bool) -> _DeviceBatch:
         cp = self.cp
-        tlen = batch.tlen.astype(np.int64)
         one = np.zeros(1, np.uint8)
         d = _DeviceBatch(
             q=cp.asarray(batch.q_codes if len(batch.q_codes) else one),
             qoff=cp.asarray(batch.q_off.astype(np.int64)),
             t=cp.asarray(batch.t_codes if len(batch.t_codes) else one),
             toff=cp.asarray(batch.t_off.astype(np.int64)),
-            border=cp.empty(int(2 * (tlen + 1).sum()) + 1, np.int32),
-            border_off=cp.asarray(_offsets(2 * (tlen + 1))),
             ends=cp.zeros(3 * batch.size, np.int32),
         )
         if trace:
@@ -149,15 +141,49 @@ class CudaPairwise:
 
     def run_kernels(self, qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, subset: np.ndarray,
                     d: _DeviceBatch):
-        """Launch the kernels of every length bucket (asynchronous)."""
-        R_all = rows_per_lane(qlen)
-        words = dir_words(qlen, tlen, R_all)
-        for R in np.unique(R_all[subset]):
-            sel = subset[R_all[subset] == R]
-            # largest first: long warps start early, short ones fill in behind
+        """Prepare and queue the kernels of the pairs ``subset`` (asynchronous)."""
+        for launch in self.prepare(qlen, tlen, cfg, subset, d):
+            launch.run(self.cp)
+
+    def prepare(self, qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, subset: np.ndarray,
+                d: _DeviceBatch) -> list:
+        """The kernel launches of every shape over the pairs ``subset``, inputs uploaded."""
+        sc = cfg.scoring
+        kernel = self.kernel if max(sc.match, sc.mismatch, sc.n_penalty) <= subwarp.PROFILE_LIMIT else "warp"
+        if kernel == "warp":
+            G = np.full(len(qlen), warp.WARP, np.int64)
+            R = warp.rows_per_lane(qlen)
+            words = warp.dir_words(qlen, tlen, R)
+            pack = np.zeros(len(qlen), bool)
+        else:
+            if self.shape is None:
+                G, R = subwarp.plan_shapes(qlen[subset], tlen[subset])
+                G, R = _spread(G, subset, len(qlen)), _spread(R, subset, len(qlen))
+            else:
+                G, R = (np.full(len(qlen), v, np.int64) for v in self.shape)
+            words = subwarp.dir_words(qlen, tlen, G, R)
+            pack = (np.zeros(len(qlen), bool) if cfg.traceback or not self.pack16
+                    else subwarp.fits16(sc, qlen, tlen))
+        key = (G * 64 + R) * 2 + pack
+        launches = []
+        for k in np.unique(key[subset]):
+            sel = subset[key[subset] == k]
+            # largest first: long groups start early, short ones fill in behind
             sel = sel[np.argsort(-(qlen[sel] * tlen[sel]), kind="stable")]
+            g, r, p = int(G[sel[0]]), int(R[sel[0]]), bool(pack[sel[0]])
             for part in self._slices(sel, words, cfg.traceback):
-                self._launch(part, int(R), cfg, words, d)
+                total, d_dir_off = 0, None
+                if cfg.traceback:
+                    dir_off = np.zeros(len(words), np.int64)
+                    dir_off[part] = _offsets(words[part])
+                    total = int(words[part].sum())
+                    d_dir_off = self.cp.asarray(dir_off)
+                if kernel == "warp":
+                    launches.append(warp.prepare(self.cp, self.device, d, qlen, tlen, part, r, cfg, total, d_dir_off))
+                else:
+                    launches.append(subwarp.prepare(self.cp, self.device, d, qlen, tlen, part, g, r, p, cfg, total,
+                                                    d_dir_off))
+        return launches
 
     @staticmethod
     def _slices(sel: np.ndarray, words: np.ndarray, trace: bool):
@@ -172,29 +198,3 @@ class CudaPairwise:
             end = max(start + 1, int(np.searchsorted(cum, base + DIRS_BYTES, side="right")))
             yield sel[start:end]
             start = end
-
-    def _launch(self, part: np.ndarray, R: int, cfg: AlignConfig, words: np.ndarray, d: _DeviceBatch):
-        cp = self.cp
-        sc = cfg.scoring
-        prof = max(sc.match, sc.mismatch, sc.n_penalty) <= PROFILE_LIMIT
-        fwd, back = self._kernels(cfg.mode_code, cfg.traceback, R, prof)
-        order = cp.asarray(part.astype(np.int32))
-        nwork = np.int32(len(part))
-        if cfg.traceback:
-            dir_off = np.zeros(len(words), np.int64)
-            dir_off[part] = _offsets(words[part])
-            dirs = cp.empty(int(words[part].sum()) + 1, np.uint32)
-            d_dir_off = cp.asarray(dir_off)
-        else:
-            dirs = cp.empty(1, np.uint32)
-            d_dir_off = cp.zeros(len(words), np.int64)
-        blocks = (len(part) * WARP + THREADS - 1) // THREADS
-        fwd((blocks,), (THREADS,), (
-            d.q, d.qoff, d.t, d.toff, order, nwork, np.int32(sc.match), np.int32(sc.mismatch),
-            np.int32(sc.gap_open), np.int32(sc.gap_extend), np.int32(sc.n_penalty), d.border,
-            d.border_off, dirs, d_dir_off, d.ends))
-        if cfg.traceback:
-            tblocks = (len(part) + THREADS - 1) // THREADS
-            back((tblocks,), (THREADS,), (
-                d.q, d.qoff, d.t, d.toff, order, nwork, np.int32(cfg.mode_code), dirs, d_dir_off,
-                d.ends, d.run_off, d.run_op, d.run_len, d.info))

@@ -1,0 +1,394 @@
+// pairwise_subwarp.cu: exact pairwise alignment, one group of G lanes per pair.
+//
+// Subwarp scheduling: a warp is split into 32/G groups (G = 1, 4, 8, 16 or
+// 32), each aligning its own pair, so that short pairs do not leave most of
+// a warp idle in the fill and drain of the anti-diagonal sweep. Computes the
+// same Gotoh recurrence, end cell and direction codes as the CPU engine
+// (seqalign_cli/backends/cpu/dp.py), so results agree bit for bit.
+//
+// Kernel pairwise_subwarp<MODE, TRACE, G, R>  (int32 scores)
+//   q, t        uint8 codes of all pairs, flat (A C G T = 0..3, other = 4)
+//   qoff, toff  int64 (npairs+1): pair p's query is q[qoff[p] .. qoff[p+1])
+//   order       int32 (nwork): the pair each group aligns (length-sorted, so
+//               the groups of a warp have similar lengths)
+//   match, mismatch, gap_open, gap_extend, n_penalty: int32 scoring, each at
+//               most 127 (substitution scores come from a query profile of
+//               signed bytes, one byte permute a cell)
+//   border      int32 scratch, per pair 2*(n+1) at border_off[p]: H and F of
+//               the last row of a stage, read by the next one (queries longer
+//               than G*R rows)
+//   dirs        uint32 direction codes (TRACE), per pair at dir_off[p], laid
+//               out as traceback.cuh describes
+//   out         int32 (npairs, 3): score, query end, target end
+//
+// Thread mapping: lane l of a group owns R consecutive query rows of a stage
+// of G*R rows and sweeps the target; at step s it computes column
+// j = s - l + 1, so the group works along an anti-diagonal. Row values stay
+// in registers; H and F of the row above reach lane l from lane l-1 through
+// a shuffle of width G; lane 0 reads row 0 or the border row of the stage
+// above. Loop bounds are the warp's largest, so shuffles stay convergent.
+//
+// Kernel pairwise_subwarp16<MODE, G, R>  (score only, two pairs a group)
+//   The same sweep with 16-bit scores: each register holds the cells of two
+//   pairs (work item w aligns pairs order[2w] in the low halves and
+//   order[2w+1] in the high halves), so one DPX instruction updates two
+//   cells. Used only when every score of both pairs is bounded by 2^14 (the
+//   host checks); out as above.
+//
+// Kernel subwarp_trace<G, R>: one thread per pair walks the direction codes
+// back (traceback.cuh).
+#include "common.cuh"
+#include "traceback.cuh"
+
+using namespace sa;
+
+// Gap costs as the cell loops use them: one value per lane width.
+template <class T>
+struct Gaps {
+  T ngoe, nge, neg;  // -(gap_open + gap_extend), -gap_extend, minus infinity
+};
+
+// One step of a lane's R rows, int32: column j of rows i0 .. i0+R-1.
+// In: hdiag = H[i0-1][j-1], hupg = H[i0-1][j] - goe, fup = F[i0-1][j];
+// hl/hg/el hold H, H - goe and E of each row at column j-1. Out: the same at
+// column j, fup = F of the bottom row; word holds the direction codes.
+template <int MODE, bool TRACE, int R>
+__device__ __forceinline__ void cells32(const uint32_t (&plo)[R], uint32_t phi, uint32_t sel, int (&hl)[R],
+                                        int (&hg)[R], int (&el)[R], int (&rb)[R], int (&rj)[R], int hdiag,
+                                        int hupg, int& fup, const Gaps<int>& g, int j,
+                                        uint32_t (&word)[(R + 7) / 8]) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int diag = hdiag + profile_score(plo[r], phi, sel);
+    const int f_ext = fup + g.nge, e_ext = el[r] + g.nge;
+    const int f = max(hupg, f_ext);
+    const int e = max(hg[r], e_ext);
+    const int h = (MODE == LOCAL) ? max(max3(diag, f, e), 0) : max3(diag, f, e);
+    if (TRACE) {
+      uint32_t src = (h == diag) ? 0u : ((h == f) ? 1u : 2u);
+      if (MODE == LOCAL && h == 0) src = 3u;
+      src |= (e_ext > hg[r] ? 4u : 0u) | (f_ext > hupg ? 8u : 0u);
+      word[r / 8] |= src << (4 * (r % 8));
+    }
+    if (MODE == LOCAL && h > rb[r]) { rb[r] = h; rj[r] = j; }  // first j wins a tie
+    hdiag = hl[r];
+    hl[r] = h;
+    hg[r] = h + g.ngoe;
+    el[r] = e;
+    hupg = hg[r];
+    fup = f;
+  }
+}
+
+template <int MODE, bool TRACE, int G, int R>
+__global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
+                                 const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
+                                 const int* __restrict__ order, int nwork, int match, int mismatch,
+                                 int gap_open, int gap_extend, int n_penalty, int* __restrict__ border,
+                                 const int64_t* __restrict__ border_off, uint32_t* __restrict__ dirs,
+                                 const int64_t* __restrict__ dir_off, int* __restrict__ out) {
+  constexpr int ROWS = G * R, W = (R + 7) / 8;
+  const int tid = (int)(blockIdx.x * (int64_t)blockDim.x + threadIdx.x);
+  const int w = tid / G;
+  const int lane = threadIdx.x % G;
+  if ((tid / SA_WARP) * (SA_WARP / G) >= nwork) return;  // the whole warp is idle
+  const bool active = w < nwork;
+  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
+  const Gaps<int> g{-(gap_open + gap_extend), -gap_extend, NEG};
+  const int p = active ? order[w] : 0;
+  const int m = active ? (int)(qoff[p + 1] - qoff[p]) : 0;
+  const int n = active ? (int)(toff[p + 1] - toff[p]) : 0;
+  const uint8_t* qs = q + qoff[p];
+  const uint8_t* ts = t + toff[p];
+  const int k_m = (m - 1) / ROWS, lane_m = ((m - 1) % ROWS) / R, r_m = (m - 1) % ROWS % R;
+
+  int bs = NEG, bi = 0x7fffffff, bj = 0x7fffffff;
+  if (lane == 0) initial_end(MODE, m, n, sc, bs, bi, bj);
+
+  const int nst = (m + ROWS - 1) / ROWS;
+  const int nst_w = warp_max(nst);
+  const int steps_w = warp_max(nst > 0 ? n + G - 1 : 0);
+  int* brow = border + (active && nst > 1 ? border_off[p] : 0);
+  uint32_t* dp = dirs + (TRACE && active ? dir_off[p] : 0);
+  // byte 4 of every profile: any letter against N scores -n_penalty
+  const uint32_t phi = (uint32_t)(-n_penalty) & 0xffu;
+  for (int k = 0; k < nst_w; ++k) {
+    const bool live = k < nst;
+    const int i0 = k * ROWS + lane * R + 1;  // first row of this lane
+    uint32_t plo[R];
+    int hl[R], hg[R], el[R], rb[R], rj[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const uint8_t qc = (live && i0 + r <= m) ? qs[i0 + r - 1] : 4;
+      uint32_t unused;
+      profile(sc, qc, plo[r], unused);
+      hl[r] = left_value(MODE, i0 + r, sc);
+      hg[r] = hl[r] + g.ngoe;
+      el[r] = NEG;
+      rb[r] = 0;  // local mode: best of each row in this stage, and its column
+      rj[r] = 0;
+    }
+    const bool owns_m = live && k == k_m && lane == lane_m;
+    int up_prev = left_value(MODE, i0 - 1, sc);  // H[i0-1][j-1]
+    int bot_h = 0, bot_f = NEG;
+    // lane 0 of a later stage: the border cell of the next step, loaded one step ahead
+    int nb_h = 0, nb_f = NEG;
+    if (lane == 0 && live && k > 0 && n > 0) { nb_h = brow[1]; nb_f = brow[n + 2]; }
+    for (int s = 0; s < steps_w; ++s) {
+      const int j = s - lane + 1;
+      int up_h = SA_SHFL_UP_W(bot_h, 1, G);
+      int up_f = SA_SHFL_UP_W(bot_f, 1, G);
+      if (!live || j < 1 || j > n) continue;
+      if (lane == 0) {
+        if (k == 0) { up_h = top_value(MODE, j, sc); up_f = NEG; }
+        else {
+          up_h = nb_h; up_f = nb_f;
+          if (j < n) { nb_h = brow[j + 1]; nb_f = brow[n + 2 + j]; }
+        }
+      }
+      const uint32_t sel = (uint32_t)ts[j - 1] * 0x1111u + 0x8880u;  // byte c, sign replicated
+      uint32_t word[W];
+#pragma unroll
+      for (int x = 0; x < W; ++x) word[x] = 0;
+      int fup = up_f;
+      cells32<MODE, TRACE, R>(plo, phi, sel, hl, hg, el, rb, rj, up_prev, up_h + g.ngoe, fup, g, j, word);
+      if (TRACE) {
+        const int64_t base = dir_base<G, R>(n, k, s) + lane;
+#pragma unroll
+        for (int x = 0; x < W; ++x) dp[base + x * G] = word[x];
+      }
+      // end cells of the other modes: row m (glocal, semi), column n (semi), (m, n) (global)
+      if ((MODE == GLOCAL || MODE == SEMI || (MODE == GLOBAL && j == n)) && owns_m) {
+        int v = hl[0];
+#pragma unroll
+        for (int r = 1; r < R; ++r) v = (r == r_m) ? hl[r] : v;
+        if (better(v, m, j, bs, bi, bj)) { bs = v; bi = m; bj = j; }
+      }
+      if (MODE == SEMI && j == n) {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          if (i0 + r < m && better(hl[r], i0 + r, n, bs, bi, bj)) { bs = hl[r]; bi = i0 + r; bj = n; }
+      }
+      bot_h = hl[R - 1];
+      bot_f = fup;
+      up_prev = up_h;
+      if (lane == G - 1 && k + 1 < nst) { brow[j] = bot_h; brow[n + 1 + j] = bot_f; }
+    }
+    SA_SYNCWARP();
+    if (MODE == LOCAL && live) {
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (i0 + r <= m && better(rb[r], i0 + r, rj[r], bs, bi, bj)) { bs = rb[r]; bi = i0 + r; bj = rj[r]; }
+    }
+  }
+  group_best<G>(bs, bi, bj);
+  if (active && lane == 0) { out[3 * p] = bs; out[3 * p + 1] = bi; out[3 * p + 2] = bj; }
+}
+
+// 16-bit minus infinity: below every score the host lets through (|score| < 2^14,
+// gap costs below 2^8), and far enough from -2^15 that extensions never wrap.
+constexpr int NEG16 = -(3 << 13);
+
+// One step of a lane's R rows, 16-bit lanes (two pairs): as cells32, every
+// value packed; NMASK: some half's target letter is N (nmask selects those
+// halves, whose scores are -n_penalty); cols: the halves whose pair has
+// column j (local row maxima).
+template <int MODE, int R, bool NMASK>
+__device__ __forceinline__ void cells16(const uint32_t (&pa)[R], const uint32_t (&pb)[R], uint32_t sel,
+                                        uint32_t nmask, uint32_t npen, uint32_t (&hl)[R], uint32_t (&hg)[R],
+                                        uint32_t (&el)[R], uint32_t (&rb)[R], uint32_t (&rj)[R], uint32_t hdiag,
+                                        uint32_t hupg, uint32_t& fup, const Gaps<uint32_t>& g, uint32_t cols,
+                                        uint32_t jj) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    uint32_t sub = profile_score16(pa[r], pb[r], sel);
+    if (NMASK) sub = (sub & ~nmask) | (npen & nmask);
+    const uint32_t f = add_max16(fup, g.nge, hupg);   // max(F_up - ge, H_up - goe)
+    const uint32_t e = add_max16(el[r], g.nge, hg[r]);  // max(E_left - ge, H_left - goe)
+    const uint32_t d = add_max16(hdiag, sub, e);
+    const uint32_t h = (MODE == LOCAL) ? max16_relu(d, f) : max16(d, f);
+    if (MODE == LOCAL) {
+      const uint32_t up = gt16(h, rb[r]) & cols;  // first j wins a tie
+      rb[r] = (rb[r] & ~up) | (h & up);
+      rj[r] = (rj[r] & ~up) | (jj & up);
+    }
+    hdiag = hl[r];
+    hl[r] = h;
+    hg[r] = add_max16(h, g.ngoe, g.neg);
+    el[r] = e;
+    hupg = hg[r];
+    fup = f;
+  }
+}
+
+template <int MODE, int G, int R>
+__global__ void pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
+                                   const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
+                                   const int* __restrict__ order, int nwork, int match, int mismatch,
+                                   int gap_open, int gap_extend, int n_penalty, int* __restrict__ border,
+                                   const int64_t* __restrict__ border_off, int* __restrict__ out) {
+  constexpr int ROWS = G * R;
+  const int tid = (int)(blockIdx.x * (int64_t)blockDim.x + threadIdx.x);
+  const int w = tid / G;
+  const int lane = threadIdx.x % G;
+  if ((tid / SA_WARP) * (SA_WARP / G) >= nwork) return;  // the whole warp is idle
+  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
+  const int goe = gap_open + gap_extend;
+  const Gaps<uint32_t> g{pk16(-goe, -goe), pk16(-gap_extend, -gap_extend), pk16(NEG16, NEG16)};
+  const uint32_t npen = pk16(-n_penalty, -n_penalty);
+  // the two pairs: half 0 (low) and half 1 (high); a missing pair (-1) is empty
+  int pp[2], mm[2], nn[2];
+  const uint8_t* qs[2];
+  const uint8_t* ts[2];
+#pragma unroll
+  for (int x = 0; x < 2; ++x) {
+    const int item = 2 * w + x;
+    pp[x] = (w < nwork) ? order[item] : -1;
+    const int p = pp[x] >= 0 ? pp[x] : 0;
+    mm[x] = pp[x] >= 0 ? (int)(qoff[p + 1] - qoff[p]) : 0;
+    nn[x] = pp[x] >= 0 ? (int)(toff[p + 1] - toff[p]) : 0;
+    qs[x] = q + qoff[p];
+    ts[x] = t + toff[p];
+  }
+  const int m = max(mm[0], mm[1]), n = max(nn[0], nn[1]);
+
+  int bs[2], bi[2], bj[2], km[2], lanem[2], rm[2];
+#pragma unroll
+  for (int x = 0; x < 2; ++x) {
+    bs[x] = NEG; bi[x] = 0x7fffffff; bj[x] = 0x7fffffff;
+    if (lane == 0) initial_end(MODE, mm[x], nn[x], sc, bs[x], bi[x], bj[x]);
+    km[x] = (mm[x] - 1) / ROWS; lanem[x] = ((mm[x] - 1) % ROWS) / R; rm[x] = (mm[x] - 1) % ROWS % R;
+  }
+
+  const int nst = (m + ROWS - 1) / ROWS;
+  const int nst_w = warp_max(nst);
+  const int steps_w = warp_max(nst > 0 ? n + G - 1 : 0);
+  // the border rows of a work item (both halves packed) sit at its first pair's offset
+  uint32_t* brow = (uint32_t*)border + (nst > 1 ? border_off[pp[0]] : 0);
+  for (int k = 0; k < nst_w; ++k) {
+    const bool live = k < nst;
+    const int i0 = k * ROWS + lane * R + 1;
+    uint32_t pa[R], pb[R], hl[R], hg[R], el[R], rb[R], rj[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      uint32_t unused;
+      profile(sc, (live && i0 + r <= mm[0]) ? qs[0][i0 + r - 1] : (uint8_t)4, pa[r], unused);
+      profile(sc, (live && i0 + r <= mm[1]) ? qs[1][i0 + r - 1] : (uint8_t)4, pb[r], unused);
+      const int left = left_value(MODE, i0 + r, sc);
+      hl[r] = pk16(left, left);
+      hg[r] = pk16(left - goe, left - goe);
+      el[r] = g.neg;
+      rb[r] = 0;
+      rj[r] = 0;
+    }
+    const int left0 = left_value(MODE, i0 - 1, sc);
+    uint32_t up_prev = pk16(left0, left0);
+    uint32_t bot_h = 0, bot_f = g.neg;
+    uint32_t nb_h = 0, nb_f = g.neg;  // as in pairwise_subwarp: the next border cell
+    if (lane == 0 && live && k > 0 && n > 0) { nb_h = brow[1]; nb_f = brow[n + 2]; }
+    for (int s = 0; s < steps_w; ++s) {
+      const int j = s - lane + 1;
+      uint32_t up_h = (uint32_t)SA_SHFL_UP_W((int)bot_h, 1, G);
+      uint32_t up_f = (uint32_t)SA_SHFL_UP_W((int)bot_f, 1, G);
+      if (!live || j < 1 || j > n) continue;
+      if (lane == 0) {
+        if (k == 0) { const int top = top_value(MODE, j, sc); up_h = pk16(top, top); up_f = g.neg; }
+        else {
+          up_h = nb_h; up_f = nb_f;
+          if (j < n) { nb_h = brow[j + 1]; nb_f = brow[n + 2 + j]; }
+        }
+      }
+      const uint32_t ta = j <= nn[0] ? ts[0][j - 1] : 4u, tb = j <= nn[1] ? ts[1][j - 1] : 4u;
+      const uint32_t sel = profile_selector16(ta & 3u, tb & 3u);
+      // a target N scores -n_penalty against every row: those halves are masked
+      const uint32_t nmask = (ta > 3u ? 0xffffu : 0u) | (tb > 3u ? 0xffff0000u : 0u);
+      // local mode: only columns inside a pair's own target update its row maxima
+      const uint32_t cols = (j <= nn[0] ? 0xffffu : 0u) | (j <= nn[1] ? 0xffff0000u : 0u);
+      const uint32_t hupg = add_max16(up_h, g.ngoe, g.neg);
+      uint32_t fup = up_f;
+      if (nmask) cells16<MODE, R, true>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols, pk16(j, j));
+      else cells16<MODE, R, false>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols, pk16(j, j));
+#pragma unroll
+      for (int x = 0; x < 2; ++x) {
+        const int jn = nn[x], mx = mm[x];
+        if (j > jn) continue;
+        if ((MODE == GLOCAL || MODE == SEMI || (MODE == GLOBAL && j == jn)) && mx > 0 && live && k == km[x] &&
+            lane == lanem[x]) {
+          uint32_t v = hl[0];
+#pragma unroll
+          for (int r = 1; r < R; ++r) v = (r == rm[x]) ? hl[r] : v;
+          const int sv = x ? hi16(v) : lo16(v);
+          if (better(sv, mx, j, bs[x], bi[x], bj[x])) { bs[x] = sv; bi[x] = mx; bj[x] = j; }
+        }
+        if (MODE == SEMI && j == jn) {
+#pragma unroll
+          for (int r = 0; r < R; ++r) {
+            const int sv = x ? hi16(hl[r]) : lo16(hl[r]);
+            if (i0 + r < mx && better(sv, i0 + r, jn, bs[x], bi[x], bj[x])) { bs[x] = sv; bi[x] = i0 + r; bj[x] = jn; }
+          }
+        }
+      }
+      bot_h = hl[R - 1];
+      bot_f = fup;
+      up_prev = up_h;
+      if (lane == G - 1 && k + 1 < nst) { brow[j] = bot_h; brow[n + 1 + j] = bot_f; }
+    }
+    SA_SYNCWARP();
+    if (MODE == LOCAL && live) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+#pragma unroll
+        for (int x = 0; x < 2; ++x) {
+          const int sv = x ? hi16(rb[r]) : lo16(rb[r]);
+          const int jv = x ? (int)(rj[r] >> 16) : (int)(rj[r] & 0xffffu);
+          if (i0 + r <= mm[x] && better(sv, i0 + r, jv, bs[x], bi[x], bj[x])) { bs[x] = sv; bi[x] = i0 + r; bj[x] = jv; }
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int x = 0; x < 2; ++x) {
+    group_best<G>(bs[x], bi[x], bj[x]);
+    if (pp[x] >= 0 && lane == 0) { out[3 * pp[x]] = bs[x]; out[3 * pp[x] + 1] = bi[x]; out[3 * pp[x] + 2] = bj[x]; }
+  }
+}
+
+template <int G, int R>
+__global__ void subwarp_trace(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
+                              const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
+                              const int* __restrict__ order, int nwork, int mode,
+                              const uint32_t* __restrict__ dirs, const int64_t* __restrict__ dir_off,
+                              const int* __restrict__ ends, const int64_t* __restrict__ run_off,
+                              uint8_t* __restrict__ run_op, int* __restrict__ run_len, int* __restrict__ info) {
+  const int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= nwork) return;
+  const int p = order[w];
+  walk_back<G, R>(q + qoff[p], t + toff[p], (int)(toff[p + 1] - toff[p]), mode, dirs + dir_off[p],
+                  ends[3 * p + 1], ends[3 * p + 2], run_op + run_off[p], run_len + run_off[p], info + 7 * p);
+}
+
+#ifdef SA_INSTANTIATE_ALL
+// Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): a spread of the variants the backend uses.
+#define SW_ARGS                                                                                    \
+  const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, int, int, \
+      int, int, int*, const int64_t*, uint32_t*, const int64_t*, int*
+#define SW16_ARGS                                                                                  \
+  const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, int, int, \
+      int, int, int*, const int64_t*, int*
+#define TR_ARGS                                                                                     \
+  const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, const uint32_t*, \
+      const int64_t*, const int*, const int64_t*, uint8_t*, int*, int*
+#define SW_VARIANTS(M)                                                   \
+  template __global__ void pairwise_subwarp<M, false, 8, 20>(SW_ARGS);   \
+  template __global__ void pairwise_subwarp<M, true, 8, 20>(SW_ARGS);    \
+  template __global__ void pairwise_subwarp<M, false, 1, 16>(SW_ARGS);   \
+  template __global__ void pairwise_subwarp<M, true, 16, 4>(SW_ARGS);    \
+  template __global__ void pairwise_subwarp16<M, 8, 20>(SW16_ARGS);      \
+  template __global__ void pairwise_subwarp16<M, 4, 12>(SW16_ARGS);
+SW_VARIANTS(0)
+SW_VARIANTS(1)
+SW_VARIANTS(2)
+SW_VARIANTS(3)
+template __global__ void subwarp_trace<8, 20>(TR_ARGS);
+template __global__ void subwarp_trace<16, 4>(TR_ARGS);
+#endif

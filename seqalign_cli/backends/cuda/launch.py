@@ -1,0 +1,36 @@
+"""A slice of kernel work ready to run: inputs uploaded, launch shapes fixed.
+
+Planning and uploads happen once (``prepare``); ``Launch.run`` only queues
+the kernels, so benchmarks time the kernels alone and a batch's host work
+can be done before its kernels start. Direction codes, the one large
+buffer, are allocated when the slice runs and dropped after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: stands for the direction-code buffer in kernel arguments
+DIRS = object()
+
+
+@dataclass
+class Launch:
+    fwd: object
+    grid: int
+    block: int
+    fwd_args: tuple
+    back: object = None  # traceback kernel (one thread per pair)
+    back_grid: int = 0
+    back_args: tuple = ()
+    dir_words: int = 0  # direction-code words the slice needs
+
+    def run(self, cp):
+        """Queue the kernels on the current stream."""
+        dirs = cp.empty(self.dir_words + 1, np.uint32) if self.back is not None else None
+        fill = lambda args: tuple(dirs if a is DIRS else a for a in args)  # noqa: E731
+        self.fwd((self.grid,), (self.block,), fill(self.fwd_args))
+        if self.back is not None:
+            self.back((self.back_grid,), (self.block,), fill(self.back_args))

@@ -1,0 +1,154 @@
+"""Launches of the subwarp kernels (kernels/pairwise_subwarp.cu) and their plan.
+
+Each pair gets a shape (G, R): a group of G lanes holding R query rows each,
+so a stage covers G*R rows. The plan is a table measured with
+``python benchmarks/bench_gpu.py --sweep`` (every shape at every length,
+benchmarks/RESULTS.md): the fastest shape is the smallest group whose 16 to
+20 rows per lane cover the query in one stage (little fill and drain, and
+no border row through memory); queries past 512 rows take whole warps of
+16 rows per lane, in stages. Pairs whose every value fits in 16 bits (and
+scoring values fit the byte profile) run two to a group in 16-bit lanes
+when no traceback is asked for.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .launch import DIRS, Launch
+from .loader import module
+
+KERNEL = "pairwise_subwarp.cu"
+#: (longest query, G, R): the first row whose length covers the query gives its shape
+PLAN = (
+    (16, 1, 16),
+    (64, 4, 16),
+    (80, 4, 20),
+    (128, 8, 16),
+    (160, 8, 20),
+    (256, 16, 16),
+    (320, 16, 20),
+)
+#: queries longer than the table: whole warps, stages of 32 * 16 rows
+LONG = (32, 16)
+#: 16-bit lanes hold every value whose bound stays below this (NEG16 in the kernel is -24576)
+INT16_LIMIT = 23000
+#: every scoring value must fit a signed byte of the query profile
+PROFILE_LIMIT = 127
+THREADS = 128
+
+
+def plan_shapes(qlen: np.ndarray, tlen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """G and R for each pair, from the measured table."""
+    limits = np.array([row[0] for row in PLAN])
+    G = np.array([row[1] for row in PLAN] + [LONG[0]], np.int64)
+    R = np.array([row[2] for row in PLAN] + [LONG[1]], np.int64)
+    k = np.searchsorted(limits, qlen, side="left")
+    return G[k], R[k]
+
+
+def dir_words(qlen: np.ndarray, tlen: np.ndarray, G: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """uint32 words of direction codes each pair needs (traceback.cuh's layout)."""
+    stages = (qlen + G * R - 1) // (G * R)
+    return stages * (tlen + G - 1) * ((R + 7) // 8) * G
+
+
+def fits16(scoring, qlen: np.ndarray, tlen: np.ndarray) -> np.ndarray:
+    """Pairs whose every DP value fits the 16-bit lanes.
+
+    No H exceeds match * min(m, n), and none falls below the all-gaps path
+    to its cell, -(2 gap_open + (m + n) gap_extend); E and F lie at most one
+    gap opening below an H. Padding cells of a shared matrix obey the same
+    bounds for its dimensions.
+    """
+    if max(scoring.as_list()) > PROFILE_LIMIT:
+        return np.zeros(len(qlen), bool)
+    high = scoring.match * np.minimum(qlen, tlen)
+    low = 3 * scoring.gap_open + (qlen + tlen + 2) * scoring.gap_extend
+    return np.maximum(high, low) < INT16_LIMIT
+
+
+def pair_up(sel: np.ndarray, qlen: np.ndarray, tlen: np.ndarray, scoring) -> np.ndarray:
+    """Work items of the 16-bit kernel: the pairs of ``sel`` two by two.
+
+    ``sel`` is sorted by size, so neighbours have similar shapes; two pairs
+    whose shared matrix would pass the 16-bit bound go alone (partner -1).
+    Returns an (items, 2) int32 array.
+    """
+    a = sel[0::2]
+    b = np.full(len(a), -1, np.int64)
+    b[:len(sel) // 2] = sel[1::2]
+    has = b >= 0
+    mq = np.where(has, np.maximum(qlen[a], qlen[b]), qlen[a])
+    mt = np.where(has, np.maximum(tlen[a], tlen[b]), tlen[a])
+    ok = ~has | fits16(scoring, mq, mt)
+    alone = b[~ok]
+    items = np.concatenate([np.stack([a[ok], b[ok]], 1), np.stack([a[~ok], np.full(len(alone), -1)], 1),
+                            np.stack([alone, np.full(len(alone), -1)], 1)])
+    return items.astype(np.int32)
+
+
+def _flag(b: bool) -> str:
+    return "true" if b else "false"
+
+
+def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool):
+    """The forward kernel of a shape (and the traceback kernel when tracing)."""
+    if pack16:
+        fwd = f"pairwise_subwarp16<{mode}, {G}, {R}>"
+        return module(KERNEL, (fwd,), device).get_function(fwd), None
+    fwd = f"pairwise_subwarp<{mode}, {_flag(trace)}, {G}, {R}>"
+    back = f"subwarp_trace<{G}, {R}>"
+    mod = module(KERNEL, (fwd, back) if trace else (fwd,), device)
+    return mod.get_function(fwd), (mod.get_function(back) if trace else None)
+
+
+def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int):
+    """Scratch rows for the work items that need more than one stage.
+
+    ``items`` is (k, 2) pair indices (second column -1 or absent for int32);
+    the border of an item sits at the offset of its first pair. Returns the
+    device buffer and the per-pair offsets (int64, npairs).
+    """
+    a = items[:, 0]
+    n = tlen[a].copy()
+    m = qlen[a].copy()
+    if items.shape[1] > 1:
+        b = items[:, 1]
+        has = b >= 0
+        n[has] = np.maximum(n[has], tlen[b[has]])
+        m[has] = np.maximum(m[has], qlen[b[has]])
+    multi = m > rows
+    sizes = np.where(multi, 2 * (n + 1), 0)
+    off = np.zeros(npairs, np.int64)
+    if multi.any():
+        starts = np.cumsum(sizes) - sizes
+        off[a[multi]] = starts[multi]
+    total = int(sizes.sum())
+    return cp.empty(max(total, 1), np.int32), cp.asarray(off)
+
+
+def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, cfg, words: int = 0,
+            d_dir_off=None) -> Launch:
+    """The kernels of one shape over the pairs ``part``, with their inputs uploaded.
+
+    ``d`` holds the batch on the device (codes, offsets, ends and, when
+    tracing, the run buffers); ``words`` direction words at ``d_dir_off``.
+    """
+    sc = cfg.scoring
+    trace = cfg.traceback and not pack16
+    fwd, back = kernels(device, cfg.mode_code, trace, G, R, pack16)
+    items = pair_up(part, qlen, tlen, sc) if pack16 else part.astype(np.int32).reshape(-1, 1)
+    border, border_off = border_layout(cp, qlen, tlen, items, G * R, len(qlen))
+    nwork = np.int32(len(items))
+    order = cp.asarray(np.ascontiguousarray(items.reshape(-1)))
+    blocks = (len(items) * G + THREADS - 1) // THREADS
+    head = (d.q, d.qoff, d.t, d.toff, order, nwork, *(np.int32(v) for v in sc.as_list()), border, border_off)
+    if pack16:
+        return Launch(fwd, blocks, THREADS, head + (d.ends,))
+    if not trace:
+        return Launch(fwd, blocks, THREADS, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends))
+    back_args = (d.q, d.qoff, d.t, d.toff, order, nwork, np.int32(cfg.mode_code), DIRS, d_dir_off, d.ends,
+                 d.run_off, d.run_op, d.run_len, d.info)
+    return Launch(fwd, blocks, THREADS, head + (DIRS, d_dir_off, d.ends), back, (len(items) + THREADS - 1) // THREADS,
+                  back_args, words)
