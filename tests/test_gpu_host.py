@@ -52,7 +52,7 @@ def test_subwarp_plan_covers_queries_with_little_waste():
     small = (q > 80) & (q <= 320)
     assert ((G[small] // 2) * 20 < q[small]).all()
     words = subwarp.dir_words(q, t, G, R)
-    assert (words == stages * (t + G - 1) * ((R + 7) // 8) * G).all()
+    assert (words == (q + rows - 1) // rows * (t + G - 1) * ((R + 7) // 8) * G).all()
     assert (words * 8 >= q * t).all()  # at least 4 bits a cell
 
 
