@@ -3,9 +3,19 @@
 Pairs the GPU kernels cannot hold exactly (scores beyond int32 lanes) or whose
 traceback would exceed the per-pair memory budget are aligned by the CPU
 engine inside the same batch, so results are the same whatever the route.
+
+Out of memory on a device halves the batch and continues: the engine drops
+its copy of the batch, CuPy's pools are emptied and each half of the pairs
+(of similar cell counts) is aligned in turn, halved again while it does not
+fit; a single pair that does not fit goes to the CPU engine. Results are
+written by pair index, so they are the same whatever the split.
 """
 
 from __future__ import annotations
+
+import sys
+import threading
+from typing import Callable
 
 import numpy as np
 
@@ -41,6 +51,22 @@ def device_name(device: int) -> str:
     return cupy.cuda.runtime.getDeviceProperties(device)["name"].decode()
 
 
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` is CuPy's report of a device allocation that failed."""
+    try:
+        import cupy
+    except ImportError:
+        return False
+    cuda = cupy.cuda
+    if isinstance(exc, cuda.memory.OutOfMemoryError):
+        return True
+    if isinstance(exc, cuda.runtime.CUDARuntimeError):
+        return "cudaErrorMemoryAllocation" in str(exc)
+    if isinstance(exc, cuda.driver.CUDADriverError):  # kernel launches and module loads
+        return "CUDA_ERROR_OUT_OF_MEMORY" in str(exc)
+    return False
+
+
 def split_by_cells(idx: np.ndarray, cells: np.ndarray, pieces: int) -> list[np.ndarray]:
     """Pairs ``idx`` cut into about ``pieces`` parts of similar cell counts, largest pairs first."""
     idx = idx[np.argsort(-cells[idx], kind="stable")]
@@ -49,17 +75,42 @@ def split_by_cells(idx: np.ndarray, cells: np.ndarray, pieces: int) -> list[np.n
     return [p for p in np.split(idx, np.unique(cuts)) if len(p)]
 
 
+def halves(idx: np.ndarray, cells: np.ndarray) -> list[np.ndarray]:
+    """``idx`` (two pairs or more) in two parts of similar cell counts.
+
+    The largest pair goes alone when it outweighs all the others; pairs of
+    no cells are halved by count.
+    """
+    parts = split_by_cells(idx, cells, 2)
+    if len(parts) == 2:
+        return parts
+    cut = 1 if cells[parts[0][0]] else len(idx) // 2
+    return [parts[0][:cut], parts[0][cut:]]
+
+
+def _stderr(message: str):
+    print(f"seqalign: {message}", file=sys.stderr)
+
+
+_said_lock = threading.Lock()
+
+
 class CudaBackend:
     """Aligns batches on one or more GPUs, with the CPU engine for what a GPU cannot hold.
 
     With several GPUs, each batch is cut into pieces of similar cell counts
     that the GPUs take from a shared queue as they finish the previous one
     (dynamic partitioning); results land in input order.
+
+    A piece that runs out of device memory is aligned in halves by the
+    engine that took it (see the module's docstring); ``log`` says so once.
     """
 
     name = "cuda"
+    log: Callable[[str], None] = staticmethod(_stderr)
+    _said_oom = False
 
-    def __init__(self, devices=(0,), threads: int = 1):
+    def __init__(self, devices=(0,), threads: int = 1, log: Callable[[str], None] | None = None):
         from ..cpu import CpuBackend
         from .pairwise import CudaPairwise
 
@@ -70,6 +121,8 @@ class CudaBackend:
         names = {device_name(dev) for dev in devices}
         self.device = (f"GPU {devices[0]}: {names.pop()}" if len(devices) == 1
                        else f"GPUs {','.join(map(str, devices))}: {', '.join(sorted(names))}")
+        if log is not None:
+            self.log = log
 
     def align(self, batch: PairBatch, cfg: AlignConfig) -> Alignments:
         from .pairwise import INT32_LIMIT, planned_dir_words
@@ -85,19 +138,23 @@ class CudaBackend:
         gpu_idx = np.flatnonzero(on_gpu)
         cpu_idx = np.flatnonzero(~on_gpu)
         if len(gpu_idx):
-            self._gpu(batch, cfg, gpu_idx, qlen * tlen, out)
+            spilled = self._gpu(batch, cfg, gpu_idx, qlen * tlen, out)
+            cpu_idx = np.sort(np.concatenate([cpu_idx, spilled]))
         if len(cpu_idx):
             out.take(cpu_idx, self.cpu.align(batch.subset(cpu_idx), cfg))
         out.normalize_empty(cfg.mode_code)
         return out
 
-    def _gpu(self, batch, cfg, idx, cells, out):
+    def _gpu(self, batch, cfg, idx, cells, out) -> np.ndarray:
+        """Align the pairs ``idx`` on the GPUs; returns the pairs left for the CPU engine."""
+        spilled: list[np.ndarray] = []
         if len(self.engines) == 1:
-            self.engines[0].align(batch, cfg, idx, out)
-            self.engines[0].release()
-            return
+            try:
+                self._fit(self.engines[0], batch, cfg, idx, cells, out, spilled)
+            finally:
+                self.engines[0].release()
+            return np.concatenate(spilled) if spilled else idx[:0]
         import queue
-        import threading
 
         work: queue.Queue = queue.Queue()
         for piece in split_by_cells(idx, cells, 4 * len(self.engines)):
@@ -111,7 +168,7 @@ class CudaBackend:
                         piece = work.get_nowait()
                     except queue.Empty:
                         return
-                    engine.align(batch, cfg, piece, out)
+                    self._fit(engine, batch, cfg, piece, cells, out, spilled)
             except BaseException as exc:  # re-raised in the calling thread
                 errors.append(exc)
             finally:
@@ -124,3 +181,36 @@ class CudaBackend:
             t.join()
         if errors:
             raise errors[0]
+        return np.concatenate(spilled) if spilled else idx[:0]
+
+    def _fit(self, engine, batch, cfg, idx, cells, out, spilled: list):
+        """Align the pairs ``idx`` on ``engine``, in halves while they do not fit.
+
+        A single pair that does not fit is added to ``spilled`` (for the CPU engine).
+        """
+        try:
+            engine.align(batch, cfg, idx, out)
+            return
+        except Exception as exc:
+            if not is_out_of_memory(exc):
+                raise
+        # out of the except clause: the error no longer holds the frames (and device arrays) it came from
+        self._free(engine)
+        if len(idx) == 1:
+            spilled.append(idx)
+            return
+        for half in halves(idx, cells):
+            self._fit(engine, batch, cfg, half, cells, out, spilled)
+
+    def _free(self, engine):
+        """Drop the engine's device copy and empty CuPy's pools; say so the first time."""
+        import cupy
+
+        engine.release()
+        with cupy.cuda.Device(engine.device):
+            cupy.get_default_memory_pool().free_all_blocks()
+        cupy.get_default_pinned_memory_pool().free_all_blocks()
+        with _said_lock:
+            said, self._said_oom = self._said_oom, True
+        if not said:
+            self.log(f"GPU {engine.device} out of memory; aligning the batch in halves")

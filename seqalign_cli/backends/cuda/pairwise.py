@@ -37,8 +37,8 @@ def planned_dir_words(qlen: np.ndarray, tlen: np.ndarray, kernel: str = "subwarp
 
 
 def _spread(values: np.ndarray, subset: np.ndarray, size: int) -> np.ndarray:
-    """Per-pair array of ``size`` holding ``values`` at the pairs ``subset``."""
-    full = np.zeros(size, np.int64)
+    """Per-pair array of ``size`` holding ``values`` at the pairs ``subset`` (1 elsewhere)."""
+    full = np.ones(size, np.int64)
     full[subset] = values
     return full
 
