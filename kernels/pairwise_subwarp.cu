@@ -221,6 +221,28 @@ __device__ __forceinline__ void cells16(const uint32_t (&pa)[R], const uint32_t 
   }
 }
 
+// End cells of half X (16-bit lanes) at column j: row m (glocal, semi), column n
+// (semi), (m, n) (global). owns: this lane holds row m of the half's pair.
+template <int MODE, int R, int X>
+__device__ __forceinline__ void end_cells16(const uint32_t (&hl)[R], int j, int i0, int jn, int mx, bool owns, int rm,
+                                            int& bs, int& bi, int& bj) {
+  if (j > jn) return;
+  if ((MODE == GLOCAL || MODE == SEMI || (MODE == GLOBAL && j == jn)) && mx > 0 && owns) {
+    uint32_t v = hl[0];
+#pragma unroll
+    for (int r = 1; r < R; ++r) v = (r == rm) ? hl[r] : v;
+    const int sv = X ? hi16(v) : lo16(v);
+    if (better(sv, mx, j, bs, bi, bj)) { bs = sv; bi = mx; bj = j; }
+  }
+  if (MODE == SEMI && j == jn) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int sv = X ? hi16(hl[r]) : lo16(hl[r]);
+      if (i0 + r < mx && better(sv, i0 + r, jn, bs, bi, bj)) { bs = sv; bi = i0 + r; bj = jn; }
+    }
+  }
+}
+
 template <int MODE, int G, int R>
 __global__ void pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
                                    const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
@@ -308,26 +330,8 @@ __global__ void pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t*
       uint32_t fup = up_f;
       if (nmask) cells16<MODE, R, true>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols, pk16(j, j));
       else cells16<MODE, R, false>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols, pk16(j, j));
-#pragma unroll
-      for (int x = 0; x < 2; ++x) {
-        const int jn = nn[x], mx = mm[x];
-        if (j > jn) continue;
-        if ((MODE == GLOCAL || MODE == SEMI || (MODE == GLOBAL && j == jn)) && mx > 0 && live && k == km[x] &&
-            lane == lanem[x]) {
-          uint32_t v = hl[0];
-#pragma unroll
-          for (int r = 1; r < R; ++r) v = (r == rm[x]) ? hl[r] : v;
-          const int sv = x ? hi16(v) : lo16(v);
-          if (better(sv, mx, j, bs[x], bi[x], bj[x])) { bs[x] = sv; bi[x] = mx; bj[x] = j; }
-        }
-        if (MODE == SEMI && j == jn) {
-#pragma unroll
-          for (int r = 0; r < R; ++r) {
-            const int sv = x ? hi16(hl[r]) : lo16(hl[r]);
-            if (i0 + r < mx && better(sv, i0 + r, jn, bs[x], bi[x], bj[x])) { bs[x] = sv; bi[x] = i0 + r; bj[x] = jn; }
-          }
-        }
-      }
+      end_cells16<MODE, R, 0>(hl, j, i0, nn[0], mm[0], live && k == km[0] && lane == lanem[0], rm[0], bs[0], bi[0], bj[0]);
+      end_cells16<MODE, R, 1>(hl, j, i0, nn[1], mm[1], live && k == km[1] && lane == lanem[1], rm[1], bs[1], bi[1], bj[1]);
       bot_h = hl[R - 1];
       bot_f = fup;
       up_prev = up_h;

@@ -45,6 +45,7 @@ class Summary:
     threads: int
     peak_mb: float
     stages: dict
+    steps: dict | None = None  # the aligning stage split by backend step (GPU engines)
 
 
     @property
@@ -55,7 +56,12 @@ class Summary:
         return (f"{self.pairs} pairs, {self.cells:.3g} cells, {self.gcups:.2f} GCUPS, backend "
                 f"{self.backend} ({self.device}, {self.threads} thread{'s' if self.threads != 1 else ''}),"
                 f" {self.seconds:.2f} s wall ({', '.join(f'{k} {v:.2f} s' for k, v in self.stages.items())}),"
-                f" peak memory {self.peak_mb:.0f} MB")
+                f"{self._steps()} peak memory {self.peak_mb:.0f} MB")
+
+    def _steps(self) -> str:
+        if not self.steps:
+            return ""
+        return f" align steps ({', '.join(f'{k} {v:.2f} s' for k, v in self.steps.items())}),"
 
 
 _DONE = object()
@@ -244,4 +250,4 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
             progress.stop()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return Summary(pairs, cells, time.perf_counter() - start, backend.name, backend.device,
-                   backend.threads, peak, stages)
+                   backend.threads, peak, stages, getattr(backend, "steps", lambda: None)())

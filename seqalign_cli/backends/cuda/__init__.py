@@ -6,9 +6,10 @@ engine inside the same batch, so results are the same whatever the route.
 
 Out of memory on a device halves the batch and continues: the engine drops
 its copy of the batch, CuPy's pools are emptied and each half of the pairs
-(of similar cell counts) is aligned in turn, halved again while it does not
-fit; a single pair that does not fit goes to the CPU engine. Results are
-written by pair index, so they are the same whatever the split.
+(of similar cell counts) is aligned in turn as a batch of its own, halved
+again while it does not fit; a single pair that does not fit goes to the
+CPU engine. Results are written by pair index, so they are the same
+whatever the split.
 """
 
 from __future__ import annotations
@@ -124,6 +125,14 @@ class CudaBackend:
         if log is not None:
             self.log = log
 
+    def steps(self) -> dict:
+        """Host time of the aligning stage by step, summed over the engines (for the summary)."""
+        total: dict[str, float] = {}
+        for engine in self.engines:
+            for step, secs in getattr(engine, "seconds", {}).items():
+                total[step] = total.get(step, 0.0) + secs
+        return total
+
     def align(self, batch: PairBatch, cfg: AlignConfig) -> Alignments:
         from .pairwise import INT32_LIMIT, planned_dir_words
 
@@ -150,7 +159,7 @@ class CudaBackend:
         spilled: list[np.ndarray] = []
         if len(self.engines) == 1:
             try:
-                self._fit(self.engines[0], batch, cfg, idx, cells, out, spilled)
+                self._fit(self.engines[0], batch, cfg, idx, out, spilled)
             finally:
                 self.engines[0].release()
             return np.concatenate(spilled) if spilled else idx[:0]
@@ -168,7 +177,7 @@ class CudaBackend:
                         piece = work.get_nowait()
                     except queue.Empty:
                         return
-                    self._fit(engine, batch, cfg, piece, cells, out, spilled)
+                    self._fit(engine, batch, cfg, piece, out, spilled)
             except BaseException as exc:  # re-raised in the calling thread
                 errors.append(exc)
             finally:
@@ -183,10 +192,13 @@ class CudaBackend:
             raise errors[0]
         return np.concatenate(spilled) if spilled else idx[:0]
 
-    def _fit(self, engine, batch, cfg, idx, cells, out, spilled: list):
-        """Align the pairs ``idx`` on ``engine``, in halves while they do not fit.
+    def _fit(self, engine, batch, cfg, idx, out, spilled: list, where=None):
+        """Align the pairs ``idx`` of ``batch`` on ``engine``, in halves while they do not fit.
 
-        A single pair that does not fit is added to ``spilled`` (for the CPU engine).
+        Each half goes to the device as a batch of its own, so that the device
+        copy of the batch shrinks too. A single pair that does not fit is noted
+        in ``spilled`` for the CPU engine, by its number in the backend's batch
+        (``where`` maps the pairs of ``batch`` to those numbers).
         """
         try:
             engine.align(batch, cfg, idx, out)
@@ -196,11 +208,18 @@ class CudaBackend:
                 raise
         # out of the except clause: the error no longer holds the frames (and device arrays) it came from
         self._free(engine)
+        where = np.arange(batch.size) if where is None else where
         if len(idx) == 1:
-            spilled.append(idx)
+            spilled.append(where[idx])
             return
-        for half in halves(idx, cells):
-            self._fit(engine, batch, cfg, half, cells, out, spilled)
+        for half in halves(idx, batch.qlen.astype(np.int64) * batch.tlen):
+            part = batch.subset(half)
+            res = Alignments.allocate(part.qlen.astype(np.int64), part.tlen.astype(np.int64), cfg.traceback)
+            try:
+                self._fit(engine, part, cfg, np.arange(len(half)), res, spilled, where[half])
+            finally:
+                engine.release()  # this half's copy goes before the next one is uploaded
+            out.take(half, res)  # spilled pairs included: the CPU engine writes them over
 
     def _free(self, engine):
         """Drop the engine's device copy and empty CuPy's pools; say so the first time."""

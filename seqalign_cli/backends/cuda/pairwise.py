@@ -12,6 +12,7 @@ instead (pairwise_warp.py), for comparison.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,6 +58,19 @@ def _offsets(sizes: np.ndarray) -> np.ndarray:
     return off
 
 
+class _Clock:
+    """Adds the time since the last call to ``seconds[step]``."""
+
+    def __init__(self, seconds: dict):
+        self.seconds = seconds
+        self.last = time.perf_counter()
+
+    def __call__(self, step: str):
+        now = time.perf_counter()
+        self.seconds[step] = self.seconds.get(step, 0.0) + now - self.last
+        self.last = now
+
+
 @dataclass
 class _DeviceBatch:
     """A batch's inputs and outputs on the device."""
@@ -84,6 +98,7 @@ class CudaPairwise:
         self.pack16 = pack16  # 16-bit lanes where scores allow
         self.shape = None  # a fixed (G, R) for every pair instead of the plan (benchmarks)
         self._held = None  # (batch, out, device arrays) of the batch on the device
+        self.seconds: dict[str, float] = {}  # host time by step (upload, prepare, kernels, results)
 
     def release(self):
         """Drop the device copy of the last batch."""
@@ -116,12 +131,18 @@ class CudaPairwise:
         cp = self.cp
         qlen = batch.qlen.astype(np.int64)
         tlen = batch.tlen.astype(np.int64)
+        clock = _Clock(self.seconds)
         with cp.cuda.Device(self.device):
             if self._held is None or self._held[0] is not batch or self._held[1] is not out:
                 self._held = (batch, out, self._upload(batch, out, cfg.traceback))
             d = self._held[2]
-            self.run_kernels(qlen, tlen, cfg, subset, d)
+            clock("upload")
+            launches = self.prepare(qlen, tlen, cfg, subset, d)
+            clock("prepare")
+            for launch in launches:
+                launch.run(cp)
             ends = cp.asnumpy(d.ends).reshape(-1, 3)
+            clock("kernels")
             out.score[subset] = ends[subset, 0]
             out.qend[subset] = ends[subset, 1]
             out.tend[subset] = ends[subset, 2]
@@ -138,6 +159,7 @@ class CudaPairwise:
             else:
                 out.qstart[subset] = 0 if cfg.mode_code in (0, 2) else -1
                 out.tstart[subset] = 0 if cfg.mode_code == 0 else -1
+            clock("results")
 
     def run_kernels(self, qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, subset: np.ndarray,
                     d: _DeviceBatch):

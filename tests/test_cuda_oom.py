@@ -1,0 +1,269 @@
+"""Out of device memory in the cuda backend: the batch is halved and the run goes on.
+
+No GPU or CuPy needed: the engines are fakes that align with the CPU engine
+but raise CuPy's out-of-memory error when a subset holds more cells than
+their limit, and a stand-in ``cupy`` module provides the error classes and
+the memory pools.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import types
+
+import numpy as np
+import pytest
+
+from seqalign_cli.backends.cpu import CpuBackend
+from seqalign_cli.backends.cuda import CudaBackend, halves, is_out_of_memory
+from seqalign_cli.config import AlignConfig
+from seqalign_cli.io.encode import make_batch
+
+from generators import AFFINE, random_pairs
+
+THREADS = os.cpu_count() or 1
+FIELDS = ("score", "qstart", "qend", "tstart", "tend", "nruns", "stats")
+#: cells a fake device holds at once; some pairs of the batch hold more alone
+LIMIT = 400_000
+MESSAGE = "GPU 0 out of memory; aligning the batch in halves"
+
+
+def stand_in_cupy():
+    """A ``cupy`` module with the error classes and the pools the backend uses."""
+    cupy = types.ModuleType("cupy")
+    cupy.OutOfMemoryError = type("OutOfMemoryError", (MemoryError,), {})
+    cupy.CUDARuntimeError = type("CUDARuntimeError", (RuntimeError,), {})
+    cupy.CUDADriverError = type("CUDADriverError", (RuntimeError,), {})
+    cupy.freed = []  # (pool, current device) of every free_all_blocks call
+    local = threading.local()
+
+    class Device:
+        def __init__(self, device):
+            self.device = device
+
+        def __enter__(self):
+            self.before, local.device = getattr(local, "device", None), self.device
+
+        def __exit__(self, *exc):
+            local.device = self.before
+
+    class Pool:
+        def __init__(self, kind):
+            self.kind = kind
+
+        def free_all_blocks(self):
+            cupy.freed.append((self.kind, getattr(local, "device", None)))
+
+    cupy.cuda = types.SimpleNamespace(
+        Device=Device,
+        memory=types.SimpleNamespace(OutOfMemoryError=cupy.OutOfMemoryError),
+        runtime=types.SimpleNamespace(CUDARuntimeError=cupy.CUDARuntimeError),
+        driver=types.SimpleNamespace(CUDADriverError=cupy.CUDADriverError),
+    )
+    cupy.get_default_memory_pool = lambda: Pool("device")
+    cupy.get_default_pinned_memory_pool = lambda: Pool("pinned")
+    return cupy
+
+
+@pytest.fixture
+def cupy(monkeypatch):
+    fake = stand_in_cupy()
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    return fake
+
+
+def key(batch, k):
+    """A pair by its sequences (the pairs of a test batch are all different)."""
+    return batch.query(k).tobytes(), batch.target(k).tobytes()
+
+
+class FakeEngine:
+    """Aligns subsets with the CPU engine.
+
+    Raises ``error()`` when the subset holds more than ``limit`` cells, or the
+    batch (its device copy) more than ``max_pairs`` pairs.
+    """
+
+    compute = CpuBackend(THREADS)
+    lock = threading.Lock()  # one CPU alignment at a time across the engine threads
+
+    def __init__(self, device, error, limit=LIMIT, max_pairs=None, barrier=None):
+        self.device, self.error, self.limit, self.max_pairs, self.barrier = device, error, limit, max_pairs, barrier
+        self.calls = []  # (pairs in the batch, pairs in the subset, cells in the subset) of every call
+        self.done = []  # the pairs aligned
+        self.releases = 0
+
+    def align(self, batch, cfg, subset, out):
+        if self.barrier is not None and not self.calls:
+            self.barrier.wait(timeout=30)  # every engine takes a piece
+        cells = int((batch.qlen[subset].astype(np.int64) * batch.tlen[subset]).sum())
+        self.calls.append((batch.size, len(subset), cells))
+        if cells > self.limit or (self.max_pairs is not None and batch.size > self.max_pairs):
+            raise self.error()
+        with self.lock:
+            out.take(subset, self.compute.align(batch.subset(subset), cfg))
+        self.done += [key(batch, k) for k in subset]
+
+    def release(self):
+        self.releases += 1
+
+    def failures(self):
+        return sum(c > self.limit or (self.max_pairs is not None and n > self.max_pairs)
+                   for n, _, c in self.calls)
+
+
+class CountingCpu(CpuBackend):
+    """The CPU engine, noting the pairs it aligns."""
+
+    def __init__(self, threads):
+        super().__init__(threads)
+        self.pairs = []
+
+    def align(self, batch, cfg):
+        self.pairs += [key(batch, k) for k in range(batch.size)]
+        return super().align(batch, cfg)
+
+
+def backend(engines, log=None) -> CudaBackend:
+    b = object.__new__(CudaBackend)
+    b.engines = engines
+    b.cpu = CountingCpu(THREADS)
+    b.threads = b.cpu.threads
+    b.device = "fake GPU"
+    if log is not None:
+        b.log = log
+    return b
+
+
+def pairs(seed=5, count=400):
+    """A batch of different random pairs, and the cells of each."""
+    qs, ts = random_pairs(seed, count, long_share=0.1)
+    unique = list(dict.fromkeys((q.encode(), t.encode()) for q, t in zip(qs, ts)))
+    batch = make_batch([q for q, _ in unique], [t for _, t in unique])
+    return batch, batch.qlen.astype(np.int64) * batch.tlen
+
+
+def assert_same(a, b):
+    for name in FIELDS:
+        x, y = getattr(a, name), getattr(b, name)
+        bad = np.flatnonzero((x != y).reshape(a.size, -1).any(axis=1))
+        assert not len(bad), f"{name} differs for pairs {bad[:5]}: cpu {x[bad[:5]]} halved {y[bad[:5]]}"
+    assert a.cigars() == b.cigars()
+
+
+def assert_each_pair_once(b, batch, cells, limit=LIMIT):
+    """Every pair aligned once: on a fake device if it fits there alone, else on the CPU."""
+    on_gpu = [k for e in b.engines for k in e.done]
+    assert len(on_gpu) == len(set(on_gpu)), "a pair was aligned twice on the devices"
+    assert len(b.cpu.pairs) == len(set(b.cpu.pairs)), "a pair was aligned twice on the CPU"
+    big = {key(batch, k) for k in np.flatnonzero(cells > limit)}
+    assert set(b.cpu.pairs) == big
+    assert set(on_gpu) == {key(batch, k) for k in range(batch.size)} - big
+
+
+@pytest.mark.parametrize("traceback", [True, False])
+@pytest.mark.parametrize("mode", ["global", "local", "glocal"])
+def test_one_device_halves_until_pairs_fit(cupy, mode, traceback):
+    batch, cells = pairs()
+    assert cells.sum() > 8 * LIMIT and (cells > LIMIT).any() and (cells <= LIMIT).any()
+    cfg = AlignConfig(scoring=AFFINE, mode=mode, traceback=traceback)
+    said = []
+    engine = FakeEngine(0, lambda: cupy.OutOfMemoryError("out of memory allocating 2,147,483,648 bytes"))
+    b = backend([engine], said.append)
+    res = b.align(batch, cfg)
+    assert_same(CpuBackend(THREADS).align(batch, cfg), res)
+    assert_each_pair_once(b, batch, cells)
+    # the whole batch first, then ever smaller batches of their own
+    assert engine.calls[0][:2] == (batch.size, batch.size)
+    assert all(n == m for n, m, _ in engine.calls[1:]) and max(n for n, _, _ in engine.calls[1:]) < batch.size
+    assert min(c for _, _, c in engine.calls) <= LIMIT
+    # each failure dropped the device copy and emptied both pools on the device
+    failures = engine.failures()
+    assert engine.releases > failures
+    assert cupy.freed == [("device", 0), ("pinned", None)] * failures
+    assert said == [MESSAGE]
+
+
+def test_halves_shrink_the_device_copy(cupy):
+    """When the batch's own copy does not fit, halves fit: no pair ends on the CPU."""
+    batch, cells = pairs(seed=6, count=400)
+    cfg = AlignConfig(scoring=AFFINE, mode="local", traceback=True)
+    engine = FakeEngine(0, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf, max_pairs=40)
+    b = backend([engine], lambda m: None)
+    assert_same(CpuBackend(THREADS).align(batch, cfg), b.align(batch, cfg))
+    assert_each_pair_once(b, batch, cells, limit=np.inf)
+    assert b.cpu.pairs == []
+    assert 0 < engine.failures() < batch.size // 4
+
+
+def test_several_devices_halve_the_pieces_they_take(cupy):
+    batch, cells = pairs(seed=8, count=600)
+    cfg = AlignConfig(scoring=AFFINE, mode="local", traceback=True)
+    barrier = threading.Barrier(2)
+    engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), barrier=barrier)
+               for dev in (0, 1)]
+    said = []
+    b = backend(engines, said.append)
+    res = b.align(batch, cfg)
+    assert_same(CpuBackend(THREADS).align(batch, cfg), res)
+    assert_each_pair_once(b, batch, cells)
+    assert all(len(e.done) for e in engines)
+    assert all(e.calls[0][1] < batch.size for e in engines)  # queue pieces, not the whole batch
+    assert sum(e.failures() for e in engines) == len(cupy.freed) // 2
+    assert {dev for pool, dev in cupy.freed if pool == "device"} <= {0, 1}
+    assert len(said) == 1 and said[0].endswith("out of memory; aligning the batch in halves")
+
+
+def test_runtime_and_driver_allocation_errors_count_as_out_of_memory(cupy):
+    batch, cells = pairs(seed=9, count=150)
+    cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=True)
+    expected = CpuBackend(THREADS).align(batch, cfg)
+    for error in (lambda: cupy.CUDARuntimeError("cudaErrorMemoryAllocation: out of memory"),
+                  lambda: cupy.CUDADriverError("CUDA_ERROR_OUT_OF_MEMORY: out of memory")):
+        b = backend([FakeEngine(0, error)], lambda m: None)
+        assert_same(expected, b.align(batch, cfg))
+        assert_each_pair_once(b, batch, cells)
+
+
+@pytest.mark.parametrize("devices", [1, 2])
+def test_other_errors_are_raised(cupy, devices):
+    batch, _ = pairs(seed=10, count=100)
+    cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=False)
+    engines = [FakeEngine(dev, lambda: cupy.CUDARuntimeError("cudaErrorIllegalAddress: illegal memory access"))
+               for dev in range(devices)]
+    with pytest.raises(cupy.CUDARuntimeError, match="cudaErrorIllegalAddress"):
+        backend(engines).align(batch, cfg)
+    assert all(e.releases == 1 for e in engines)
+    assert cupy.freed == []
+
+
+def test_said_once_on_stderr(cupy, capsys):
+    batch, _ = pairs(seed=11, count=120)
+    cfg = AlignConfig(scoring=AFFINE, mode="local", traceback=False)
+    b = backend([FakeEngine(0, lambda: cupy.OutOfMemoryError("out of memory"))])
+    b.align(batch, cfg)
+    b.align(batch, cfg)
+    assert capsys.readouterr().err.splitlines() == [f"seqalign: {MESSAGE}"]
+
+
+def test_out_of_memory_is_recognised(cupy, monkeypatch):
+    assert is_out_of_memory(cupy.OutOfMemoryError("out of memory"))
+    assert is_out_of_memory(cupy.CUDARuntimeError("cudaErrorMemoryAllocation: out of memory"))
+    assert is_out_of_memory(cupy.CUDADriverError("CUDA_ERROR_OUT_OF_MEMORY: out of memory"))
+    assert not is_out_of_memory(cupy.CUDARuntimeError("cudaErrorIllegalAddress: an illegal memory access"))
+    assert not is_out_of_memory(cupy.CUDADriverError("CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"))
+    assert not is_out_of_memory(MemoryError())  # host memory: not the device's
+    monkeypatch.setitem(sys.modules, "cupy", None)  # CuPy absent
+    assert not is_out_of_memory(MemoryError())
+
+
+def test_halves_always_make_two_parts():
+    idx = np.arange(6)
+    for cells in ([5, 5, 5, 5, 5, 5], [100, 1, 2, 3, 0, 0], [0] * 6, [0, 0, 0, 0, 0, 7]):
+        cells = np.array(cells)
+        a, b = halves(idx, cells)
+        assert len(a) and len(b) and sorted(np.concatenate([a, b]).tolist()) == idx.tolist()
+    assert halves(idx, np.array([100, 1, 2, 3, 0, 0]))[0].tolist() == [0]  # the one outweighing the rest
+    assert [len(p) for p in halves(idx, np.zeros(6, int))] == [3, 3]
