@@ -57,6 +57,16 @@ __device__ __forceinline__ int max3(int a, int b, int c) {
 #endif
 }
 
+// max(a, b) and whether a won (a >= b): one DPX instruction on Hopper.
+__device__ __forceinline__ int max_which(int a, int b, bool& a_won) {
+#if defined(__CUDACC__) && !defined(__HIPCC__) && (__CUDACC_VER_MAJOR__ >= 12)
+  return __vibmax_s32(a, b, &a_won);
+#else
+  a_won = a >= b;
+  return a_won ? a : b;
+#endif
+}
+
 __device__ __forceinline__ int subst(const Scoring& s, uint8_t a, uint8_t b) {
   int v = (a == b) ? s.match : -s.mismatch;
   return ((a | b) > 3) ? -s.n_penalty : v;

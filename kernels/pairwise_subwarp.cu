@@ -20,6 +20,12 @@
 //   dirs        uint32 direction codes (TRACE), per pair at dir_off[p], laid
 //               out as traceback.cuh describes
 //   out         int32 (npairs, 3): score, query end, target end
+//   stage_sel   int32 (nwork) or null: compute only stage stage_sel[w] of
+//               group w (none when negative), writing its direction codes
+//               as stage 0 and no end cell (the checkpointed traceback)
+//   keep        1: the last row of every stage k is kept at border row k
+//               (2*(n+1) ints each), so any stage can be recomputed later;
+//               0: one border row, reused
 //
 // Thread mapping: lane l of a group owns R consecutive query rows of a stage
 // of G*R rows and sweeps the target; at step s it computes column
@@ -61,14 +67,26 @@ __device__ __forceinline__ void cells32(const uint32_t (&plo)[R], uint32_t phi, 
   for (int r = 0; r < R; ++r) {
     const int diag = hdiag + profile_score(plo[r], phi, sel);
     const int f_ext = fup + g.nge, e_ext = el[r] + g.nge;
-    const int f = max(hupg, f_ext);
-    const int e = max(hg[r], e_ext);
-    const int h = (MODE == LOCAL) ? max(max3(diag, f, e), 0) : max3(diag, f, e);
+    int f, e, h;
     if (TRACE) {
-      uint32_t src = (h == diag) ? 0u : ((h == f) ? 1u : 2u);
-      if (MODE == LOCAL && h == 0) src = 3u;
-      src |= (e_ext > hg[r] ? 4u : 0u) | (f_ext > hupg ? 8u : 0u);
+      // the same choices as the CPU engine: opening before extending, then
+      // diagonal before I (f) before D (e); bits as traceback.cuh describes
+      bool f_open, e_open, f_over_e, is_diag;
+      f = max_which(hupg, f_ext, f_open);
+      e = max_which(hg[r], e_ext, e_open);
+      const int fe = max_which(f, e, f_over_e);
+      h = max_which(diag, fe, is_diag);
+      uint32_t src = is_diag ? 0u : (f_over_e ? 1u : 2u);
+      if (MODE == LOCAL) {
+        if (h <= 0) src = 3u;
+        h = max(h, 0);
+      }
+      src |= (e_open ? 0u : 4u) | (f_open ? 0u : 8u);
       word[r / 8] |= src << (4 * (r % 8));
+    } else {
+      f = max(hupg, f_ext);
+      e = max(hg[r], e_ext);
+      h = (MODE == LOCAL) ? max(max3(diag, f, e), 0) : max3(diag, f, e);
     }
     if (MODE == LOCAL && h > rb[r]) { rb[r] = h; rj[r] = j; }  // first j wins a tie
     hdiag = hl[r];
@@ -86,7 +104,8 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
                                  const int* __restrict__ order, int nwork, int match, int mismatch,
                                  int gap_open, int gap_extend, int n_penalty, int* __restrict__ border,
                                  const int64_t* __restrict__ border_off, uint32_t* __restrict__ dirs,
-                                 const int64_t* __restrict__ dir_off, int* __restrict__ out) {
+                                 const int64_t* __restrict__ dir_off, int* __restrict__ out,
+                                 const int* __restrict__ stage_sel, int keep) {
   constexpr int ROWS = G * R, W = (R + 7) / 8;
   const int tid = (int)(blockIdx.x * (int64_t)blockDim.x + threadIdx.x);
   const int w = tid / G;
@@ -106,14 +125,21 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
   if (lane == 0) initial_end(MODE, m, n, sc, bs, bi, bj);
 
   const int nst = (m + ROWS - 1) / ROWS;
-  const int nst_w = warp_max(nst);
-  const int steps_w = warp_max(nst > 0 ? n + G - 1 : 0);
+  // the stages this group computes: all, or the one stage_sel names (none when negative)
+  const int kf = (stage_sel != nullptr && active) ? stage_sel[w] : 0;
+  const int kl = stage_sel == nullptr ? nst : (active && kf >= 0 ? kf + 1 : kf);
+  const int nk_w = warp_max(kl - kf);
+  const int steps_w = warp_max(nst > 0 && kl > kf ? n + G - 1 : 0);
   int* brow = border + (active && nst > 1 ? border_off[p] : 0);
+  const int64_t bstride = keep ? 2 * (int64_t)(n + 1) : 0;  // border rows kept per stage, or one reused
   uint32_t* dp = dirs + (TRACE && active ? dir_off[p] : 0);
   // byte 4 of every profile: any letter against N scores -n_penalty
   const uint32_t phi = (uint32_t)(-n_penalty) & 0xffu;
-  for (int k = 0; k < nst_w; ++k) {
-    const bool live = k < nst;
+  for (int kk = 0; kk < nk_w; ++kk) {
+    const int k = kf + kk;
+    const bool live = k < kl;
+    const int* brow_in = brow + (k - 1) * bstride;  // the last row of stage k-1
+    int* brow_out = brow + k * bstride;
     const int i0 = k * ROWS + lane * R + 1;  // first row of this lane
     uint32_t plo[R];
     int hl[R], hg[R], el[R], rb[R], rj[R];
@@ -133,7 +159,7 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
     int bot_h = 0, bot_f = NEG;
     // lane 0 of a later stage: the border cell of the next step, loaded one step ahead
     int nb_h = 0, nb_f = NEG;
-    if (lane == 0 && live && k > 0 && n > 0) { nb_h = brow[1]; nb_f = brow[n + 2]; }
+    if (lane == 0 && live && k > 0 && n > 0) { nb_h = brow_in[1]; nb_f = brow_in[n + 2]; }
     for (int s = 0; s < steps_w; ++s) {
       const int j = s - lane + 1;
       int up_h = SA_SHFL_UP_W(bot_h, 1, G);
@@ -143,7 +169,7 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
         if (k == 0) { up_h = top_value(MODE, j, sc); up_f = NEG; }
         else {
           up_h = nb_h; up_f = nb_f;
-          if (j < n) { nb_h = brow[j + 1]; nb_f = brow[n + 2 + j]; }
+          if (j < n) { nb_h = brow_in[j + 1]; nb_f = brow_in[n + 2 + j]; }
         }
       }
       const uint32_t sel = (uint32_t)ts[j - 1] * 0x1111u + 0x8880u;  // byte c, sign replicated
@@ -153,7 +179,7 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
       int fup = up_f;
       cells32<MODE, TRACE, R>(plo, phi, sel, hl, hg, el, rb, rj, up_prev, up_h + g.ngoe, fup, g, j, word);
       if (TRACE) {
-        const int64_t base = dir_base<G, R>(n, k, s) + lane;
+        const int64_t base = dir_base<G, R>(n, k - kf, s) + lane;
 #pragma unroll
         for (int x = 0; x < W; ++x) dp[base + x * G] = word[x];
       }
@@ -172,7 +198,7 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
       bot_h = hl[R - 1];
       bot_f = fup;
       up_prev = up_h;
-      if (lane == G - 1 && k + 1 < nst) { brow[j] = bot_h; brow[n + 1 + j] = bot_f; }
+      if (lane == G - 1 && k + 1 < nst) { brow_out[j] = bot_h; brow_out[n + 1 + j] = bot_f; }
     }
     SA_SYNCWARP();
     if (MODE == LOCAL && live) {
@@ -182,7 +208,7 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
     }
   }
   group_best<G>(bs, bi, bj);
-  if (active && lane == 0) { out[3 * p] = bs; out[3 * p + 1] = bi; out[3 * p + 2] = bj; }
+  if (active && lane == 0 && stage_sel == nullptr) { out[3 * p] = bs; out[3 * p + 1] = bi; out[3 * p + 2] = bj; }
 }
 
 // 16-bit minus infinity: below every score the host lets through (|score| < 2^14,
@@ -371,11 +397,42 @@ __global__ void subwarp_trace(const uint8_t* __restrict__ q, const int64_t* __re
                   ends[3 * p + 1], ends[3 * p + 2], run_op + run_off[p], run_len + run_off[p], info + 7 * p);
 }
 
+// Kernel subwarp_walk<G, R>: the checkpointed traceback of pairs too large
+// for all their direction codes at once. The forward kernel ran with keep=1
+// (the last row of every stage kept in border); each round recomputes one
+// stage per pair (pairwise_subwarp with TRACE and stage_sel), then this
+// kernel walks the pair back through that stage. walk holds each pair's
+// walker (see traceback.cuh) at 9*p; stage_sel[w] becomes the stage the
+// walker goes on in, or -1 once the pair is done, when info is written.
+template <int G, int R>
+__global__ void subwarp_walk(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
+                             const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
+                             const int* __restrict__ order, int nwork, int mode,
+                             const uint32_t* __restrict__ dirs, const int64_t* __restrict__ dir_off,
+                             const int* __restrict__ ends, int* __restrict__ stage_sel, int* __restrict__ walk,
+                             const int64_t* __restrict__ run_off, uint8_t* __restrict__ run_op,
+                             int* __restrict__ run_len, int* __restrict__ info) {
+  const int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= nwork || stage_sel[w] < 0) return;
+  const int p = order[w];
+  Walker wk = Walker::load(walk + 9 * p, ends + 3 * p);
+  const int row0 = stage_sel[w] * G * R;
+  const bool done = walk_until<G, R>(q + qoff[p], t + toff[p], (int)(toff[p + 1] - toff[p]), mode, dirs + dir_off[p],
+                                     row0, wk, run_op + run_off[p], run_len + run_off[p]);
+  if (done) {
+    wk.finish(run_op + run_off[p], run_len + run_off[p], info + 7 * p);
+    stage_sel[w] = -1;
+  } else {
+    stage_sel[w] = (wk.i - 1) / (G * R);
+  }
+  wk.store(walk + 9 * p);
+}
+
 #ifdef SA_INSTANTIATE_ALL
 // Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): a spread of the variants the backend uses.
 #define SW_ARGS                                                                                    \
   const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, int, int, \
-      int, int, int*, const int64_t*, uint32_t*, const int64_t*, int*
+      int, int, int*, const int64_t*, uint32_t*, const int64_t*, int*, const int*, int
 #define SW16_ARGS                                                                                  \
   const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, int, int, \
       int, int, int*, const int64_t*, int*
@@ -394,5 +451,8 @@ SW_VARIANTS(1)
 SW_VARIANTS(2)
 SW_VARIANTS(3)
 template __global__ void subwarp_trace<8, 20>(TR_ARGS);
+template __global__ void subwarp_walk<32, 16>(const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*,
+                                              int, int, const uint32_t*, const int64_t*, const int*, int*, int*,
+                                              const int64_t*, uint8_t*, int*, int*);
 template __global__ void subwarp_trace<16, 4>(TR_ARGS);
 #endif

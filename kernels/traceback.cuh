@@ -12,6 +12,8 @@
 // walk_back: one thread per pair walks from the end cell to the start,
 // writes the CIGAR as runs (op 0 '=', 1 'X', 2 'I', 3 'D') at ops/lens,
 // and info = qstart, tstart, runs, matches, mismatches, inserted, deleted.
+// walk_until walks through one block of rows, for tracebacks recomputed a
+// stage at a time (checkpoints).
 #pragma once
 #include "common.cuh"
 
@@ -32,49 +34,81 @@ __device__ __forceinline__ int64_t dir_base(int n, int k, int s) {
   return ((int64_t)k * (n + G - 1) + s) * ((R + 7) / 8) * G;
 }
 
-template <int G, int R>
-__device__ void walk_back(const uint8_t* qs, const uint8_t* ts, int n, int mode, const uint32_t* d, int i, int j,
-                          uint8_t* ops, int* lens, int* info) {
-  int state = 0, nr = 0;
-  int cnt[4] = {0, 0, 0, 0};
-  auto emit = [&](int op, int len) {
+// A walker from the end cell back to the start: its cell, state (0 in H,
+// 1 in an I gap, 2 in a D gap), runs written so far (in reverse) and counts.
+struct Walker {
+  int i, j, state, nr, cnt[4];
+
+  __device__ static Walker at(int i, int j) { return Walker{i, j, 0, 0, {0, 0, 0, 0}}; }
+  // saved as 9 ints: i, j, state, nr, counts, started (0 = start at ends)
+  __device__ static Walker load(const int* w, const int* ends) {
+    if (w[8] == 0) return at(ends[1], ends[2]);
+    return Walker{w[0], w[1], w[2], w[3], {w[4], w[5], w[6], w[7]}};
+  }
+  __device__ void store(int* w) const {
+    w[0] = i; w[1] = j; w[2] = state; w[3] = nr;
+    w[4] = cnt[0]; w[5] = cnt[1]; w[6] = cnt[2]; w[7] = cnt[3]; w[8] = 1;
+  }
+  __device__ void emit(uint8_t* ops, int* lens, int op, int len) {
     cnt[op] += len;
     if (nr > 0 && ops[nr - 1] == op) lens[nr - 1] += len;
     else { ops[nr] = (uint8_t)op; lens[nr] = len; ++nr; }
-  };
+  }
+  // The runs in CIGAR order, and info = qstart, tstart, runs, matches,
+  // mismatches, inserted, deleted.
+  __device__ void finish(uint8_t* ops, int* lens, int* info) const {
+    for (int a = 0, b = nr - 1; a < b; ++a, --b) {
+      const uint8_t o = ops[a]; ops[a] = ops[b]; ops[b] = o;
+      const int l = lens[a]; lens[a] = lens[b]; lens[b] = l;
+    }
+    info[0] = i; info[1] = j; info[2] = nr;
+    info[3] = cnt[OP_EQ]; info[4] = cnt[OP_X]; info[5] = cnt[OP_I]; info[6] = cnt[OP_D];
+  }
+};
+
+// Walks while the walker's cell is below row row0, reading the direction
+// codes of rows row0+1 .. from d (laid out as stage 0). True once the start
+// of the alignment is reached; false when the walk goes on above row0.
+template <int G, int R>
+__device__ bool walk_until(const uint8_t* qs, const uint8_t* ts, int n, int mode, const uint32_t* d, int row0,
+                           Walker& w, uint8_t* ops, int* lens) {
   while (true) {
-    if (i == 0 || j == 0) {
-      if (j == 0 && i > 0 && (mode == GLOBAL || mode == GLOCAL)) { emit(OP_I, i); i = 0; }
-      else if (i == 0 && j > 0 && mode == GLOBAL) { emit(OP_D, j); j = 0; }
-      break;
+    if (w.i == 0 || w.j == 0) {
+      if (w.j == 0 && w.i > 0 && (mode == GLOBAL || mode == GLOCAL)) { w.emit(ops, lens, OP_I, w.i); w.i = 0; }
+      else if (w.i == 0 && w.j > 0 && mode == GLOBAL) { w.emit(ops, lens, OP_D, w.j); w.j = 0; }
+      return true;
     }
-    const unsigned c = dir_at<G, R>(d, n, i, j);
-    if (state == 0) {
+    if (w.i <= row0) return false;
+    const unsigned c = dir_at<G, R>(d, n, w.i - row0, w.j);
+    if (w.state == 0) {
       const unsigned src = c & 3u;
-      if (src == 3u) break;
+      if (src == 3u) return true;
       if (src == 0u) {
-        const uint8_t a = qs[i - 1], b = ts[j - 1];
-        emit((a == b && a < 4) ? OP_EQ : OP_X, 1);
-        --i; --j;
+        const uint8_t a = qs[w.i - 1], b = ts[w.j - 1];
+        w.emit(ops, lens, (a == b && a < 4) ? OP_EQ : OP_X, 1);
+        --w.i; --w.j;
       } else {
-        state = (int)src;
+        w.state = (int)src;
       }
-    } else if (state == 1) {
-      emit(OP_I, 1);
-      state = (c & 8u) ? 1 : 0;
-      --i;
+    } else if (w.state == 1) {
+      w.emit(ops, lens, OP_I, 1);
+      w.state = (c & 8u) ? 1 : 0;
+      --w.i;
     } else {
-      emit(OP_D, 1);
-      state = (c & 4u) ? 2 : 0;
-      --j;
+      w.emit(ops, lens, OP_D, 1);
+      w.state = (c & 4u) ? 2 : 0;
+      --w.j;
     }
   }
-  for (int a = 0, b = nr - 1; a < b; ++a, --b) {
-    const uint8_t o = ops[a]; ops[a] = ops[b]; ops[b] = o;
-    const int l = lens[a]; lens[a] = lens[b]; lens[b] = l;
-  }
-  info[0] = i; info[1] = j; info[2] = nr;
-  info[3] = cnt[OP_EQ]; info[4] = cnt[OP_X]; info[5] = cnt[OP_I]; info[6] = cnt[OP_D];
+}
+
+// The whole walk when every direction code of the pair is in d.
+template <int G, int R>
+__device__ void walk_back(const uint8_t* qs, const uint8_t* ts, int n, int mode, const uint32_t* d, int i, int j,
+                          uint8_t* ops, int* lens, int* info) {
+  Walker w = Walker::at(i, j);
+  walk_until<G, R>(qs, ts, n, mode, d, 0, w, ops, lens);
+  w.finish(ops, lens, info);
 }
 
 }  // namespace sa

@@ -131,6 +131,34 @@ def test_long_pairs(backends, mode):
     assert_same(backends, qs, ts, AFFINE, mode, False)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_checkpointed_traceback(backends, mode):
+    # a budget of 64 KB per pair sends every query of more than one stage
+    # (512 rows) through the checkpointed traceback on the GPU
+    from seqalign_cli.backends.cuda.pairwise import traceback_routes
+
+    rng = random.Random(21 + MODES.index(mode))
+    qs, ts = [], []
+    for m in (100, 512, 513, 1024, 1025, 1500, 2600, 4000):
+        q = random_dna(rng, m)
+        t = mutate(rng, q, 0.08)
+        if m % 2:
+            t = random_dna(rng, 50) + t + random_dna(rng, 70)
+        if m == 1500:
+            q = q[:700] + "N" * 5 + q[700:]
+        qs.append(q)
+        ts.append(t)
+    cpu, gpu = backends
+    batch = make_batch([q.encode() for q in qs], [t.encode() for t in ts])
+    cfg = AlignConfig(scoring=AFFINE, mode=mode, traceback=True, matrix_budget=64 * 1024)
+    full, ckpt = traceback_routes(batch.qlen.astype(np.int64), batch.tlen.astype(np.int64), cfg)
+    assert ckpt.sum() >= 6 and not (full & ckpt).any()
+    a, b = cpu.align(batch, cfg), gpu.align(batch, cfg)
+    for name in FIELDS:
+        assert (getattr(a, name) == getattr(b, name)).all(), name
+    assert a.cigars() == b.cigars()
+
+
 def test_large_values_and_cpu_fallback(backends):
     rng = random.Random(3)
     q = random_dna(rng, 3000)

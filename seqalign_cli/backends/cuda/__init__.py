@@ -1,7 +1,8 @@
 """The CUDA engine: kernels from kernels/*.cu compiled at run time through CuPy.
 
-Pairs the GPU kernels cannot hold exactly (scores beyond int32 lanes) or whose
-traceback would exceed the per-pair memory budget are aligned by the CPU
+Pairs the GPU kernels cannot hold exactly (scores beyond int32 lanes), or
+whose traceback fits neither the per-pair memory budget nor the
+checkpointed route (pairwise.traceback_routes), are aligned by the CPU
 engine inside the same batch, so results are the same whatever the route.
 
 Out of memory on a device halves the batch and continues: the engine drops
@@ -134,7 +135,7 @@ class CudaBackend:
         return total
 
     def align(self, batch: PairBatch, cfg: AlignConfig) -> Alignments:
-        from .pairwise import INT32_LIMIT, planned_dir_words
+        from .pairwise import INT32_LIMIT, traceback_routes
 
         qlen = batch.qlen.astype(np.int64)
         tlen = batch.tlen.astype(np.int64)
@@ -143,7 +144,8 @@ class CudaBackend:
         bound = sc.score_bound(qlen, tlen)
         on_gpu = bound < INT32_LIMIT
         if cfg.traceback:
-            on_gpu &= planned_dir_words(qlen, tlen) * 4 <= cfg.matrix_budget
+            full, ckpt = traceback_routes(qlen, tlen, cfg)
+            on_gpu &= full | ckpt
         gpu_idx = np.flatnonzero(on_gpu)
         cpu_idx = np.flatnonzero(~on_gpu)
         if len(gpu_idx):

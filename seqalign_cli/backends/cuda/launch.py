@@ -14,6 +14,8 @@ import numpy as np
 
 #: stands for the direction-code buffer in kernel arguments
 DIRS = object()
+#: a null pointer argument
+NULL = np.uint64(0)
 
 
 @dataclass

@@ -37,6 +37,26 @@ def planned_dir_words(qlen: np.ndarray, tlen: np.ndarray, kernel: str = "subwarp
     return subwarp.dir_words(qlen, tlen, G, R)
 
 
+def _profile_fits(scoring) -> bool:
+    return max(scoring.match, scoring.mismatch, scoring.n_penalty) <= subwarp.PROFILE_LIMIT
+
+
+def traceback_routes(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Which pairs trace back with all their direction codes at once, and which by checkpoints.
+
+    All at once when the codes fit the per-pair budget (``matrix_budget``);
+    by checkpoints (pairwise_subwarp.Checkpointed) when the query spans
+    several stages, the subwarp kernels can score the pair and its
+    checkpoint memory fits in DIRS_BYTES. Pairs in neither go to the CPU.
+    """
+    kernel = "subwarp" if _profile_fits(cfg.scoring) else "warp"
+    full = planned_dir_words(qlen, tlen, kernel) * 4 <= cfg.matrix_budget
+    rows = subwarp.LONG[0] * subwarp.LONG[1]
+    ckpt = (~full & (qlen > rows) & (subwarp.checkpoint_bytes(qlen, tlen) <= DIRS_BYTES)
+            if kernel == "subwarp" else np.zeros(len(qlen), bool))
+    return full, ckpt
+
+
 def _spread(values: np.ndarray, subset: np.ndarray, size: int) -> np.ndarray:
     """Per-pair array of ``size`` holding ``values`` at the pairs ``subset`` (1 elsewhere)."""
     full = np.ones(size, np.int64)
@@ -116,8 +136,9 @@ class CudaPairwise:
         )
         if trace:
             d.run_off = cp.asarray(out.run_off)
-            d.run_op = cp.zeros(len(out.run_op), np.uint8)
-            d.run_len = cp.zeros(len(out.run_len), np.int32)
+            # slots past a pair's run count are never read: left uncleared
+            d.run_op = cp.empty(len(out.run_op), np.uint8)
+            d.run_len = cp.empty(len(out.run_len), np.int32)
             d.info = cp.zeros(7 * batch.size, np.int32)
         return d
 
@@ -152,10 +173,14 @@ class CudaPairwise:
                 out.tstart[subset] = info[subset, 1]
                 out.nruns[subset] = info[subset, 2]
                 out.stats[subset] = info[subset, 3:7]
-                slots = run_slots(out.run_off[subset], out.nruns[subset])
-                d_slots = cp.asarray(slots)
-                out.run_op[slots] = cp.asnumpy(d.run_op[d_slots])
-                out.run_len[slots] = cp.asnumpy(d.run_len[d_slots])
+                if len(subset) == batch.size:  # the whole batch: one copy of every slot
+                    d.run_op.get(out=out.run_op)
+                    d.run_len.get(out=out.run_len)
+                else:  # a piece: only its own slots, so that other devices' stay untouched
+                    slots = run_slots(out.run_off[subset], out.nruns[subset])
+                    d_slots = cp.asarray(slots)
+                    out.run_op[slots] = cp.asnumpy(d.run_op[d_slots])
+                    out.run_len[slots] = cp.asnumpy(d.run_len[d_slots])
             else:
                 out.qstart[subset] = 0 if cfg.mode_code in (0, 2) else -1
                 out.tstart[subset] = 0 if cfg.mode_code == 0 else -1
@@ -171,7 +196,14 @@ class CudaPairwise:
                 d: _DeviceBatch) -> list:
         """The kernel launches of every shape over the pairs ``subset``, inputs uploaded."""
         sc = cfg.scoring
-        kernel = self.kernel if max(sc.match, sc.mismatch, sc.n_penalty) <= subwarp.PROFILE_LIMIT else "warp"
+        kernel = self.kernel if _profile_fits(sc) else "warp"
+        launches = []
+        if cfg.traceback:
+            full, ckpt = traceback_routes(qlen, tlen, cfg)
+            long = subset[ckpt[subset] & ~full[subset]]
+            if len(long):
+                subset = subset[~ckpt[subset] | full[subset]]
+                launches += self._checkpointed(qlen, tlen, cfg, long, d)
         if kernel == "warp":
             G = np.full(len(qlen), warp.WARP, np.int64)
             R = warp.rows_per_lane(qlen)
@@ -187,7 +219,6 @@ class CudaPairwise:
             pack = (np.zeros(len(qlen), bool) if cfg.traceback or not self.pack16
                     else subwarp.fits16(sc, qlen, tlen))
         key = (G * 64 + R) * 2 + pack
-        launches = []
         for k in np.unique(key[subset]):
             sel = subset[key[subset] == k]
             # largest first: long groups start early, short ones fill in behind
@@ -206,6 +237,19 @@ class CudaPairwise:
                     launches.append(subwarp.prepare(self.cp, self.device, d, qlen, tlen, part, g, r, p, cfg, total,
                                                     d_dir_off))
         return launches
+
+    def _checkpointed(self, qlen, tlen, cfg, long: np.ndarray, d) -> list:
+        """Checkpointed tracebacks of the pairs ``long``, in slices whose memory fits DIRS_BYTES."""
+        long = long[np.argsort(-(qlen[long] * tlen[long]), kind="stable")]
+        cost = subwarp.checkpoint_bytes(qlen, tlen)
+        cum = np.cumsum(cost[long])
+        out, start = [], 0
+        while start < len(long):
+            base = cum[start - 1] if start else 0
+            end = max(start + 1, int(np.searchsorted(cum, base + DIRS_BYTES, side="right")))
+            out.append(subwarp.Checkpointed(self.cp, self.device, d, qlen, tlen, long[start:end], cfg))
+            start = end
+        return out
 
     @staticmethod
     def _slices(sel: np.ndarray, words: np.ndarray, trace: bool):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .launch import DIRS, Launch
+from .launch import DIRS, NULL, Launch
 from .loader import module
 
 KERNEL = "pairwise_subwarp.cu"
@@ -146,9 +146,70 @@ def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16:
     head = (d.q, d.qoff, d.t, d.toff, order, nwork, *(np.int32(v) for v in sc.as_list()), border, border_off)
     if pack16:
         return Launch(fwd, blocks, THREADS, head + (d.ends,))
+    every_stage = (NULL, np.int32(0))  # no stage selection, one border row reused
     if not trace:
-        return Launch(fwd, blocks, THREADS, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends))
+        return Launch(fwd, blocks, THREADS, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends) + every_stage)
     back_args = (d.q, d.qoff, d.t, d.toff, order, nwork, np.int32(cfg.mode_code), DIRS, d_dir_off, d.ends,
                  d.run_off, d.run_op, d.run_len, d.info)
-    return Launch(fwd, blocks, THREADS, head + (DIRS, d_dir_off, d.ends), back, (len(items) + THREADS - 1) // THREADS,
-                  back_args, words)
+    return Launch(fwd, blocks, THREADS, head + (DIRS, d_dir_off, d.ends) + every_stage, back,
+                  (len(items) + THREADS - 1) // THREADS, back_args, words)
+
+
+def checkpoint_bytes(qlen: np.ndarray, tlen: np.ndarray) -> np.ndarray:
+    """Device bytes of the checkpointed traceback of each pair: kept border rows and one stage of codes."""
+    G, R = LONG
+    stages = (qlen + G * R - 1) // (G * R)
+    return 4 * (np.maximum(stages - 1, 0) * 2 * (tlen + 1) + dir_words(np.minimum(qlen, G * R), tlen, G, R))
+
+
+class Checkpointed:
+    """The exact traceback of pairs whose direction codes do not fit at once.
+
+    Whole-warp groups (LONG) run the score-only forward pass keeping the
+    last row of every stage of 512 rows; then, round after round, each
+    pair's current stage is recomputed with its direction codes (from the
+    kept row above it) and the pair is walked back through it
+    (kernels/pairwise_subwarp.cu, subwarp_walk). The walk reads the same
+    codes a full matrix would hold, so the CIGAR is the same. Memory per
+    pair: O(n * m / 512) for the kept rows and O(512 * n) for one stage.
+    """
+
+    def __init__(self, cp, device, d, qlen, tlen, part: np.ndarray, cfg):
+        G, R = LONG
+        self.cp, self.d, self.cfg, self.rows = cp, d, cfg, G * R
+        self.fwd, _ = kernels(device, cfg.mode_code, False, G, R, False)
+        self.rec, _ = kernels(device, cfg.mode_code, True, G, R, False)
+        walk = f"subwarp_walk<{G}, {R}>"
+        self.walk = module(KERNEL, (walk,), device).get_function(walk)
+        self.part = part
+        npairs = len(qlen)
+        stages = (qlen[part] + self.rows - 1) // self.rows
+        sizes = np.maximum(stages - 1, 0) * 2 * (tlen[part] + 1)
+        border_off = np.zeros(npairs, np.int64)
+        border_off[part] = np.cumsum(sizes) - sizes
+        self.border = cp.empty(int(sizes.sum()) + 1, np.int32)
+        self.border_off = cp.asarray(border_off)
+        words = dir_words(np.minimum(qlen[part], self.rows), tlen[part], G, R)
+        dir_off = np.zeros(npairs, np.int64)
+        dir_off[part] = np.cumsum(words) - words
+        self.dir_words = int(words.sum())
+        self.dir_off = cp.asarray(dir_off)
+        self.order = cp.asarray(part.astype(np.int32))
+        self.walkers = cp.zeros(9 * npairs, np.int32)
+        self.blocks = (len(part) * G + THREADS - 1) // THREADS
+
+    def run(self, cp):
+        d, sc, nwork = self.d, self.cfg.scoring, np.int32(len(self.part))
+        head = (d.q, d.qoff, d.t, d.toff, self.order, nwork, *(np.int32(v) for v in sc.as_list()), self.border,
+                self.border_off)
+        keep = np.int32(1)
+        self.fwd((self.blocks,), (THREADS,), head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends, NULL, keep))
+        qend = d.ends.reshape(-1, 3)[self.order, 1]
+        stage = cp.maximum((qend - 1) // self.rows, 0).astype(np.int32)
+        dirs = cp.empty(self.dir_words + 1, np.uint32)
+        tblocks = (len(self.part) + THREADS - 1) // THREADS
+        for _ in range(int(stage.max()) + 1):  # each round moves every walker up one stage at least
+            self.rec((self.blocks,), (THREADS,), head + (dirs, self.dir_off, d.ends, stage, keep))
+            self.walk((tblocks,), (THREADS,), (d.q, d.qoff, d.t, d.toff, self.order, nwork,
+                                              np.int32(self.cfg.mode_code), dirs, self.dir_off, d.ends, stage,
+                                              self.walkers, d.run_off, d.run_op, d.run_len, d.info))
