@@ -6,7 +6,7 @@
 // same Gotoh recurrence, end cell and direction codes as the CPU engine
 // (seqalign_cli/backends/cpu/dp.py), so results agree bit for bit.
 //
-// Kernel pairwise_subwarp<MODE, TRACE, G, R>  (int32 scores)
+// Kernel pairwise_subwarp<MODE, TRACE, G, R, WB>  (int32 scores)
 //   q, t        uint8 codes of all pairs, flat (A C G T = 0..3, other = 4)
 //   qoff, toff  int64 (npairs+1): pair p's query is q[qoff[p] .. qoff[p+1])
 //   order       int32 (nwork): the pair each group aligns (length-sorted, so
@@ -33,6 +33,12 @@
 // in registers; H and F of the row above reach lane l from lane l-1 through
 // a shuffle of width G; lane 0 reads row 0 or the border row of the stage
 // above. Loop bounds are the warp's largest, so shuffles stay convergent.
+// WB > 1 (long pairs, score only, G = warp size, blockDim = WB warps): the
+// WB warps of a block share one pair, warp w taking stages w, w + WB, ...;
+// the last row of each stage goes to the next warp through a ring of WB
+// border rows, and a warp starts a block of 32 columns only once the warp
+// above has published (shared memory) that it wrote them: the stages run
+// as a pipeline a few dozen columns apart, so a few long pairs fill the GPU.
 //
 // Kernel pairwise_subwarp16<MODE, G, R>  (score only, two pairs a group)
 //   The same sweep with 16-bit scores: each register holds the cells of two
@@ -98,7 +104,13 @@ __device__ __forceinline__ void cells32(const uint32_t (&plo)[R], uint32_t phi, 
   }
 }
 
-template <int MODE, bool TRACE, int G, int R>
+// A border cell: read past the L1 cache when another warp of the block wrote it.
+template <int WB>
+__device__ __forceinline__ int load_border(const int* p) {
+  return WB > 1 ? *(const volatile int*)p : *p;
+}
+
+template <int MODE, bool TRACE, int G, int R, int WB>
 __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
                                  const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
                                  const int* __restrict__ order, int nwork, int match, int mismatch,
@@ -107,11 +119,21 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
                                  const int64_t* __restrict__ dir_off, int* __restrict__ out,
                                  const int* __restrict__ stage_sel, int keep) {
   constexpr int ROWS = G * R, W = (R + 7) / 8;
+  static_assert(WB == 1 || (G == SA_WARP && !TRACE), "a pair shared by several warps: whole warps, score only");
   const int tid = (int)(blockIdx.x * (int64_t)blockDim.x + threadIdx.x);
-  const int w = tid / G;
+  // several warps a pair: block b aligns work item b, warp wib takes stages wib, wib + WB, ...
+  const int w = WB > 1 ? (int)blockIdx.x : tid / G;
+  const int wib = WB > 1 ? (int)threadIdx.x / SA_WARP : 0;
   const int lane = threadIdx.x % G;
-  if ((tid / SA_WARP) * (SA_WARP / G) >= nwork) return;  // the whole warp is idle
+  if (WB > 1 ? w >= nwork : (tid / SA_WARP) * (SA_WARP / G) >= nwork) return;  // the whole warp is idle
   const bool active = w < nwork;
+  // columns of the bottom row each warp has written, as stage * (n + 1) + column
+  __shared__ volatile int done[WB];
+  __shared__ int best[WB][3];
+  if (WB > 1) {
+    if (threadIdx.x < WB) done[threadIdx.x] = -1;
+    __syncthreads();
+  }
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   const Gaps<int> g{-(gap_open + gap_extend), -gap_extend, NEG};
   const int p = active ? order[w] : 0;
@@ -122,7 +144,7 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
   const int k_m = (m - 1) / ROWS, lane_m = ((m - 1) % ROWS) / R, r_m = (m - 1) % ROWS % R;
 
   int bs = NEG, bi = 0x7fffffff, bj = 0x7fffffff;
-  if (lane == 0) initial_end(MODE, m, n, sc, bs, bi, bj);
+  if (lane == 0 && wib == 0) initial_end(MODE, m, n, sc, bs, bi, bj);
 
   const int nst = (m + ROWS - 1) / ROWS;
   // the stages this group computes: all, or the one stage_sel names (none when negative)
@@ -131,15 +153,36 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
   const int nk_w = warp_max(kl - kf);
   const int steps_w = warp_max(nst > 0 && kl > kf ? n + G - 1 : 0);
   int* brow = border + (active && nst > 1 ? border_off[p] : 0);
-  const int64_t bstride = keep ? 2 * (int64_t)(n + 1) : 0;  // border rows kept per stage, or one reused
+  const int64_t brow_size = 2 * (int64_t)(n + 1);
   uint32_t* dp = dirs + (TRACE && active ? dir_off[p] : 0);
   // byte 4 of every profile: any letter against N scores -n_penalty
   const uint32_t phi = (uint32_t)(-n_penalty) & 0xffu;
-  for (int kk = 0; kk < nk_w; ++kk) {
+  for (int kk = wib; kk < nk_w; kk += WB) {
     const int k = kf + kk;
     const bool live = k < kl;
-    const int* brow_in = brow + (k - 1) * bstride;  // the last row of stage k-1
-    int* brow_out = brow + k * bstride;
+    // border rows: one per stage (keep), a ring of one per warp (WB > 1), or one reused
+    const int* brow_in = brow + (keep ? k - 1 : (k - 1 + WB) % WB) * brow_size;  // the last row of stage k-1
+    int* brow_out = brow + (keep ? k : k % WB) * brow_size;
+    const int prev = (wib + WB - 1) % WB;  // the warp of stage k-1
+    // wait until the warp of stage k-1 has written the border up to column col
+    auto wait_border = [&](int col) {
+      if (WB > 1 && live && k > 0) {
+        const int target = (k - 1) * (n + 1) + min(col, n);
+        while (SA_SHFL(done[prev], 0) < target) {
+        }
+        __threadfence_block();
+      }
+    };
+    // say that this stage's bottom row is written up to column col
+    auto publish = [&](int col) {
+      if (WB > 1 && live && k + 1 < nst) {
+        SA_SYNCWARP();
+        if (lane == G - 1) {
+          __threadfence_block();
+          done[wib] = k * (n + 1) + max(min(col, n), 0);
+        }
+      }
+    };
     const int i0 = k * ROWS + lane * R + 1;  // first row of this lane
     uint32_t plo[R];
     int hl[R], hg[R], el[R], rb[R], rj[R];
@@ -159,9 +202,14 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
     int bot_h = 0, bot_f = NEG;
     // lane 0 of a later stage: the border cell of the next step, loaded one step ahead
     int nb_h = 0, nb_f = NEG;
-    if (lane == 0 && live && k > 0 && n > 0) { nb_h = brow_in[1]; nb_f = brow_in[n + 2]; }
+    wait_border(SA_WARP + 1);
+    if (lane == 0 && live && k > 0 && n > 0) { nb_h = load_border<WB>(brow_in + 1); nb_f = load_border<WB>(brow_in + n + 2); }
     for (int s = 0; s < steps_w; ++s) {
       const int j = s - lane + 1;
+      if (WB > 1 && (s & (SA_WARP - 1)) == 0 && s > 0) {
+        publish(s - SA_WARP);                // the last lane wrote up to column s - 31 - 1 + 1
+        wait_border(s + SA_WARP + 1);        // lane 0 reads up to column s + 32 + 1 in the next 32 steps
+      }
       int up_h = SA_SHFL_UP_W(bot_h, 1, G);
       int up_f = SA_SHFL_UP_W(bot_f, 1, G);
       if (!live || j < 1 || j > n) continue;
@@ -169,7 +217,7 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
         if (k == 0) { up_h = top_value(MODE, j, sc); up_f = NEG; }
         else {
           up_h = nb_h; up_f = nb_f;
-          if (j < n) { nb_h = brow_in[j + 1]; nb_f = brow_in[n + 2 + j]; }
+          if (j < n) { nb_h = load_border<WB>(brow_in + j + 1); nb_f = load_border<WB>(brow_in + n + 2 + j); }
         }
       }
       const uint32_t sel = (uint32_t)ts[j - 1] * 0x1111u + 0x8880u;  // byte c, sign replicated
@@ -200,6 +248,7 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
       up_prev = up_h;
       if (lane == G - 1 && k + 1 < nst) { brow_out[j] = bot_h; brow_out[n + 1 + j] = bot_f; }
     }
+    publish(n);
     SA_SYNCWARP();
     if (MODE == LOCAL && live) {
 #pragma unroll
@@ -208,6 +257,13 @@ __global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* _
     }
   }
   group_best<G>(bs, bi, bj);
+  if (WB > 1) {  // the best of the block's warps
+    if (lane == 0) { best[wib][0] = bs; best[wib][1] = bi; best[wib][2] = bj; }
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    for (int x = 1; x < WB; ++x)
+      if (better(best[x][0], best[x][1], best[x][2], bs, bi, bj)) { bs = best[x][0]; bi = best[x][1]; bj = best[x][2]; }
+  }
   if (active && lane == 0 && stage_sel == nullptr) { out[3 * p] = bs; out[3 * p + 1] = bi; out[3 * p + 2] = bj; }
 }
 
@@ -440,10 +496,11 @@ __global__ void subwarp_walk(const uint8_t* __restrict__ q, const int64_t* __res
   const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, const uint32_t*, \
       const int64_t*, const int*, const int64_t*, uint8_t*, int*, int*
 #define SW_VARIANTS(M)                                                   \
-  template __global__ void pairwise_subwarp<M, false, 8, 20>(SW_ARGS);   \
-  template __global__ void pairwise_subwarp<M, true, 8, 20>(SW_ARGS);    \
-  template __global__ void pairwise_subwarp<M, false, 1, 16>(SW_ARGS);   \
-  template __global__ void pairwise_subwarp<M, true, 16, 4>(SW_ARGS);    \
+  template __global__ void pairwise_subwarp<M, false, 8, 20, 1>(SW_ARGS);   \
+  template __global__ void pairwise_subwarp<M, true, 8, 20, 1>(SW_ARGS);    \
+  template __global__ void pairwise_subwarp<M, false, 1, 16, 1>(SW_ARGS);   \
+  template __global__ void pairwise_subwarp<M, true, 16, 4, 1>(SW_ARGS);    \
+  template __global__ void pairwise_subwarp<M, false, SA_WARP, 16, 8>(SW_ARGS);  \
   template __global__ void pairwise_subwarp16<M, 8, 20>(SW16_ARGS);      \
   template __global__ void pairwise_subwarp16<M, 4, 12>(SW16_ARGS);
 SW_VARIANTS(0)

@@ -34,8 +34,9 @@ def report() -> list[str]:
     checks = {
         "pairwise_warp.cu": tuple(f"pairwise_warp<{m}, {t}, {r}, {p}>" for m in range(4) for t in ("false", "true")
                                   for r in (1, 8) for p in ("false", "true")) + ("pairwise_trace<1>", "pairwise_trace<8>"),
-        "pairwise_subwarp.cu": tuple(f"pairwise_subwarp<{m}, {t}, {g}, {r}>" for m in range(4)
+        "pairwise_subwarp.cu": tuple(f"pairwise_subwarp<{m}, {t}, {g}, {r}, 1>" for m in range(4)
                                      for t in ("false", "true") for g, r in ((1, 4), (8, 20), (32, 16)))
+        + tuple(f"pairwise_subwarp<{m}, false, 32, 16, 8>" for m in range(4))
         + tuple(f"pairwise_subwarp16<{m}, 8, 20>" for m in range(4)) + ("subwarp_trace<8, 20>",),
     }
     for name, expressions in checks.items():

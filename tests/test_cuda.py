@@ -132,6 +132,24 @@ def test_long_pairs(backends, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_pairs_shared_by_several_warps(backends, mode):
+    # score only, queries of 2 to 20 stages of 512 rows: 2, 4 or 8 warps a pair,
+    # border rows passed between warps through a ring; targets shorter and longer
+    rng = random.Random(31 + MODES.index(mode))
+    qs, ts = [], []
+    for m in (600, 1024, 1100, 1800, 2100, 3000, 4096, 4100, 6000, 10_000):
+        q = random_dna(rng, m)
+        t = mutate(rng, q, 0.1)
+        t = t[: int(len(t) * rng.uniform(0.3, 1.0))] if m % 3 == 0 else random_dna(rng, 40) + t + random_dna(rng, 90)
+        if m == 3000:
+            t = t[:500] + "N" * 40 + t[500:]
+        qs.append(q)
+        ts.append(t)
+    assert_same(backends, qs, ts, AFFINE, mode, False)
+    assert_same(backends, qs, ts, LINEAR, mode, False)
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_checkpointed_traceback(backends, mode):
     # a budget of 64 KB per pair sends every query of more than one stage
     # (512 rows) through the checkpointed traceback on the GPU

@@ -31,6 +31,8 @@ PLAN = (
 )
 #: queries longer than the table: whole warps, stages of 32 * 16 rows
 LONG = (32, 16)
+#: warps sharing a pair in the forward pass of the checkpointed traceback
+CHECKPOINT_WARPS = 8
 #: 16-bit lanes hold every value whose bound stays below this (NEG16 in the kernel is -24576)
 INT16_LIMIT = 23000
 #: every scoring value must fit a signed byte of the query profile
@@ -92,23 +94,28 @@ def _flag(b: bool) -> str:
     return "true" if b else "false"
 
 
-def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool):
+def shared_warps(stages: np.ndarray) -> np.ndarray:
+    """Warps sharing a pair of whole-warp groups (score only): 1, 2, 4 or 8, at most one per stage."""
+    return np.where(stages >= 8, 8, np.where(stages >= 4, 4, np.where(stages >= 2, 2, 1)))
+
+
+def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool, warps: int = 1):
     """The forward kernel of a shape (and the traceback kernel when tracing)."""
     if pack16:
         fwd = f"pairwise_subwarp16<{mode}, {G}, {R}>"
         return module(KERNEL, (fwd,), device).get_function(fwd), None
-    fwd = f"pairwise_subwarp<{mode}, {_flag(trace)}, {G}, {R}>"
+    fwd = f"pairwise_subwarp<{mode}, {_flag(trace)}, {G}, {R}, {warps}>"
     back = f"subwarp_trace<{G}, {R}>"
     mod = module(KERNEL, (fwd, back) if trace else (fwd,), device)
     return mod.get_function(fwd), (mod.get_function(back) if trace else None)
 
 
-def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int):
+def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int, slots: int = 1):
     """Scratch rows for the work items that need more than one stage.
 
     ``items`` is (k, 2) pair indices (second column -1 or absent for int32);
-    the border of an item sits at the offset of its first pair. Returns the
-    device buffer and the per-pair offsets (int64, npairs).
+    the border of an item (``slots`` rows) sits at the offset of its first
+    pair. Returns the device buffer and the per-pair offsets (int64, npairs).
     """
     a = items[:, 0]
     n = tlen[a].copy()
@@ -119,7 +126,7 @@ def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int):
         n[has] = np.maximum(n[has], tlen[b[has]])
         m[has] = np.maximum(m[has], qlen[b[has]])
     multi = m > rows
-    sizes = np.where(multi, 2 * (n + 1), 0)
+    sizes = np.where(multi, slots * 2 * (n + 1), 0)
     off = np.zeros(npairs, np.int64)
     if multi.any():
         starts = np.cumsum(sizes) - sizes
@@ -129,12 +136,37 @@ def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int):
 
 
 def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, cfg, words: int = 0,
-            d_dir_off=None) -> Launch:
+            d_dir_off=None) -> list[Launch]:
     """The kernels of one shape over the pairs ``part``, with their inputs uploaded.
 
     ``d`` holds the batch on the device (codes, offsets, ends and, when
     tracing, the run buffers); ``words`` direction words at ``d_dir_off``.
+    Score-only pairs of several whole-warp stages are shared by several
+    warps (``shared_warps``).
     """
+    if G == 32 and not pack16 and not cfg.traceback:
+        warps = shared_warps((qlen[part] + G * R - 1) // (G * R))
+        if (warps > 1).any():
+            return [x for wb in np.unique(warps)
+                    for x in prepare_shared(cp, device, d, qlen, tlen, part[warps == wb], R, cfg, int(wb))]
+    return [_prepare(cp, device, d, qlen, tlen, part, G, R, pack16, cfg, words, d_dir_off)]
+
+
+def prepare_shared(cp, device, d, qlen, tlen, part, R: int, cfg, warps: int) -> list[Launch]:
+    """Score-only launches of whole-warp pairs, ``warps`` warps a pair (one block each)."""
+    if warps == 1:
+        return [_prepare(cp, device, d, qlen, tlen, part, 32, R, False, cfg)]
+    fwd, _ = kernels(device, cfg.mode_code, False, 32, R, False, warps)
+    items = part.astype(np.int32).reshape(-1, 1)
+    border, border_off = border_layout(cp, qlen, tlen, items, 32 * R, len(qlen), warps)
+    head = (d.q, d.qoff, d.t, d.toff, cp.asarray(items.reshape(-1)), np.int32(len(items)),
+            *(np.int32(v) for v in cfg.scoring.as_list()), border, border_off)
+    return [Launch(fwd, len(items), 32 * warps, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends,
+                                                          NULL, np.int32(0)))]
+
+
+def _prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, cfg, words: int = 0,
+             d_dir_off=None) -> Launch:
     sc = cfg.scoring
     trace = cfg.traceback and not pack16
     fwd, back = kernels(device, cfg.mode_code, trace, G, R, pack16)
@@ -165,8 +197,8 @@ def checkpoint_bytes(qlen: np.ndarray, tlen: np.ndarray) -> np.ndarray:
 class Checkpointed:
     """The exact traceback of pairs whose direction codes do not fit at once.
 
-    Whole-warp groups (LONG) run the score-only forward pass keeping the
-    last row of every stage of 512 rows; then, round after round, each
+    Whole-warp groups (LONG, CHECKPOINT_WARPS warps a pair) run the
+    score-only forward pass keeping the last row of every stage of 512 rows; then, round after round, each
     pair's current stage is recomputed with its direction codes (from the
     kept row above it) and the pair is walked back through it
     (kernels/pairwise_subwarp.cu, subwarp_walk). The walk reads the same
@@ -177,7 +209,7 @@ class Checkpointed:
     def __init__(self, cp, device, d, qlen, tlen, part: np.ndarray, cfg):
         G, R = LONG
         self.cp, self.d, self.cfg, self.rows = cp, d, cfg, G * R
-        self.fwd, _ = kernels(device, cfg.mode_code, False, G, R, False)
+        self.fwd, _ = kernels(device, cfg.mode_code, False, G, R, False, CHECKPOINT_WARPS)
         self.rec, _ = kernels(device, cfg.mode_code, True, G, R, False)
         walk = f"subwarp_walk<{G}, {R}>"
         self.walk = module(KERNEL, (walk,), device).get_function(walk)
@@ -203,7 +235,8 @@ class Checkpointed:
         head = (d.q, d.qoff, d.t, d.toff, self.order, nwork, *(np.int32(v) for v in sc.as_list()), self.border,
                 self.border_off)
         keep = np.int32(1)
-        self.fwd((self.blocks,), (THREADS,), head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends, NULL, keep))
+        self.fwd((len(self.part),), (32 * CHECKPOINT_WARPS,),
+                 head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends, NULL, keep))
         qend = d.ends.reshape(-1, 3)[self.order, 1]
         stage = cp.maximum((qend - 1) // self.rows, 0).astype(np.int32)
         dirs = cp.empty(self.dir_words + 1, np.uint32)
