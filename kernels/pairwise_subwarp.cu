@@ -104,6 +104,12 @@ __device__ __forceinline__ void cells32(const uint32_t (&plo)[R], uint32_t phi, 
   }
 }
 
+// Blocks of a shared-pair launch (WB > 1) resident per multiprocessor: the
+// register budget each thread gets (65536 / (WB * 32 * SHARED_BLOCKS)).
+#ifndef SHARED_BLOCKS
+#define SHARED_BLOCKS 2
+#endif
+
 // A border cell: read past the L1 cache when another warp of the block wrote it.
 template <int WB>
 __device__ __forceinline__ int load_border(const int* p) {
@@ -111,7 +117,7 @@ __device__ __forceinline__ int load_border(const int* p) {
 }
 
 template <int MODE, bool TRACE, int G, int R, int WB>
-__global__ void pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
+__global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : 1024, WB > 1 ? SHARED_BLOCKS : 1) pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
                                  const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
                                  const int* __restrict__ order, int nwork, int match, int mismatch,
                                  int gap_open, int gap_extend, int n_penalty, int* __restrict__ border,

@@ -40,7 +40,9 @@ def module(name: str, expressions: tuple[str, ...], device: int = 0):
     """
     import cupy
 
-    options = ("-std=c++17", f"-I{kernel_dir()}")
+    # SEQALIGN_KERNEL_DEFINES (e.g. "SHARED_BLOCKS=1"): tuning constants for benchmarks
+    defines = tuple(f"-D{d}" for d in os.environ.get("SEQALIGN_KERNEL_DEFINES", "").split())
+    options = ("-std=c++17", f"-I{kernel_dir()}") + defines
     with cupy.cuda.Device(device):
         mod = cupy.RawModule(code=_source(name), options=options, name_expressions=expressions)
         mod.compile()
