@@ -88,15 +88,28 @@ __device__ __forceinline__ uint32_t profile_selector(uint32_t c) {
   return c | (x << 4) | (x << 8) | (x << 12);
 }
 
-__device__ __forceinline__ int profile_score(uint32_t lo, uint32_t hi, uint32_t sel) {
+// PTX prmt (default mode): byte k of the result is byte (sel >> 4k) & 7 of
+// (lo, hi), or that byte's sign replicated when bit 3 of the nibble is set.
+__device__ __forceinline__ uint32_t byte_perm(uint32_t lo, uint32_t hi, uint32_t sel) {
 #if defined(__CUDA_ARCH__) && !defined(__HIPCC__)
-  int v;
+  uint32_t v;
   asm("prmt.b32 %0, %1, %2, %3;" : "=r"(v) : "r"(lo), "r"(hi), "r"(sel));
   return v;
 #else
   const unsigned long long both = ((unsigned long long)hi << 32) | lo;
-  return (int)(signed char)(both >> (8 * (sel & 7u)));
+  uint32_t v = 0;
+  for (int k = 0; k < 4; ++k) {
+    const uint32_t nib = (sel >> (4 * k)) & 15u;
+    uint32_t b = (uint32_t)(both >> (8 * (nib & 7u))) & 0xffu;
+    if (nib & 8u) b = (b & 0x80u) ? 0xffu : 0u;
+    v |= b << (8 * k);
+  }
+  return v;
 #endif
+}
+
+__device__ __forceinline__ int profile_score(uint32_t lo, uint32_t hi, uint32_t sel) {
+  return (int)byte_perm(lo, hi, sel);
 }
 
 // The largest v over the whole warp (every lane gets it).
@@ -146,6 +159,25 @@ __device__ __forceinline__ void initial_end(int mode, int m, int n, const Scorin
   }
 }
 
+// End cells a lane sees at column j of its R rows (hl, from row i0): row m
+// (glocal, semi; owns_m: the lane holds row m, in register r_m), column n
+// (semi), (m, n) (global). Local mode keeps row maxima instead.
+template <int MODE, int R>
+__device__ __forceinline__ void end_cells(const int (&hl)[R], int j, int i0, int m, int n, bool owns_m, int r_m,
+                                          int& bs, int& bi, int& bj) {
+  if ((MODE == GLOCAL || MODE == SEMI || (MODE == GLOBAL && j == n)) && owns_m) {
+    int v = hl[0];
+#pragma unroll
+    for (int r = 1; r < R; ++r) v = (r == r_m) ? hl[r] : v;
+    if (better(v, m, j, bs, bi, bj)) { bs = v; bi = m; bj = j; }
+  }
+  if (MODE == SEMI && j == n) {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (i0 + r < m && better(hl[r], i0 + r, n, bs, bi, bj)) { bs = hl[r]; bi = i0 + r; bj = n; }
+  }
+}
+
 // ---- 16-bit lanes: two scores per 32-bit register (low half, high half) ----
 // Hopper has these as single DPX instructions; CUDA emulates them on older
 // GPUs, and HIP gets the plain versions below.
@@ -177,14 +209,7 @@ __device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) { return __vcmp
 // halves: byte sel_lo of (lo, hi) in the low half, byte sel_hi in the high
 // half (selectors 0..7, as built by profile_selector16).
 __device__ __forceinline__ uint32_t profile_score16(uint32_t lo, uint32_t hi, uint32_t sel) {
-#if defined(__CUDA_ARCH__) && !defined(__HIPCC__)
-  uint32_t v;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(v) : "r"(lo), "r"(hi), "r"(sel));
-  return v;
-#else
-  const unsigned long long both = ((unsigned long long)hi << 32) | lo;
-  return pk16((signed char)(both >> (8 * (sel & 7u))), (signed char)(both >> (8 * ((sel >> 8) & 7u))));
-#endif
+  return byte_perm(lo, hi, sel);
 }
 
 // Selector for profile_score16: byte a (0..3) of lo in the low half, byte b

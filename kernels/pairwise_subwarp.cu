@@ -237,18 +237,7 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : 1024, WB > 1 ? SHARED_
 #pragma unroll
         for (int x = 0; x < W; ++x) dp[base + x * G] = word[x];
       }
-      // end cells of the other modes: row m (glocal, semi), column n (semi), (m, n) (global)
-      if ((MODE == GLOCAL || MODE == SEMI || (MODE == GLOBAL && j == n)) && owns_m) {
-        int v = hl[0];
-#pragma unroll
-        for (int r = 1; r < R; ++r) v = (r == r_m) ? hl[r] : v;
-        if (better(v, m, j, bs, bi, bj)) { bs = v; bi = m; bj = j; }
-      }
-      if (MODE == SEMI && j == n) {
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-          if (i0 + r < m && better(hl[r], i0 + r, n, bs, bi, bj)) { bs = hl[r]; bi = i0 + r; bj = n; }
-      }
+      end_cells<MODE, R>(hl, j, i0, m, n, owns_m, r_m, bs, bi, bj);
       bot_h = hl[R - 1];
       bot_f = fup;
       up_prev = up_h;

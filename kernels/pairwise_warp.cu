@@ -116,18 +116,7 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
         fup = f;
       }
       if (TRACE) dirs[dir_off[p] + ((int64_t)k * (n + SA_WARP - 1) + s) * SA_WARP + lane] = word;
-      // end cells of the other modes: row m (glocal, semi), column n (semi), (m, n) (global)
-      if ((MODE == GLOCAL || MODE == SEMI || (MODE == GLOBAL && j == n)) && owns_m) {
-        int v = hl[0];
-#pragma unroll
-        for (int r = 1; r < R; ++r) v = (r == r_m) ? hl[r] : v;
-        if (better(v, m, j, bs, bi, bj)) { bs = v; bi = m; bj = j; }
-      }
-      if (MODE == SEMI && j == n) {
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-          if (i0 + r < m && better(hl[r], i0 + r, n, bs, bi, bj)) { bs = hl[r]; bi = i0 + r; bj = n; }
-      }
+      end_cells<MODE, R>(hl, j, i0, m, n, owns_m, r_m, bs, bi, bj);
       bot_h = hup;
       bot_f = fup;
       up_prev = up_h;

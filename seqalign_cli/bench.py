@@ -30,6 +30,14 @@ def related_pairs(L: int, count: int, seed: int = 1):
     return [letters[r].tobytes() for r in q], [letters[r].tobytes() for r in t]
 
 
+def length_batches(lengths, target_cells):
+    """(L, pairs, batch, cells) for each length: enough related pairs to fill the GPU."""
+    for L in lengths:
+        count = int(min(500_000, max(264, target_cells // (L * L))))
+        batch = make_batch(*related_pairs(L, count))
+        yield L, count, batch, batch.cells()
+
+
 def time_kernels(engine, batch, cfg, reps):
     import cupy as cp
 
@@ -61,11 +69,7 @@ def run(lengths, modes, scorings, reps, target_cells, out=print):
     engine = CudaPairwise(0)
     out(f"# {device_name(0)}; kernel time by device events, median of {reps} after warm-up")
     out("length\tpairs\tmode\tgaps\ttraceback\tms\tGCUPS")
-    for L in lengths:
-        count = int(min(500_000, max(264, target_cells // (L * L))))
-        qs, ts = related_pairs(L, count)
-        batch = make_batch(qs, ts)
-        cells = batch.cells()
+    for L, count, batch, cells in length_batches(lengths, target_cells):
         for mode in modes:
             for gname, sc in scorings.items():
                 for trace in (False, True) if L <= 4096 else (False,):
@@ -107,11 +111,7 @@ def sweep(lengths, groups, rows, reps, target_cells, out=print):
     sc = Scoring()
     out(f"# {device_name(0)}; global affine; kernel time by device events, median of {reps} after warm-up")
     out("length\tpairs\tkernel\tG\tR\tlanes\ttraceback\tms\tGCUPS")
-    for L in lengths:
-        count = int(min(500_000, max(264, target_cells // (L * L))))
-        qs, ts = related_pairs(L, count)
-        batch = make_batch(qs, ts)
-        cells = batch.cells()
+    for L, count, batch, cells in length_batches(lengths, target_cells):
         runs = [("warp", None), ("plan", None)] + [("subwarp", sh) for sh in shapes]
         for kernel, shape in runs:
             for trace, pack in ((False, True), (False, False), (True, False)):

@@ -131,20 +131,27 @@ def test_long_pairs(backends, mode):
     assert_same(backends, qs, ts, AFFINE, mode, False)
 
 
+def long_pairs(rng, lengths, rate, n_at):
+    """Related pairs of the given query lengths: every third target cut short,
+    the others with unrelated flanks; a run of N in the query of length n_at."""
+    qs, ts = [], []
+    for m in lengths:
+        q = random_dna(rng, m)
+        t = mutate(rng, q, rate)
+        t = t[: int(len(t) * rng.uniform(0.3, 1.0))] if m % 3 == 0 else random_dna(rng, 40) + t + random_dna(rng, 90)
+        if m == n_at:
+            q = q[: m // 3] + "N" * 20 + q[m // 3:]
+        qs.append(q)
+        ts.append(t)
+    return qs, ts
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_pairs_shared_by_several_warps(backends, mode):
     # score only, queries of 2 to 20 stages of 512 rows: 2, 4 or 8 warps a pair,
     # border rows passed between warps through a ring; targets shorter and longer
-    rng = random.Random(31 + MODES.index(mode))
-    qs, ts = [], []
-    for m in (600, 1024, 1100, 1800, 2100, 3000, 4096, 4100, 6000, 10_000):
-        q = random_dna(rng, m)
-        t = mutate(rng, q, 0.1)
-        t = t[: int(len(t) * rng.uniform(0.3, 1.0))] if m % 3 == 0 else random_dna(rng, 40) + t + random_dna(rng, 90)
-        if m == 3000:
-            t = t[:500] + "N" * 40 + t[500:]
-        qs.append(q)
-        ts.append(t)
+    qs, ts = long_pairs(random.Random(31 + MODES.index(mode)),
+                        (600, 1024, 1100, 1800, 2100, 3000, 4096, 4100, 6000, 10_000), 0.1, n_at=3000)
     assert_same(backends, qs, ts, AFFINE, mode, False)
     assert_same(backends, qs, ts, LINEAR, mode, False)
 
@@ -155,17 +162,8 @@ def test_checkpointed_traceback(backends, mode):
     # (512 rows) through the checkpointed traceback on the GPU
     from seqalign_cli.backends.cuda.pairwise import traceback_routes
 
-    rng = random.Random(21 + MODES.index(mode))
-    qs, ts = [], []
-    for m in (100, 512, 513, 1024, 1025, 1500, 2600, 4000):
-        q = random_dna(rng, m)
-        t = mutate(rng, q, 0.08)
-        if m % 2:
-            t = random_dna(rng, 50) + t + random_dna(rng, 70)
-        if m == 1500:
-            q = q[:700] + "N" * 5 + q[700:]
-        qs.append(q)
-        ts.append(t)
+    qs, ts = long_pairs(random.Random(21 + MODES.index(mode)), (100, 512, 513, 1024, 1025, 1500, 2600, 4000),
+                        0.08, n_at=1500)
     cpu, gpu = backends
     batch = make_batch([q.encode() for q in qs], [t.encode() for t in ts])
     cfg = AlignConfig(scoring=AFFINE, mode=mode, traceback=True, matrix_budget=64 * 1024)
