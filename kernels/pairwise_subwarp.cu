@@ -109,6 +109,8 @@ __device__ __forceinline__ void cells32(const uint32_t (&plo)[R], uint32_t phi, 
 #ifndef SHARED_BLOCKS
 #define SHARED_BLOCKS 2
 #endif
+// Threads a block of the other launches (the host's THREADS): no register cap.
+#define SA_THREADS 128
 
 // A border cell: read past the L1 cache when another warp of the block wrote it.
 template <int WB>
@@ -117,7 +119,7 @@ __device__ __forceinline__ int load_border(const int* p) {
 }
 
 template <int MODE, bool TRACE, int G, int R, int WB>
-__global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : 1024, WB > 1 ? SHARED_BLOCKS : 1) pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
+__global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? SHARED_BLOCKS : 1) pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
                                  const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
                                  const int* __restrict__ order, int nwork, int match, int mismatch,
                                  int gap_open, int gap_extend, int n_penalty, int* __restrict__ border,
