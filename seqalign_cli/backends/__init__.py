@@ -29,7 +29,7 @@ def select_backend(name: str, threads: int, log: Callable[[str], None], device=0
             device = tuple(range(device_count()))
 
         try:
-            backend = CudaBackend(device, threads)
+            backend = CudaBackend(device, threads, log=log)
         except Exception as exc:  # bad device number, driver trouble
             if name == "cuda":
                 raise UsageError(f"--backend cuda: cannot use GPU {device} ({exc})") from None
