@@ -455,7 +455,7 @@ __global__ void subwarp_trace(const uint8_t* __restrict__ q, const int64_t* __re
 // (the last row of every stage kept in border); each round recomputes one
 // stage per pair (pairwise_subwarp with TRACE and stage_sel), then this
 // kernel walks the pair back through that stage. walk holds each pair's
-// walker (see traceback.cuh) at 9*p; stage_sel[w] becomes the stage the
+// walker (see traceback.cuh) at 11*p; stage_sel[w] becomes the stage the
 // walker goes on in, or -1 once the pair is done, when info is written.
 template <int G, int R>
 __global__ void subwarp_walk(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
@@ -468,7 +468,7 @@ __global__ void subwarp_walk(const uint8_t* __restrict__ q, const int64_t* __res
   const int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= nwork || stage_sel[w] < 0) return;
   const int p = order[w];
-  Walker wk = Walker::load(walk + 9 * p, ends + 3 * p);
+  Walker wk = Walker::load(walk + 11 * p, ends + 3 * p);
   const int row0 = stage_sel[w] * G * R;
   const bool done = walk_until<G, R>(q + qoff[p], t + toff[p], (int)(toff[p + 1] - toff[p]), mode, dirs + dir_off[p],
                                      row0, wk, run_op + run_off[p], run_len + run_off[p]);
@@ -478,7 +478,7 @@ __global__ void subwarp_walk(const uint8_t* __restrict__ q, const int64_t* __res
   } else {
     stage_sel[w] = (wk.i - 1) / (G * R);
   }
-  wk.store(walk + 9 * p);
+  wk.store(walk + 11 * p);
 }
 
 #ifdef SA_INSTANTIATE_ALL

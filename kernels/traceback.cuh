@@ -35,28 +35,32 @@ __device__ __forceinline__ int64_t dir_base(int n, int k, int s) {
 }
 
 // A walker from the end cell back to the start: its cell, state (0 in H,
-// 1 in an I gap, 2 in a D gap), runs written so far (in reverse) and counts.
+// 1 in an I gap, 2 in a D gap), runs written so far (in reverse), the run
+// being extended (kept in registers: op -1 when none) and counts.
 struct Walker {
-  int i, j, state, nr, cnt[4];
+  int i, j, state, nr, cnt[4], op, len;
 
-  __device__ static Walker at(int i, int j) { return Walker{i, j, 0, 0, {0, 0, 0, 0}}; }
-  // saved as 9 ints: i, j, state, nr, counts, started (0 = start at ends)
+  __device__ static Walker at(int i, int j) { return Walker{i, j, 0, 0, {0, 0, 0, 0}, -1, 0}; }
+  // saved as 11 ints: i, j, state, nr, counts, op, len, started (0 = start at ends)
   __device__ static Walker load(const int* w, const int* ends) {
-    if (w[8] == 0) return at(ends[1], ends[2]);
-    return Walker{w[0], w[1], w[2], w[3], {w[4], w[5], w[6], w[7]}};
+    if (w[10] == 0) return at(ends[1], ends[2]);
+    return Walker{w[0], w[1], w[2], w[3], {w[4], w[5], w[6], w[7]}, w[8], w[9]};
   }
   __device__ void store(int* w) const {
     w[0] = i; w[1] = j; w[2] = state; w[3] = nr;
-    w[4] = cnt[0]; w[5] = cnt[1]; w[6] = cnt[2]; w[7] = cnt[3]; w[8] = 1;
+    w[4] = cnt[0]; w[5] = cnt[1]; w[6] = cnt[2]; w[7] = cnt[3]; w[8] = op; w[9] = len; w[10] = 1;
   }
-  __device__ void emit(uint8_t* ops, int* lens, int op, int len) {
-    cnt[op] += len;
-    if (nr > 0 && ops[nr - 1] == op) lens[nr - 1] += len;
-    else { ops[nr] = (uint8_t)op; lens[nr] = len; ++nr; }
+  __device__ void emit(uint8_t* ops, int* lens, int o, int l) {
+    cnt[o] += l;
+    if (o == op) { len += l; return; }
+    if (op >= 0) { ops[nr] = (uint8_t)op; lens[nr] = len; ++nr; }
+    op = o;
+    len = l;
   }
   // The runs in CIGAR order, and info = qstart, tstart, runs, matches,
   // mismatches, inserted, deleted.
-  __device__ void finish(uint8_t* ops, int* lens, int* info) const {
+  __device__ void finish(uint8_t* ops, int* lens, int* info) {
+    if (op >= 0) { ops[nr] = (uint8_t)op; lens[nr] = len; ++nr; op = -1; }
     for (int a = 0, b = nr - 1; a < b; ++a, --b) {
       const uint8_t o = ops[a]; ops[a] = ops[b]; ops[b] = o;
       const int l = lens[a]; lens[a] = lens[b]; lens[b] = l;

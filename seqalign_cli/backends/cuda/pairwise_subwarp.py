@@ -33,6 +33,8 @@ PLAN = (
 LONG = (32, 16)
 #: warps sharing a pair in the forward pass of the checkpointed traceback
 CHECKPOINT_WARPS = 8
+#: ints of a saved walker (Walker in kernels/traceback.cuh)
+WALKER_INTS = 11
 #: 16-bit lanes hold every value whose bound stays below this (NEG16 in the kernel is -24576)
 INT16_LIMIT = 23000
 #: every scoring value must fit a signed byte of the query profile
@@ -227,7 +229,7 @@ class Checkpointed:
         self.dir_words = int(words.sum())
         self.dir_off = cp.asarray(dir_off)
         self.order = cp.asarray(part.astype(np.int32))
-        self.walkers = cp.zeros(9 * npairs, np.int32)
+        self.walkers = cp.zeros(WALKER_INTS * npairs, np.int32)
         self.blocks = (len(part) * G + THREADS - 1) // THREADS
 
     def run(self, cp):
