@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One device session: install carried wheels, report the GPU, run the GPU
-# tests, then the kernel and end-to-end benchmarks. Logs go to $OUT.
+# One run on a GPU machine: install wheels from .whl/ (packages the machine
+# lacks, if any), report the GPU, run the GPU tests, then the kernel and
+# end-to-end benchmarks (GASAL2 files copied to .carry/). Logs go to $OUT.
 # Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|sweep|bench|e2e|all]
 # TESTS, BENCH_ARGS and SWEEP_ARGS pass arguments through.
 set -uo pipefail
