@@ -2,6 +2,10 @@
 //
 // Computes the same Gotoh recurrence, end cell and direction bytes as the CPU
 // engine (seqalign_cli/backends/cpu/dp.py), so results agree bit for bit.
+// The backend runs it for scoring values above 127, which the byte profile
+// of pairwise_subwarp.cu cannot hold (PROF = false here computes each
+// substitution score); everything else goes to pairwise_subwarp.cu, whose
+// whole-warp shapes are this kernel's layout with up to 32 rows a lane.
 //
 // Kernel pairwise_warp<MODE, TRACE, R, PROF>
 //   q, t       uint8 codes of all pairs, flat (A C G T = 0..3, other = 4)
