@@ -4,7 +4,7 @@ import numpy as np
 
 from seqalign_cli.backends.cuda import split_by_cells
 from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
-from seqalign_cli.backends.cuda.pairwise import run_slots
+from seqalign_cli.backends.cuda.pairwise import fitting_parts, run_slots
 from seqalign_cli.backends.cuda.pairwise_warp import dir_words, rows_per_lane
 from seqalign_cli.config import Scoring
 
@@ -71,3 +71,18 @@ def test_16bit_lanes_only_where_scores_fit():
         if b >= 0:
             m, n = max(qlen[a], qlen[b]), max(tlen[a], tlen[b])
             assert subwarp.fits16(Scoring(), np.array([m]), np.array([n]))[0]
+
+
+def test_fitting_parts_keep_order_and_limit():
+    rng = np.random.default_rng(9)
+    sizes = rng.integers(1, 100, 500)
+    sizes[17] = 1000  # alone over the limit
+    sel = rng.permutation(500)
+    parts = fitting_parts(sel, sizes, limit=300)
+    assert np.concatenate(parts).tolist() == sel.tolist()
+    for part in parts:
+        assert sizes[part].sum() <= 300 or len(part) == 1
+    # each part but the last is full: the next pair would not have fitted
+    for part, nxt in zip(parts, parts[1:]):
+        assert sizes[part].sum() + sizes[nxt[0]] > 300
+    assert fitting_parts(sel[:0], sizes, 300) == []

@@ -64,6 +64,18 @@ def _spread(values: np.ndarray, subset: np.ndarray, size: int) -> np.ndarray:
     return full
 
 
+def fitting_parts(sel: np.ndarray, nbytes: np.ndarray, limit: int = DIRS_BYTES) -> list[np.ndarray]:
+    """Consecutive parts of ``sel`` whose ``nbytes`` add up to ``limit`` at most (a pair alone may exceed it)."""
+    cum = np.cumsum(nbytes[sel])
+    parts, start = [], 0
+    while start < len(sel):
+        base = cum[start - 1] if start else 0
+        end = max(start + 1, int(np.searchsorted(cum, base + limit, side="right")))
+        parts.append(sel[start:end])
+        start = end
+    return parts
+
+
 def run_slots(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Indices of the run slots starts[k] .. starts[k]+counts[k]-1 of every pair."""
     total = int(counts.sum())
@@ -239,28 +251,13 @@ class CudaPairwise:
         return launches
 
     def _checkpointed(self, qlen, tlen, cfg, long: np.ndarray, d) -> list:
-        """Checkpointed tracebacks of the pairs ``long``, in slices whose memory fits DIRS_BYTES."""
+        """Checkpointed tracebacks of the pairs ``long``, in parts whose memory fits DIRS_BYTES."""
         long = long[np.argsort(-(qlen[long] * tlen[long]), kind="stable")]
         cost = subwarp.checkpoint_bytes(qlen, tlen)
-        cum = np.cumsum(cost[long])
-        out, start = [], 0
-        while start < len(long):
-            base = cum[start - 1] if start else 0
-            end = max(start + 1, int(np.searchsorted(cum, base + DIRS_BYTES, side="right")))
-            out.append(subwarp.Checkpointed(self.cp, self.device, d, qlen, tlen, long[start:end], cfg))
-            start = end
-        return out
+        return [subwarp.Checkpointed(self.cp, self.device, d, qlen, tlen, part, cfg)
+                for part in fitting_parts(long, cost)]
 
     @staticmethod
     def _slices(sel: np.ndarray, words: np.ndarray, trace: bool):
         """Consecutive parts of ``sel`` whose direction codes fit in DIRS_BYTES."""
-        if not trace:
-            yield sel
-            return
-        cum = np.cumsum(words[sel] * 4)
-        start = 0
-        while start < len(sel):
-            base = cum[start - 1] if start else 0
-            end = max(start + 1, int(np.searchsorted(cum, base + DIRS_BYTES, side="right")))
-            yield sel[start:end]
-            start = end
+        return fitting_parts(sel, words * 4) if trace else [sel]
