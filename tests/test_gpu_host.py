@@ -86,3 +86,31 @@ def test_fitting_parts_keep_order_and_limit():
     for part, nxt in zip(parts, parts[1:]):
         assert sizes[part].sum() + sizes[nxt[0]] > 300
     assert fitting_parts(sel[:0], sizes, 300) == []
+
+
+def test_traceback_routes():
+    from seqalign_cli.backends.cuda.pairwise import DIRS_BYTES, planned_dir_words, traceback_routes
+    from seqalign_cli.config import AlignConfig
+
+    q = np.array([150, 400, 600, 20_000, 100_000, 200])
+    t = np.array([250, 9_000_000, 700, 20_000, 100_000, 3_000_000])
+    cfg = AlignConfig(traceback=True, matrix_budget=64 * 1024 * 1024)
+    full, ckpt = traceback_routes(q, t, cfg)
+    # within the budget: all codes at once; beyond it, several stages: checkpoints;
+    # one stage beyond the budget: neither (the CPU engine)
+    assert full.tolist() == [True, False, True, False, False, False]
+    assert ckpt.tolist() == [False, False, False, True, True, False]
+    assert (planned_dir_words(q, t)[full] * 4 <= cfg.matrix_budget).all()
+    assert (subwarp.checkpoint_bytes(q, t)[ckpt] <= DIRS_BYTES).all()
+    # checkpoints hold a small share of the full codes of a long pair
+    assert subwarp.checkpoint_bytes(q, t)[4] * 50 < planned_dir_words(q, t)[4] * 4
+    # scoring values past the byte profile: the warp kernel, which has no checkpoints
+    big = AlignConfig(scoring=Scoring(match=200), traceback=True, matrix_budget=64 * 1024 * 1024)
+    assert not traceback_routes(q, t, big)[1].any()
+
+
+def test_shared_warps_one_per_stage_at_most():
+    stages = np.array([1, 2, 3, 4, 7, 8, 200])
+    warps = subwarp.shared_warps(stages)
+    assert warps.tolist() == [1, 2, 2, 4, 4, 8, 8]
+    assert (warps <= stages).all()
