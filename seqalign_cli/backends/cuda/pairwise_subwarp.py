@@ -5,10 +5,13 @@ so a stage covers G*R rows. The plan is a table measured with
 ``python benchmarks/bench_gpu.py --sweep`` (every shape at every length,
 benchmarks/RESULTS.md): the fastest shape is the smallest group whose 16 to
 20 rows per lane cover the query in one stage (little fill and drain, and
-no border row through memory); queries past 512 rows take whole warps of
-16 rows per lane, in stages. Pairs whose every value fits in 16 bits (and
-scoring values fit the byte profile) run two to a group in 16-bit lanes
-when no traceback is asked for.
+no border row through memory); queries past 320 rows take whole warps of
+16 rows per lane (one stage up to 512 rows, several beyond), and score-only
+pairs of several stages are shared by 2 to 8 warps. The first row (one
+thread a pair up to 16 bp) is the one limit not measured yet: the sweep
+started at 64 bp. Pairs whose every value fits in 16 bits (and scoring
+values fit the byte profile) run two to a group in 16-bit lanes when no
+traceback is asked for.
 """
 
 from __future__ import annotations
