@@ -181,10 +181,10 @@ __device__ __forceinline__ void end_cells(const int (&hl)[R], int j, int i0, int
 // ---- 16-bit lanes: two scores per 32-bit register (low half, high half) ----
 // Hopper has these as single DPX instructions; CUDA emulates them on older
 // GPUs, and HIP gets the plain versions below.
-#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
 __device__ __forceinline__ uint32_t pk16(int lo, int hi) { return (uint32_t)(lo & 0xffff) | ((uint32_t)hi << 16); }
 __device__ __forceinline__ int lo16(uint32_t v) { return (int)(short)(v & 0xffff); }
 __device__ __forceinline__ int hi16(uint32_t v) { return (int)(short)(v >> 16); }
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
 __device__ __forceinline__ uint32_t add_max16(uint32_t a, uint32_t b, uint32_t c) {
   return pk16(max(lo16(a) + lo16(b), lo16(c)), max(hi16(a) + hi16(b), hi16(c)));
 }
@@ -196,9 +196,6 @@ __device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) {  // 0xffff in
   return (lo16(a) > lo16(b) ? 0xffffu : 0u) | (hi16(a) > hi16(b) ? 0xffff0000u : 0u);
 }
 #else
-__device__ __forceinline__ uint32_t pk16(int lo, int hi) { return (uint32_t)(lo & 0xffff) | ((uint32_t)hi << 16); }
-__device__ __forceinline__ int lo16(uint32_t v) { return (int)(short)(v & 0xffff); }
-__device__ __forceinline__ int hi16(uint32_t v) { return (int)(short)(v >> 16); }
 __device__ __forceinline__ uint32_t add_max16(uint32_t a, uint32_t b, uint32_t c) { return __viaddmax_s16x2(a, b, c); }
 __device__ __forceinline__ uint32_t max16(uint32_t a, uint32_t b) { return __vmaxs2(a, b); }
 __device__ __forceinline__ uint32_t max16_relu(uint32_t a, uint32_t b) { return __vimax_s16x2_relu(a, b); }

@@ -3,7 +3,8 @@
 Planning and uploads happen once (``prepare``); ``Launch.run`` only queues
 the kernels, so benchmarks time the kernels alone and a batch's host work
 can be done before its kernels start. Direction codes, the one large
-buffer, are allocated when the slice runs and dropped after it.
+buffer, are allocated when the slice runs and dropped after it. Also what
+every kernel family shares on the host: the byte-profile limit.
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ import numpy as np
 DIRS = object()
 #: a null pointer argument
 NULL = np.uint64(0)
+#: substitution scores fit the kernels' signed-byte query profile (common.cuh) up to this
+PROFILE_LIMIT = 127
+
+
+def profile_fits(scoring) -> bool:
+    """Whether the substitution scores fit the byte profile."""
+    return max(scoring.match, scoring.mismatch, scoring.n_penalty) <= PROFILE_LIMIT
 
 
 @dataclass

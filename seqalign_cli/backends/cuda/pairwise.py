@@ -22,6 +22,7 @@ from ...config import AlignConfig
 from ...results import Alignments
 from . import pairwise_subwarp as subwarp
 from . import pairwise_warp as warp
+from .launch import profile_fits
 
 #: int32 lanes hold every score whose bound stays below this
 INT32_LIMIT = 2**29
@@ -37,10 +38,6 @@ def planned_dir_words(qlen: np.ndarray, tlen: np.ndarray, kernel: str = "subwarp
     return subwarp.dir_words(qlen, tlen, G, R)
 
 
-def _profile_fits(scoring) -> bool:
-    return max(scoring.match, scoring.mismatch, scoring.n_penalty) <= subwarp.PROFILE_LIMIT
-
-
 def traceback_routes(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig) -> tuple[np.ndarray, np.ndarray]:
     """Which pairs trace back with all their direction codes at once, and which by checkpoints.
 
@@ -49,7 +46,7 @@ def traceback_routes(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig) -> tu
     several stages, the subwarp kernels can score the pair and its
     checkpoint memory fits in DIRS_BYTES. Pairs in neither go to the CPU.
     """
-    kernel = "subwarp" if _profile_fits(cfg.scoring) else "warp"
+    kernel = "subwarp" if profile_fits(cfg.scoring) else "warp"
     full = planned_dir_words(qlen, tlen, kernel) * 4 <= cfg.matrix_budget
     rows = subwarp.LONG[0] * subwarp.LONG[1]
     ckpt = (~full & (qlen > rows) & (subwarp.checkpoint_bytes(qlen, tlen) <= DIRS_BYTES)
@@ -208,7 +205,7 @@ class CudaPairwise:
                 d: _DeviceBatch) -> list:
         """The kernel launches of every shape over the pairs ``subset``, inputs uploaded."""
         sc = cfg.scoring
-        kernel = self.kernel if _profile_fits(sc) else "warp"
+        kernel = self.kernel if profile_fits(sc) else "warp"
         launches = []
         if cfg.traceback:
             full, ckpt = traceback_routes(qlen, tlen, cfg)

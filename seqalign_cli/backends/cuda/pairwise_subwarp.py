@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .launch import DIRS, NULL, Launch
+from .launch import DIRS, NULL, PROFILE_LIMIT, Launch
 from .loader import module
 
 KERNEL = "pairwise_subwarp.cu"
@@ -40,8 +40,6 @@ CHECKPOINT_WARPS = 8
 WALKER_INTS = 11
 #: 16-bit lanes hold every value whose bound stays below this (NEG16 in the kernel is -24576)
 INT16_LIMIT = 23000
-#: every scoring value must fit a signed byte of the query profile
-PROFILE_LIMIT = 127
 THREADS = 128
 
 
@@ -115,12 +113,13 @@ def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool, w
     return mod.get_function(fwd), (mod.get_function(back) if trace else None)
 
 
-def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int, slots: int = 1):
+def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int, slots=1):
     """Scratch rows for the work items that need more than one stage.
 
     ``items`` is (k, 2) pair indices (second column -1 or absent for int32);
-    the border of an item (``slots`` rows) sits at the offset of its first
-    pair. Returns the device buffer and the per-pair offsets (int64, npairs).
+    the border of an item (``slots`` rows: one number, or one per item) sits
+    at the offset of its first pair. Returns the device buffer and the
+    per-pair offsets (int64, npairs).
     """
     a = items[:, 0]
     n = tlen[a].copy()
@@ -221,11 +220,9 @@ class Checkpointed:
         self.part = part
         npairs = len(qlen)
         stages = (qlen[part] + self.rows - 1) // self.rows
-        sizes = np.maximum(stages - 1, 0) * 2 * (tlen[part] + 1)
-        border_off = np.zeros(npairs, np.int64)
-        border_off[part] = np.cumsum(sizes) - sizes
-        self.border = cp.empty(int(sizes.sum()) + 1, np.int32)
-        self.border_off = cp.asarray(border_off)
+        # the last row of every stage but the last is kept
+        self.border, self.border_off = border_layout(cp, qlen, tlen, part.reshape(-1, 1), self.rows, npairs,
+                                                     stages - 1)
         words = dir_words(np.minimum(qlen[part], self.rows), tlen[part], G, R)
         dir_off = np.zeros(npairs, np.int64)
         dir_off[part] = np.cumsum(words) - words

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .launch import DIRS, Launch
+from .launch import DIRS, Launch, profile_fits
 from .loader import module
 
 WARP = 32
 MAX_R = 8
 KERNEL = "pairwise_warp.cu"
-#: substitution scores fit the kernel's signed-byte query profile up to this
-PROFILE_LIMIT = 127
 THREADS = 128
 
 
@@ -40,8 +38,7 @@ def kernels(device: int, mode: int, trace: bool, R: int, prof: bool):
 def prepare(cp, device, d, qlen, tlen, part: np.ndarray, R: int, cfg, words: int = 0, d_dir_off=None) -> Launch:
     """The warp kernel (and traceback) of rows-per-lane R over the pairs ``part``, inputs uploaded."""
     sc = cfg.scoring
-    prof = max(sc.match, sc.mismatch, sc.n_penalty) <= PROFILE_LIMIT
-    fwd, back = kernels(device, cfg.mode_code, cfg.traceback, R, prof)
+    fwd, back = kernels(device, cfg.mode_code, cfg.traceback, R, profile_fits(sc))
     order = cp.asarray(part.astype(np.int32))
     nwork = np.int32(len(part))
     sizes = np.where(qlen[part] > WARP * R, 2 * (tlen[part] + 1), 0)
