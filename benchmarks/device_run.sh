@@ -3,13 +3,15 @@
 # lacks, if any), report the GPU, run the GPU tests, then the kernel and
 # end-to-end benchmarks (GASAL2 files copied to .carry/). Logs go to $OUT.
 # Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|sweep|bench|e2e|all]
-# TESTS, BENCH_ARGS and SWEEP_ARGS pass arguments through.
+# TESTS, BENCH_ARGS, SWEEP_ARGS and E2E_ARGS pass arguments through.
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/seqalign-out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-if ls .whl/*.whl >/dev/null 2>&1; then
+if [[ -d /tmp/site ]]; then  # installed by an earlier call on this machine
+  export PYTHONPATH=/tmp/site:$PWD
+elif ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=/tmp/site:$PWD || exit 1
 else
@@ -27,5 +29,5 @@ if [[ $what == bench || $what == all ]]; then
   python3 benchmarks/bench_gpu.py ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench_gpu.txt"
 fi
 if [[ $what == e2e || $what == all ]]; then
-  python3 benchmarks/e2e_gasal2.py .carry/query_batch.fasta.gz .carry/target_batch.fasta.gz 2>&1 | tee "$OUT/e2e.txt"
+  python3 benchmarks/e2e_gasal2.py .carry/query_batch.fasta.gz .carry/target_batch.fasta.gz ${E2E_ARGS:-} 2>&1 | tee "$OUT/e2e.txt"
 fi

@@ -3,13 +3,16 @@
 Three stages overlap: a reader thread reads, pairs and encodes the next
 chunks (record blocks, no object per record) while the calling thread aligns
 the current one and a writer thread formats and writes the previous one.
-Chunks are written in input order. The output is committed (renamed into
+A backend that can begin a batch without finishing it (``start``, the GPU
+engine: its work queued on a stream) hands the writer thread a pending
+result; the writer waits for it and copies it back while the calling thread
+plans and uploads the next batch. Chunks are written in input order. The output is committed (renamed into
 place) only after the last chunk; on any error it is discarded.
 
 The summary's stage times are those of the aligning thread: ``read`` is the
-time it waited for the reader, ``align`` the time it spent aligning, and
-``write`` the time it waited for the writer (a full queue, then the last
-chunks and closing the output).
+time it waited for the reader, ``align`` the time it spent aligning (or
+beginning to), and ``write`` the time it waited for the writer (a full
+queue, then the last chunks and closing the output).
 
 Every chunk allocates and frees arrays of the same few sizes (tens of MB).
 With glibc's defaults these come from fresh ``mmap`` pages each time and are
@@ -132,6 +135,8 @@ class _Reader:
 class _WriterThread:
     """Writes (chunk, results) items in order in a thread, ``depth`` items behind at most.
 
+    Results may be pending (an object with ``result()``): the thread waits for them.
+
     An error of the writer (a broken pipe, a duplicate SAM reference) is
     raised in the calling thread by the next ``put`` or by ``finish``.
     """
@@ -152,7 +157,8 @@ class _WriterThread:
             if self.error is not None or self.stopped:
                 continue  # after an error: drain until the end marker
             try:
-                self.writer.write(*item)
+                chunk, res = item
+                self.writer.write(chunk, res.result() if hasattr(res, "result") else res)
             except BaseException as exc:  # handed to the calling thread
                 self.error = exc
 
@@ -224,7 +230,7 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
         for chunk, batch in reader:
             now = time.perf_counter()
             stages["read"] += now - clock  # waiting for the reader thread
-            res = backend.align(batch, cfg.align)
+            res = backend.start(batch, cfg.align) if hasattr(backend, "start") else backend.align(batch, cfg.align)
             clock = time.perf_counter()
             stages["align"] += clock - now
             writing.put(chunk, res)

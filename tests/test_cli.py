@@ -614,6 +614,48 @@ def test_batch_size_and_threads_do_not_change_output(tmp_path, fmt):
     assert body(["-t", "2", "--batch-size", "7"]) == ref
 
 
+class _Deferred:
+    """A batch begun and not finished: aligned only when the writer asks for the result."""
+
+    def __init__(self, backend, batch, cfg, fail):
+        self.backend, self.batch, self.cfg, self.fail = backend, batch, cfg, fail
+
+    def result(self):
+        if self.fail:
+            raise SeqalignError("device failed while finishing a batch")
+        return self.backend.align(self.batch, self.cfg)
+
+
+@pytest.mark.parametrize("fail_at", [None, 3])
+def test_backends_that_defer_results(tmp_path, monkeypatch, fail_at):
+    """A backend's pending results (the GPU engine's queued batches) are finished by the writer, in order;
+    an error while finishing one leaves no output."""
+    from seqalign_cli import runner
+    from seqalign_cli.backends.cpu import CpuBackend
+
+    class DeferringCpu(CpuBackend):
+        started = 0
+
+        def start(self, batch, cfg):
+            DeferringCpu.started += 1
+            return _Deferred(self, batch, cfg, DeferringCpu.started == fail_at)
+
+    monkeypatch.setattr(runner, "select_backend", lambda name, threads, log, device: DeferringCpu(threads))
+    out = tmp_path / "o.sam"
+    res = invoke(["pair", "-q", "--mode", "local", "--batch-size", "7", GQ, GT, "-o", out])
+    if fail_at:
+        assert isinstance(res.exception, SeqalignError) and "finishing a batch" in res.exception.format()
+        assert not out.exists() and leftovers(tmp_path) == []
+        return
+    assert res.exit_code == 0, res.output
+    assert DeferringCpu.started == 29  # 200 pairs, 7 a batch
+    monkeypatch.undo()
+    ref = tmp_path / "ref.sam"
+    assert invoke(["pair", "-q", "--mode", "local", GQ, GT, "-o", ref]).exit_code == 0
+    strip = lambda p: [x for x in p.read_bytes().splitlines() if not x.startswith(b"@PG")]  # noqa: E731
+    assert strip(out) == strip(ref)
+
+
 def test_cross_batches_cut_inside_a_query(tmp_path):
     q = write_fasta(tmp_path / "q.fa", GASAL_Q[:5])
     t = write_fasta(tmp_path / "t.fa", GASAL_T[:7])

@@ -103,9 +103,9 @@ def test_16bit_partners_of_different_shapes(backends):
         assert_same(backends, qs, ts, AFFINE, mode, False)
 
 
-#: query lengths around warp sizes and around the plan's shape limits (16, 64, 80, 128, 160, 256, 320,
-#: 512 rows) and stage boundaries of whole warps (512, 1024)
-BOUNDARIES = [1, 2, 16, 17, 31, 32, 33, 63, 64, 65, 80, 81, 127, 128, 129, 160, 161, 255, 256, 257, 320, 321,
+#: query lengths around warp sizes and around the plan's shape limits (8, 16, 32, 64, 80, 128, 160, 256,
+#: 320, 512 rows) and stage boundaries of whole warps (512, 1024)
+BOUNDARIES = [1, 2, 8, 9, 16, 17, 31, 32, 33, 63, 64, 65, 80, 81, 127, 128, 129, 160, 161, 255, 256, 257, 320, 321,
               511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2049]
 
 

@@ -114,3 +114,45 @@ def test_shared_warps_one_per_stage_at_most():
     warps = subwarp.shared_warps(stages)
     assert warps.tolist() == [1, 2, 2, 4, 4, 8, 8]
     assert (warps <= stages).all()
+
+
+def test_compact_runs_keeps_every_cigar_and_room_for_the_cpu_pairs():
+    """The packed run layout of a finished GPU job: same CIGARs, CPU pairs' room kept (numpy for CuPy)."""
+    import types
+
+    from seqalign_cli.backends.cuda.pairwise import _compact_runs
+    from seqalign_cli.results import Alignments
+
+    rng = np.random.default_rng(3)
+    qlen = rng.integers(0, 40, 50)
+    tlen = rng.integers(0, 40, 50)
+    out = Alignments.allocate(qlen, tlen, True)
+    cap = np.diff(np.append(out.run_off, len(out.run_op)))
+    nruns = rng.integers(0, cap + 1)
+    device_op = rng.integers(0, 4, len(out.run_op)).astype(np.uint8)  # the device's slots, all filled
+    device_len = rng.integers(1, 9, len(out.run_op)).astype(np.int32)
+    gpu = np.flatnonzero(rng.random(50) < 0.8)
+    cpu = np.setdiff1d(np.arange(50), gpu)
+    out.nruns[gpu] = nruns[gpu]
+    want = {k: (device_op[out.run_off[k]:out.run_off[k] + nruns[k]].tolist(),
+                device_len[out.run_off[k]:out.run_off[k] + nruns[k]].tolist()) for k in gpu}
+    shim = types.SimpleNamespace(asarray=np.asarray, asnumpy=np.asarray, arange=np.arange,
+                                 searchsorted=np.searchsorted)
+    d = types.SimpleNamespace(run_off=out.run_off.copy(), run_op=device_op, run_len=device_len)
+    job = types.SimpleNamespace(out=out, d=d, subset=gpu)
+    _compact_runs(shim, job)
+    for k in gpu:
+        ops, lens = out.runs(k)
+        assert (ops.tolist(), lens.tolist()) == want[k]
+    assert len(out.run_op) == nruns[gpu].sum() + cap[cpu].sum()
+    room = np.diff(np.append(out.run_off, len(out.run_op)))
+    assert (room[cpu] == cap[cpu]).all() and (room[gpu] == nruns[gpu]).all()
+    # a CPU result written afterwards fits its room and leaves the GPU pairs' runs alone
+    other = Alignments.allocate(qlen[cpu], tlen[cpu], True)
+    other.nruns[:] = cap[cpu]
+    other.run_op[:] = 2
+    other.run_len[:] = 1
+    out.take(cpu, other)
+    for k in gpu:
+        ops, lens = out.runs(k)
+        assert (ops.tolist(), lens.tolist()) == want[k]

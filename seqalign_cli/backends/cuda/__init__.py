@@ -135,6 +135,17 @@ class CudaBackend:
         return total
 
     def align(self, batch: PairBatch, cfg: AlignConfig) -> Alignments:
+        return self.start(batch, cfg).result()
+
+    def start(self, batch: PairBatch, cfg: AlignConfig) -> Pending:
+        """Begin aligning ``batch``; ``result()`` of the returned object finishes it.
+
+        With one GPU the batch's GPU work is queued on a stream and this
+        returns at once (after aligning on the CPU what the GPU cannot
+        hold), so the caller can prepare the next batch meanwhile. With
+        several GPUs, or after the device ran out of memory, the batch is
+        aligned before this returns.
+        """
         from .pairwise import INT32_LIMIT, traceback_routes
 
         qlen = batch.qlen.astype(np.int64)
@@ -148,23 +159,36 @@ class CudaBackend:
             on_gpu &= full | ckpt
         gpu_idx = np.flatnonzero(on_gpu)
         cpu_idx = np.flatnonzero(~on_gpu)
-        if len(gpu_idx):
+        job = None
+        if len(gpu_idx) and len(self.engines) == 1:
+            job, spilled = self._submit(self.engines[0], batch, cfg, gpu_idx, out)
+        elif len(gpu_idx):
             spilled = self._gpu(batch, cfg, gpu_idx, qlen * tlen, out)
-            cpu_idx = np.sort(np.concatenate([cpu_idx, spilled]))
-        if len(cpu_idx):
-            out.take(cpu_idx, self.cpu.align(batch.subset(cpu_idx), cfg))
-        out.normalize_empty(cfg.mode_code)
-        return out
+        else:
+            spilled = gpu_idx
+        cpu_idx = np.sort(np.concatenate([cpu_idx, spilled]))
+        cpu_res = self.cpu.align(batch.subset(cpu_idx), cfg) if len(cpu_idx) else None  # while the GPU works
+        return Pending(self, out, job, cpu_idx, cpu_res, cfg.mode_code)
+
+    def _submit(self, engine, batch, cfg, idx, out):
+        """Queue the pairs ``idx`` on the one engine: (job, no pairs spilled), or (None, spilled) when
+        the device ran out of memory and the pairs were aligned in halves instead."""
+        try:
+            return engine.submit(batch, cfg, idx, out), idx[:0]
+        except Exception as exc:
+            if not is_out_of_memory(exc):
+                engine.release()
+                raise
+        spilled: list[np.ndarray] = []
+        try:
+            self._fit(engine, batch, cfg, idx, out, spilled, tried=True)
+        finally:
+            engine.release()
+        return None, (np.concatenate(spilled) if spilled else idx[:0])
 
     def _gpu(self, batch, cfg, idx, cells, out) -> np.ndarray:
-        """Align the pairs ``idx`` on the GPUs; returns the pairs left for the CPU engine."""
+        """Align the pairs ``idx`` on several GPUs; returns the pairs left for the CPU engine."""
         spilled: list[np.ndarray] = []
-        if len(self.engines) == 1:
-            try:
-                self._fit(self.engines[0], batch, cfg, idx, out, spilled)
-            finally:
-                self.engines[0].release()
-            return np.concatenate(spilled) if spilled else idx[:0]
         import queue
 
         work: queue.Queue = queue.Queue()
@@ -194,20 +218,22 @@ class CudaBackend:
             raise errors[0]
         return np.concatenate(spilled) if spilled else idx[:0]
 
-    def _fit(self, engine, batch, cfg, idx, out, spilled: list, where=None):
+    def _fit(self, engine, batch, cfg, idx, out, spilled: list, where=None, tried=False):
         """Align the pairs ``idx`` of ``batch`` on ``engine``, in halves while they do not fit.
 
         Each half goes to the device as a batch of its own, so that the device
         copy of the batch shrinks too. A single pair that does not fit is noted
         in ``spilled`` for the CPU engine, by its number in the backend's batch
-        (``where`` maps the pairs of ``batch`` to those numbers).
+        (``where`` maps the pairs of ``batch`` to those numbers). ``tried``:
+        the whole of ``idx`` already ran out of memory; start with halves.
         """
-        try:
-            engine.align(batch, cfg, idx, out)
-            return
-        except Exception as exc:
-            if not is_out_of_memory(exc):
-                raise
+        if not tried:
+            try:
+                engine.align(batch, cfg, idx, out)
+                return
+            except Exception as exc:
+                if not is_out_of_memory(exc):
+                    raise
         # out of the except clause: the error no longer holds the frames (and device arrays) it came from
         self._free(engine)
         where = np.arange(batch.size) if where is None else where
@@ -235,3 +261,21 @@ class CudaBackend:
             said, self._said_oom = self._said_oom, True
         if not said:
             self.log(f"GPU {engine.device} out of memory; aligning the batch in halves")
+
+
+class Pending:
+    """A batch begun by ``CudaBackend.start``; ``result()`` waits for the GPU and returns the alignments."""
+
+    def __init__(self, backend, out, job, cpu_idx, cpu_res, mode_code):
+        self.backend, self.out, self.job = backend, out, job
+        self.cpu_idx, self.cpu_res, self.mode_code = cpu_idx, cpu_res, mode_code
+
+    def result(self) -> Alignments:
+        if self.job is not None:
+            self.backend.engines[0].collect(self.job)
+            self.job = None
+        if self.cpu_res is not None:
+            self.out.take(self.cpu_idx, self.cpu_res)
+            self.cpu_res = None
+        self.out.normalize_empty(self.mode_code)
+        return self.out

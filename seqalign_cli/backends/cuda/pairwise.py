@@ -28,6 +28,8 @@ from .launch import profile_fits
 INT32_LIMIT = 2**29
 #: direction codes held on the device at once
 DIRS_BYTES = 2 * 1024**3
+#: streams an engine takes turns on: batches submitted and not yet collected overlap
+STREAMS = 3
 
 
 def planned_dir_words(qlen: np.ndarray, tlen: np.ndarray, kernel: str = "subwarp") -> np.ndarray:
@@ -115,6 +117,56 @@ class _DeviceBatch:
     info: object = None
 
 
+@dataclass
+class _Job:
+    """Work of one batch queued on a stream: what ``collect`` needs to finish it."""
+
+    batch: PairBatch
+    cfg: AlignConfig
+    subset: np.ndarray
+    out: Alignments
+    d: _DeviceBatch
+    stream: object
+    ends: np.ndarray  # (pairs, 3) pinned: score, query end, target end
+    info: np.ndarray | None = None  # (pairs, 7) pinned: starts, run count, statistics
+    staged: list | None = None  # pinned upload buffers, kept until the stream has read them
+
+
+def pinned(shape, dtype) -> np.ndarray:
+    """A host array in page-locked memory (CuPy's pinned pool), for copies that do not wait."""
+    import cupy
+
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape))
+    mem = cupy.cuda.alloc_pinned_memory(max(count, 1) * dtype.itemsize)
+    return np.frombuffer(mem, dtype, count).reshape(shape)
+
+
+def _compact_runs(cp, job: _Job):
+    """Bring back only the run slots in use, and point ``out`` at them.
+
+    Pairs of the job get room for exactly their runs; every other pair (left
+    to the CPU engine) keeps its full room. One gather on the device packs
+    the runs, one copy brings them back; ``out.run_off``, ``run_op`` and
+    ``run_len`` are replaced by the packed layout.
+    """
+    out, d = job.out, job.d
+    room = np.diff(np.append(out.run_off, len(out.run_op)))
+    room[job.subset] = out.nruns[job.subset]
+    off = np.zeros(len(room), np.int64)
+    np.cumsum(room[:-1], out=off[1:])
+    total = int(off[-1] + room[-1]) if len(room) else 0
+    if total:
+        d_off = cp.asarray(off)
+        slot = cp.arange(total, dtype=np.int64)
+        pair = cp.searchsorted(d_off, slot, side="right") - 1
+        src = d.run_off[pair] + (slot - d_off[pair])
+        op, length = cp.asnumpy(d.run_op[src]), cp.asnumpy(d.run_len[src])
+    else:
+        op, length = np.empty(1, np.uint8), np.empty(1, np.int32)
+    out.run_off, out.run_op, out.run_len = off, op, length
+
+
 class CudaPairwise:
     """Runs the pairwise kernels for batches on one device."""
 
@@ -127,24 +179,51 @@ class CudaPairwise:
         self.pack16 = pack16  # 16-bit lanes where scores allow
         self.shape = None  # a fixed (G, R) for every pair instead of the plan (benchmarks)
         self._held = None  # (batch, out, device arrays) of the batch on the device
+        self._streams = None  # created on first use, on the engine's device
+        self._turn = 0
         self.seconds: dict[str, float] = {}  # host time by step (upload, prepare, kernels, results)
 
     def release(self):
         """Drop the device copy of the last batch."""
         self._held = None
 
-    def _upload(self, batch: PairBatch, out: Alignments, trace: bool) -> _DeviceBatch:
+    def _stream(self):
+        """The next of the engine's streams (batches in flight take turns)."""
+        if self._streams is None:
+            self._streams = [self.cp.cuda.Stream(non_blocking=True) for _ in range(STREAMS)]
+        self._turn = (self._turn + 1) % STREAMS
+        return self._streams[self._turn]
+
+    def _upload(self, batch: PairBatch, out: Alignments, trace: bool, staged: list | None = None) -> _DeviceBatch:
+        """The batch's device copy, queued on the current stream.
+
+        With ``staged`` (a list that keeps the staging buffers alive until
+        the stream has copied them) the host arrays go through pinned
+        buffers and the copies do not wait; without it they are plain
+        synchronous copies.
+        """
         cp = self.cp
         one = np.zeros(1, np.uint8)
+
+        def put(host):
+            if staged is None:
+                return cp.asarray(host)
+            buf = pinned(host.shape, host.dtype)
+            np.copyto(buf, host)
+            staged.append(buf)
+            dev = cp.empty(host.shape, host.dtype)
+            dev.set(buf, stream=cp.cuda.get_current_stream())
+            return dev
+
         d = _DeviceBatch(
-            q=cp.asarray(batch.q_codes if len(batch.q_codes) else one),
-            qoff=cp.asarray(batch.q_off.astype(np.int64)),
-            t=cp.asarray(batch.t_codes if len(batch.t_codes) else one),
-            toff=cp.asarray(batch.t_off.astype(np.int64)),
+            q=put(batch.q_codes if len(batch.q_codes) else one),
+            qoff=put(batch.q_off.astype(np.int64)),
+            t=put(batch.t_codes if len(batch.t_codes) else one),
+            toff=put(batch.t_off.astype(np.int64)),
             ends=cp.zeros(3 * batch.size, np.int32),
         )
         if trace:
-            d.run_off = cp.asarray(out.run_off)
+            d.run_off = put(out.run_off)
             # slots past a pair's run count are never read: left uncleared
             d.run_op = cp.empty(len(out.run_op), np.uint8)
             d.run_len = cp.empty(len(out.run_len), np.int32)
@@ -159,41 +238,84 @@ class CudaPairwise:
         kept while later calls bring more subsets of the same batch.
         """
         cp = self.cp
-        qlen = batch.qlen.astype(np.int64)
-        tlen = batch.tlen.astype(np.int64)
         clock = _Clock(self.seconds)
         with cp.cuda.Device(self.device):
             if self._held is None or self._held[0] is not batch or self._held[1] is not out:
                 self._held = (batch, out, self._upload(batch, out, cfg.traceback))
-            d = self._held[2]
-            clock("upload")
-            launches = self.prepare(qlen, tlen, cfg, subset, d)
-            clock("prepare")
-            for launch in launches:
-                launch.run(cp)
-            ends = cp.asnumpy(d.ends).reshape(-1, 3)
-            clock("kernels")
-            out.score[subset] = ends[subset, 0]
-            out.qend[subset] = ends[subset, 1]
-            out.tend[subset] = ends[subset, 2]
-            if cfg.traceback:
-                info = cp.asnumpy(d.info).reshape(-1, 7)
-                out.qstart[subset] = info[subset, 0]
-                out.tstart[subset] = info[subset, 1]
-                out.nruns[subset] = info[subset, 2]
-                out.stats[subset] = info[subset, 3:7]
-                if len(subset) == batch.size:  # the whole batch: one copy of every slot
-                    d.run_op.get(out=out.run_op)
-                    d.run_len.get(out=out.run_len)
-                else:  # a piece: only its own slots, so that other devices' stay untouched
-                    slots = run_slots(out.run_off[subset], out.nruns[subset])
-                    d_slots = cp.asarray(slots)
-                    out.run_op[slots] = cp.asnumpy(d.run_op[d_slots])
-                    out.run_len[slots] = cp.asnumpy(d.run_len[d_slots])
-            else:
-                out.qstart[subset] = 0 if cfg.mode_code in (0, 2) else -1
-                out.tstart[subset] = 0 if cfg.mode_code == 0 else -1
-            clock("results")
+            job = self._queue(batch, cfg, subset, out, self._held[2], cp.cuda.get_current_stream(), clock)
+            self._results(job, clock, whole=False)
+
+    def submit(self, batch: PairBatch, cfg: AlignConfig, subset: np.ndarray, out: Alignments) -> _Job:
+        """Queue the whole work of the pairs ``subset`` on a stream of its own and return at once.
+
+        Upload through pinned buffers, kernels, and the copy back of scores
+        and traceback summaries are queued; ``collect`` waits for them and
+        fills ``out``. The host work of the next batch (reading, planning,
+        uploading) overlaps this batch's kernels. ``out``'s run slots are
+        laid out anew by ``collect`` (see ``_compact_runs``): pairs outside
+        ``subset`` keep room for their runs but not their contents.
+        """
+        cp = self.cp
+        clock = _Clock(self.seconds)
+        with cp.cuda.Device(self.device):
+            stream = self._stream()
+            with stream:
+                staged: list = []
+                d = self._upload(batch, out, cfg.traceback, staged)
+                clock("upload")
+                job = self._queue(batch, cfg, subset, out, d, stream, clock)
+                job.staged = staged
+        return job
+
+    def collect(self, job: _Job):
+        """Wait for a submitted job and fill its ``out``."""
+        clock = _Clock(self.seconds)
+        with self.cp.cuda.Device(self.device), job.stream:
+            job.stream.synchronize()
+            clock("wait")
+            self._results(job, clock, whole=True)
+
+    def _queue(self, batch, cfg, subset, out, d, stream, clock) -> _Job:
+        """Plan and queue the kernels of ``subset``, then the copy back of ends and summaries."""
+        qlen = batch.qlen.astype(np.int64)
+        tlen = batch.tlen.astype(np.int64)
+        launches = self.prepare(qlen, tlen, cfg, subset, d)
+        clock("prepare")
+        for launch in launches:
+            launch.run(self.cp)
+        job = _Job(batch, cfg, subset, out, d, stream, pinned((batch.size, 3), np.int32))
+        d.ends.get(stream=stream, out=job.ends.reshape(-1), blocking=False)
+        if cfg.traceback:
+            job.info = pinned((batch.size, 7), np.int32)
+            d.info.get(stream=stream, out=job.info.reshape(-1), blocking=False)
+        clock("kernels")
+        return job
+
+    def _results(self, job: _Job, clock, whole: bool):
+        """Fill ``out`` from a finished job: ends, summaries and CIGAR runs."""
+        cp, out, subset, d = self.cp, job.out, job.subset, job.d
+        job.stream.synchronize()
+        ends = job.ends
+        out.score[subset] = ends[subset, 0]
+        out.qend[subset] = ends[subset, 1]
+        out.tend[subset] = ends[subset, 2]
+        if job.cfg.traceback:
+            info = job.info
+            out.qstart[subset] = info[subset, 0]
+            out.tstart[subset] = info[subset, 1]
+            out.nruns[subset] = info[subset, 2]
+            out.stats[subset] = info[subset, 3:7]
+            if whole:  # out is this job's alone: lay its runs out anew, only the slots in use come back
+                _compact_runs(cp, job)
+            else:  # a piece: only its own slots, so that other devices' stay untouched
+                slots = run_slots(out.run_off[subset], out.nruns[subset])
+                d_slots = cp.asarray(slots)
+                out.run_op[slots] = cp.asnumpy(d.run_op[d_slots])
+                out.run_len[slots] = cp.asnumpy(d.run_len[d_slots])
+        else:
+            out.qstart[subset] = 0 if job.cfg.mode_code in (0, 2) else -1
+            out.tstart[subset] = 0 if job.cfg.mode_code == 0 else -1
+        clock("results")
 
     def run_kernels(self, qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, subset: np.ndarray,
                     d: _DeviceBatch):

@@ -3,13 +3,12 @@
 Each pair gets a shape (G, R): a group of G lanes holding R query rows each,
 so a stage covers G*R rows. The plan is a table measured with
 ``python benchmarks/bench_gpu.py --sweep`` (every shape at every length,
-benchmarks/RESULTS.md): the fastest shape is the smallest group whose 16 to
+benchmarks/RESULTS.md): the fastest shape is the smallest group whose 8 to
 20 rows per lane cover the query in one stage (little fill and drain, and
-no border row through memory); queries past 320 rows take whole warps of
-16 rows per lane (one stage up to 512 rows, several beyond), and score-only
-pairs of several stages are shared by 2 to 8 warps. The first row (one
-thread a pair up to 16 bp) is the one limit not measured yet: the sweep
-started at 64 bp. Pairs whose every value fits in 16 bits (and scoring
+no border row through memory): one thread a pair up to 16 bp, groups of 4
+lanes up to 80; queries past 320 rows take whole warps of 16 rows per lane
+(one stage up to 512 rows, several beyond), and score-only pairs of several
+stages are shared by 2 to 8 warps. Pairs whose every value fits in 16 bits (and scoring
 values fit the byte profile) run two to a group in 16-bit lanes when no
 traceback is asked for.
 """
@@ -24,7 +23,9 @@ from .loader import module
 KERNEL = "pairwise_subwarp.cu"
 #: (longest query, G, R): the first row whose length covers the query gives its shape
 PLAN = (
+    (8, 1, 8),
     (16, 1, 16),
+    (32, 4, 8),
     (64, 4, 16),
     (80, 4, 20),
     (128, 8, 16),
