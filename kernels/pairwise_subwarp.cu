@@ -109,7 +109,13 @@ __device__ __forceinline__ void cells32(const uint32_t (&plo)[R], uint32_t phi, 
 #ifndef SHARED_BLOCKS
 #define SHARED_BLOCKS 2
 #endif
-// Threads a block of the other launches (the host's THREADS): no register cap.
+// Blocks of a traceback forward launch (TRACE, WB = 1) resident per
+// multiprocessor: caps registers at 65536 / (128 * TRACE_BLOCKS).
+#ifndef TRACE_BLOCKS
+#define TRACE_BLOCKS 1
+#endif
+// Threads a block of the other launches (the host's THREADS); score-only
+// one-warp launches have no register cap.
 #define SA_THREADS 128
 
 // A border cell: read past the L1 cache when another warp of the block wrote it.
@@ -119,7 +125,8 @@ __device__ __forceinline__ int load_border(const int* p) {
 }
 
 template <int MODE, bool TRACE, int G, int R, int WB>
-__global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? SHARED_BLOCKS : 1) pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
+__global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? SHARED_BLOCKS : (TRACE ? TRACE_BLOCKS : 1))
+    pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
                                  const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
                                  const int* __restrict__ order, int nwork, int match, int mismatch,
                                  int gap_open, int gap_extend, int n_penalty, int* __restrict__ border,
