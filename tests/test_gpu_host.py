@@ -156,29 +156,3 @@ def test_compact_runs_keeps_every_cigar_and_room_for_the_cpu_pairs():
     for k in gpu:
         ops, lens = out.runs(k)
         assert (ops.tolist(), lens.tolist()) == want[k]
-
-
-def test_staging_buffer_holds_each_upload_aligned_and_apart(monkeypatch):
-    """One pinned buffer per stream (plain memory here): every array copied whole, aligned, none overlapping."""
-    import types
-
-    from seqalign_cli.backends.cuda import pairwise
-
-    monkeypatch.setattr(pairwise, "pinned", lambda shape, dtype: np.zeros(shape, dtype))
-    waited = []
-    event = types.SimpleNamespace(record=lambda: None, synchronize=lambda: waited.append(1))
-    shim = types.SimpleNamespace(cuda=types.SimpleNamespace(Event=lambda **kw: event))
-    staging = pairwise._Staging()
-    rng = np.random.default_rng(2)
-    for round_ in range(3):
-        arrays = [rng.integers(0, 5, n).astype(dt) for n, dt in ((1001, np.uint8), (17, np.int64), (0, np.int64),
-                                                                 (3000 * (round_ + 1), np.uint8))]
-        staging.begin(sum(a.nbytes + pairwise._Staging.ALIGN for a in arrays))
-        views = [staging.take(a) for a in arrays]
-        staging.end(shim)
-        for a, v in zip(arrays, views):
-            assert v.dtype == a.dtype and (v == a).all()
-            assert v.size == 0 or v.ctypes.data % 8 == 0
-        spans = sorted((v.ctypes.data, v.ctypes.data + v.nbytes) for v in views if v.size)
-        assert all(end <= start for (_, end), (start, _) in zip(spans, spans[1:]))
-    assert len(waited) == 2  # each refill waited for the copies of the one before

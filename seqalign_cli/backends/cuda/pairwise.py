@@ -129,6 +129,7 @@ class _Job:
     stream: object
     ends: np.ndarray  # (pairs, 3) pinned: score, query end, target end
     info: np.ndarray | None = None  # (pairs, 7) pinned: starts, run count, statistics
+    staged: list | None = None  # pinned upload buffers, kept until the stream has read them
 
 
 def pinned(shape, dtype) -> np.ndarray:
@@ -139,40 +140,6 @@ def pinned(shape, dtype) -> np.ndarray:
     count = int(np.prod(shape))
     mem = cupy.cuda.alloc_pinned_memory(max(count, 1) * dtype.itemsize)
     return np.frombuffer(mem, dtype, count).reshape(shape)
-
-
-class _Staging:
-    """A stream's pinned upload buffer, grown as needed and reused batch after batch.
-
-    Allocating page-locked memory is slow (it maps and locks pages), so each
-    stream keeps one buffer; before a batch fills it again, the event
-    recorded after the last batch's copies is waited for.
-    """
-
-    ALIGN = 256
-
-    def __init__(self):
-        self.buf = np.empty(0, np.uint8)
-        self.used = 0
-        self.copied = None  # event: the stream has read the buffer
-
-    def begin(self, nbytes: int):
-        if self.copied is not None:
-            self.copied.synchronize()
-        if len(self.buf) < nbytes:
-            self.buf = pinned((nbytes + (nbytes >> 2),), np.uint8)  # a quarter to spare: fewer regrowths
-        self.used = 0
-
-    def take(self, host: np.ndarray) -> np.ndarray:
-        """A pinned copy of ``host``, in the buffer."""
-        view = self.buf[self.used:self.used + host.nbytes].view(host.dtype).reshape(host.shape)
-        np.copyto(view, host)
-        self.used += -(-host.nbytes // self.ALIGN) * self.ALIGN
-        return view
-
-    def end(self, cp):
-        self.copied = cp.cuda.Event(block=False, disable_timing=True)
-        self.copied.record()
 
 
 def _compact_runs(cp, job: _Job):
@@ -212,8 +179,7 @@ class CudaPairwise:
         self.pack16 = pack16  # 16-bit lanes where scores allow
         self.shape = None  # a fixed (G, R) for every pair instead of the plan (benchmarks)
         self._held = None  # (batch, out, device arrays) of the batch on the device
-        self._streams = None  # created on first use, on the engine's device, each with a _Staging
-        self._staging = None
+        self._streams = None  # created on first use, on the engine's device
         self._turn = 0
         self.seconds: dict[str, float] = {}  # host time by step (upload, prepare, kernels, results)
 
@@ -225,36 +191,39 @@ class CudaPairwise:
         """The next of the engine's streams (batches in flight take turns)."""
         if self._streams is None:
             self._streams = [self.cp.cuda.Stream(non_blocking=True) for _ in range(STREAMS)]
-            self._staging = [_Staging() for _ in range(STREAMS)]
         self._turn = (self._turn + 1) % STREAMS
-        return self._streams[self._turn], self._staging[self._turn]
+        return self._streams[self._turn]
 
-    def _upload(self, batch: PairBatch, out: Alignments, trace: bool, staging: _Staging | None = None
-                ) -> _DeviceBatch:
+    def _upload(self, batch: PairBatch, out: Alignments, trace: bool, staged: list | None = None) -> _DeviceBatch:
         """The batch's device copy, queued on the current stream.
 
-        With ``staging`` the host arrays go through the stream's pinned
-        buffer and the copies do not wait; without it they are plain
+        With ``staged`` (a list that keeps the staging buffers alive until
+        the stream has copied them) the host arrays go through pinned
+        buffers and the copies do not wait; without it they are plain
         synchronous copies.
         """
         cp = self.cp
         one = np.zeros(1, np.uint8)
-        inputs = [batch.q_codes if len(batch.q_codes) else one, batch.q_off.astype(np.int64),
-                  batch.t_codes if len(batch.t_codes) else one, batch.t_off.astype(np.int64)]
+
+        def put(host):
+            if staged is None:
+                return cp.asarray(host)
+            buf = pinned(host.shape, host.dtype)
+            np.copyto(buf, host)
+            staged.append(buf)
+            dev = cp.empty(host.shape, host.dtype)
+            dev.set(buf, stream=cp.cuda.get_current_stream())
+            return dev
+
+        d = _DeviceBatch(
+            q=put(batch.q_codes if len(batch.q_codes) else one),
+            qoff=put(batch.q_off.astype(np.int64)),
+            t=put(batch.t_codes if len(batch.t_codes) else one),
+            toff=put(batch.t_off.astype(np.int64)),
+            ends=cp.zeros(3 * batch.size, np.int32),
+        )
         if trace:
-            inputs.append(out.run_off)
-        if staging is None:
-            dev = [cp.asarray(host) for host in inputs]
-        else:
-            staging.begin(sum(host.nbytes + _Staging.ALIGN for host in inputs))
-            dev = []
-            for host in inputs:
-                dev.append(cp.empty(host.shape, host.dtype))
-                dev[-1].set(staging.take(host), stream=cp.cuda.get_current_stream())
-            staging.end(cp)
-        d = _DeviceBatch(q=dev[0], qoff=dev[1], t=dev[2], toff=dev[3], ends=cp.zeros(3 * batch.size, np.int32))
-        if trace:
-            d.run_off = dev[4]
+            d.run_off = put(out.run_off)
             # slots past a pair's run count are never read: left uncleared
             d.run_op = cp.empty(len(out.run_op), np.uint8)
             d.run_len = cp.empty(len(out.run_len), np.int32)
@@ -289,11 +258,13 @@ class CudaPairwise:
         cp = self.cp
         clock = _Clock(self.seconds)
         with cp.cuda.Device(self.device):
-            stream, staging = self._stream()
+            stream = self._stream()
             with stream:
-                d = self._upload(batch, out, cfg.traceback, staging)
+                staged: list = []
+                d = self._upload(batch, out, cfg.traceback, staged)
                 clock("upload")
                 job = self._queue(batch, cfg, subset, out, d, stream, clock)
+                job.staged = staged
         return job
 
     def collect(self, job: _Job):
