@@ -6,7 +6,9 @@ of R rows, 16-bit lanes two pairs a group where scores allow and no
 traceback is asked for); the pairs of a shape run together, largest first,
 in slices whose direction codes fit in ``DIRS_BYTES``; the traceback
 kernel writes CIGAR runs in the same slots the CPU engine uses, so no
-per-pair host loop is needed. ``kernel="warp"`` runs the warp kernel
+per-pair host loop is needed. ``submit`` queues a whole batch on a stream
+of its own (pinned uploads, kernels, the copy back of results) and returns
+at once; ``collect`` waits for it and brings back only the runs in use. ``kernel="warp"`` runs the warp kernel
 instead (pairwise_warp.py), for comparison.
 """
 
