@@ -3,10 +3,11 @@
 Three stages overlap: a reader thread reads, pairs and encodes the next
 chunks (record blocks, no object per record) while the calling thread aligns
 the current one and a writer thread formats and writes the previous one.
-A backend that can begin a batch without finishing it (``start``, the GPU
-engine: its work queued on a stream) hands the writer thread a pending
-result; the writer waits for it and copies it back while the calling thread
-plans and uploads the next batch. Chunks are written in input order. The output is committed (renamed into
+The calling thread only begins each batch (``backend.start``) and hands the
+writer thread a pending result: the CPU engine's is finished at once, the
+GPU engine's work is queued on a stream, and the writer waits for it and
+copies it back while the calling thread plans and uploads the next batch.
+Chunks are written in input order. The output is committed (renamed into
 place) only after the last chunk; on any error it is discarded.
 
 The summary's stage times are those of the aligning thread: ``read`` is the
@@ -135,7 +136,7 @@ class _Reader:
 class _WriterThread:
     """Writes (chunk, results) items in order in a thread, ``depth`` items behind at most.
 
-    Results may be pending (an object with ``result()``): the thread waits for them.
+    Results are pending (``Done`` or the GPU engine's ``Pending``): the thread waits for them.
 
     An error of the writer (a broken pipe, a duplicate SAM reference) is
     raised in the calling thread by the next ``put`` or by ``finish``.
@@ -157,8 +158,8 @@ class _WriterThread:
             if self.error is not None or self.stopped:
                 continue  # after an error: drain until the end marker
             try:
-                chunk, res = item
-                self.writer.write(chunk, res.result() if hasattr(res, "result") else res)
+                chunk, pending = item
+                self.writer.write(chunk, pending.result())
             except BaseException as exc:  # handed to the calling thread
                 self.error = exc
 
@@ -168,9 +169,9 @@ class _WriterThread:
             self.stopped = True
             raise error
 
-    def put(self, chunk, res):
+    def put(self, chunk, pending):
         self._raise()
-        self.items.put((chunk, res))
+        self.items.put((chunk, pending))
 
     def finish(self):
         """Wait until every item is written."""
@@ -230,10 +231,10 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
         for chunk, batch in reader:
             now = time.perf_counter()
             stages["read"] += now - clock  # waiting for the reader thread
-            res = backend.start(batch, cfg.align) if hasattr(backend, "start") else backend.align(batch, cfg.align)
+            pending = backend.start(batch, cfg.align)
             clock = time.perf_counter()
             stages["align"] += clock - now
-            writing.put(chunk, res)
+            writing.put(chunk, pending)
             now, clock = clock, time.perf_counter()
             stages["write"] += clock - now  # waiting for room in the writer's queue
             pairs += batch.size

@@ -9,6 +9,21 @@ from ..errors import UsageError
 BACKENDS = ("auto", "cpu", "cuda")
 
 
+class Done:
+    """Results already finished: what ``start`` returns for a backend that aligns at once.
+
+    Every backend has ``start(batch, cfg)``, returning an object whose
+    ``result()`` gives the batch's alignments; the runner hands it to the
+    writer thread, which asks for the result when it writes the batch.
+    """
+
+    def __init__(self, res):
+        self.res = res
+
+    def result(self):
+        return self.res
+
+
 def select_backend(name: str, threads: int, log: Callable[[str], None], device=0):
     """The backend for ``name``; ``auto`` says on the log what it picked.
 

@@ -11,6 +11,7 @@ from ...batching import PairBatch, length_order, pack_groups
 from ...config import AlignConfig
 from ...errors import UsageError
 from ...results import Alignments
+from .. import Done
 from .pairwise import align_groups, align_long, checkpoint_block
 
 #: pairs aligned side by side in one group (SIMD lanes of the inner loop)
@@ -29,6 +30,10 @@ class CpuBackend:
 
     def __init__(self, threads: int = 1):
         self.threads = max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
+
+    def start(self, batch: PairBatch, cfg: AlignConfig) -> Done:
+        """The batch aligned now (the backends' common ``start``)."""
+        return Done(self.align(batch, cfg))
 
     def align(self, batch: PairBatch, cfg: AlignConfig) -> Alignments:
         qlen = batch.qlen.astype(np.int64)

@@ -236,8 +236,10 @@ class CudaPairwise:
         """Align the pairs ``subset`` of ``batch`` into ``out`` (indexed by pair).
 
         Only the pairs of ``subset`` (and their run slots) are written, so
-        several devices can fill one ``out``. The batch is uploaded once and
-        kept while later calls bring more subsets of the same batch.
+        several devices can fill one ``out``; a subset that is the whole
+        batch gets the packed run layout of ``collect``. The batch is
+        uploaded once and kept while later calls bring more subsets of the
+        same batch.
         """
         cp = self.cp
         clock = _Clock(self.seconds)
@@ -245,7 +247,7 @@ class CudaPairwise:
             if self._held is None or self._held[0] is not batch or self._held[1] is not out:
                 self._held = (batch, out, self._upload(batch, out, cfg.traceback))
             job = self._queue(batch, cfg, subset, out, self._held[2], cp.cuda.get_current_stream(), clock)
-            self._results(job, clock, whole=False)
+            self._results(job, clock, whole=len(subset) == batch.size)
 
     def submit(self, batch: PairBatch, cfg: AlignConfig, subset: np.ndarray, out: Alignments) -> _Job:
         """Queue the whole work of the pairs ``subset`` on a stream of its own and return at once.
@@ -273,8 +275,6 @@ class CudaPairwise:
         """Wait for a submitted job and fill its ``out``."""
         clock = _Clock(self.seconds)
         with self.cp.cuda.Device(self.device), job.stream:
-            job.stream.synchronize()
-            clock("wait")
             self._results(job, clock, whole=True)
 
     def _queue(self, batch, cfg, subset, out, d, stream, clock) -> _Job:
@@ -294,9 +294,13 @@ class CudaPairwise:
         return job
 
     def _results(self, job: _Job, clock, whole: bool):
-        """Fill ``out`` from a finished job: ends, summaries and CIGAR runs."""
+        """Wait for a job and fill ``out``: ends, summaries and CIGAR runs.
+
+        ``whole``: no other engine writes ``out``, so its runs may be laid out anew.
+        """
         cp, out, subset, d = self.cp, job.out, job.subset, job.d
         job.stream.synchronize()
+        clock("wait")
         ends = job.ends
         out.score[subset] = ends[subset, 0]
         out.qend[subset] = ends[subset, 1]
