@@ -195,11 +195,15 @@ __device__ __forceinline__ uint32_t max16_relu(uint32_t a, uint32_t b) {
 __device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) {  // 0xffff in each half where a > b
   return (lo16(a) > lo16(b) ? 0xffffu : 0u) | (hi16(a) > hi16(b) ? 0xffff0000u : 0u);
 }
+__device__ __forceinline__ uint32_t add16(uint32_t a, uint32_t b) { return pk16(lo16(a) + lo16(b), hi16(a) + hi16(b)); }
+__device__ __forceinline__ uint32_t sub16(uint32_t a, uint32_t b) { return pk16(lo16(a) - lo16(b), hi16(a) - hi16(b)); }
 #else
 __device__ __forceinline__ uint32_t add_max16(uint32_t a, uint32_t b, uint32_t c) { return __viaddmax_s16x2(a, b, c); }
 __device__ __forceinline__ uint32_t max16(uint32_t a, uint32_t b) { return __vmaxs2(a, b); }
 __device__ __forceinline__ uint32_t max16_relu(uint32_t a, uint32_t b) { return __vimax_s16x2_relu(a, b); }
 __device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) { return __vcmpgts2(a, b); }
+__device__ __forceinline__ uint32_t add16(uint32_t a, uint32_t b) { return __vadd2(a, b); }  // wraps
+__device__ __forceinline__ uint32_t sub16(uint32_t a, uint32_t b) { return __vsub2(a, b); }  // wraps
 #endif
 
 // Two signed bytes of a pair of profiles, sign-extended into two 16-bit

@@ -40,12 +40,16 @@
 // above has published (shared memory) that it wrote them: the stages run
 // as a pipeline a few dozen columns apart, so a few long pairs fill the GPU.
 //
-// Kernel pairwise_subwarp16<MODE, G, R>  (score only, two pairs a group)
+// Kernel pairwise_subwarp16<MODE, TRACE, G, R>  (two pairs a group)
 //   The same sweep with 16-bit scores: each register holds the cells of two
 //   pairs (work item w aligns pairs order[2w] in the low halves and
-//   order[2w+1] in the high halves), so one DPX instruction updates two
-//   cells. Used only when every score of both pairs is bounded by 2^14 (the
-//   host checks); out as above.
+//   order[2w+1] in the high halves, -1: none), so one DPX instruction
+//   updates two cells. Used only when every score of both pairs is bounded
+//   by 2^14 (the host checks); out as above. TRACE: the max instructions
+//   that also say which operand won give the direction codes of both
+//   halves; each pair's codes go to its own dir_off[p] in the layout of
+//   traceback.cuh (its own n and stages), so subwarp_trace walks them as
+//   it walks the int32 kernel's.
 //
 // Kernel subwarp_trace<G, R>: one thread per pair walks the direction codes
 // back (traceback.cuh).
@@ -307,6 +311,52 @@ __device__ __forceinline__ void cells16(const uint32_t (&pa)[R], const uint32_t 
   }
 }
 
+// One step of a lane's R rows with direction codes (16-bit lanes, two
+// pairs): as cells16, and each comparison is also taken as a difference
+// whose sign says which side won (no wrap: the values compared are
+// neighbours in the matrix, a few gap costs apart). The signs go to the
+// plane layout of traceback.cuh: x01 gets bytes (not diagonal, D over I)
+// of the low pair then the high pair, x23 (D extends, I extends), bit r % 8
+// of each byte; the ties are cells32's (opening before extending, then
+// diagonal before I before D).
+template <int MODE, int R, bool NMASK>
+__device__ __forceinline__ void cells16_trace(const uint32_t (&pa)[R], const uint32_t (&pb)[R], uint32_t sel,
+                                              uint32_t nmask, uint32_t npen, uint32_t (&hl)[R], uint32_t (&hg)[R],
+                                              uint32_t (&el)[R], uint32_t (&rb)[R], uint32_t (&rj)[R],
+                                              uint32_t hdiag, uint32_t hupg, uint32_t& fup, const Gaps<uint32_t>& g,
+                                              uint32_t cols, uint32_t jj, uint32_t (&x01)[(R + 7) / 8],
+                                              uint32_t (&x23)[(R + 7) / 8]) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    uint32_t sub = profile_score16(pa[r], pb[r], sel);
+    if (NMASK) sub = (sub & ~nmask) | (npen & nmask);
+    const uint32_t f = add_max16(fup, g.nge, hupg);     // max(F_up - ge, H_up - goe)
+    const uint32_t i_ext = sub16(hupg, f);              // < 0: I extends
+    const uint32_t e = add_max16(el[r], g.nge, hg[r]);  // max(E_left - ge, H_left - goe)
+    const uint32_t d_ext = sub16(hg[r], e);             // < 0: D extends
+    const uint32_t fe = max16(f, e);
+    const uint32_t d_over_i = sub16(f, e);              // < 0: D rather than I
+    const uint32_t diag = add16(hdiag, sub);
+    const uint32_t h = (MODE == LOCAL) ? max16_relu(diag, fe) : max16(diag, fe);
+    const uint32_t not_diag = sub16(diag, h);           // < 0: H comes from a gap
+    // the sign bytes (1 and 3 of each difference), replicated: low pair in bytes 0-1, high pair in 2-3
+    const uint32_t bit = 0x01010101u << (r % 8);
+    x01[r / 8] |= byte_perm(not_diag, d_over_i, 0xfbd9u) & bit;
+    x23[r / 8] |= byte_perm(d_ext, i_ext, 0xfbd9u) & bit;
+    if (MODE == LOCAL) {
+      const uint32_t up = gt16(h, rb[r]) & cols;  // first j wins a tie
+      rb[r] = (rb[r] & ~up) | (h & up);
+      rj[r] = (rj[r] & ~up) | (jj & up);
+    }
+    hdiag = hl[r];
+    hl[r] = h;
+    hg[r] = add_max16(h, g.ngoe, g.neg);
+    el[r] = e;
+    hupg = hg[r];
+    fup = f;
+  }
+}
+
 // End cells of half X (16-bit lanes) at column j: row m (glocal, semi), column n
 // (semi), (m, n) (global). owns: this lane holds row m of the half's pair.
 template <int MODE, int R, int X>
@@ -329,13 +379,15 @@ __device__ __forceinline__ void end_cells16(const uint32_t (&hl)[R], int j, int 
   }
 }
 
-template <int MODE, int G, int R>
-__global__ void pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
-                                   const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
-                                   const int* __restrict__ order, int nwork, int match, int mismatch,
-                                   int gap_open, int gap_extend, int n_penalty, int* __restrict__ border,
-                                   const int64_t* __restrict__ border_off, int* __restrict__ out) {
-  constexpr int ROWS = G * R;
+template <int MODE, bool TRACE, int G, int R>
+__global__ void __launch_bounds__(SA_THREADS, 1)
+    pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
+                       const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
+                       const int* __restrict__ order, int nwork, int match, int mismatch, int gap_open,
+                       int gap_extend, int n_penalty, int* __restrict__ border,
+                       const int64_t* __restrict__ border_off, uint32_t* __restrict__ dirs,
+                       const int64_t* __restrict__ dir_off, int* __restrict__ out) {
+  constexpr int ROWS = G * R, W = (R + 7) / 8;
   const int tid = (int)(blockIdx.x * (int64_t)blockDim.x + threadIdx.x);
   const int w = tid / G;
   const int lane = threadIdx.x % G;
@@ -359,6 +411,18 @@ __global__ void pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t*
     ts[x] = t + toff[p];
   }
   const int m = max(mm[0], mm[1]), n = max(nn[0], nn[1]);
+  // TRACE: each pair's direction codes, and its stages; held: this lane's
+  // words of the current 8 steps (shared memory, a row per lane, padded
+  // against bank conflicts)
+  __shared__ uint32_t held[2][TRACE ? W : 1][TRACE ? SA_THREADS : 1][9];
+  const int me = TRACE ? threadIdx.x : 0;
+  uint32_t* dp[2];
+  int nst_x[2];
+#pragma unroll
+  for (int x = 0; x < 2; ++x) {
+    dp[x] = dirs + (TRACE && pp[x] >= 0 ? dir_off[pp[x]] : 0);
+    nst_x[x] = (mm[x] + ROWS - 1) / ROWS;
+  }
 
   int bs[2], bi[2], bj[2], km[2], lanem[2], rm[2];
 #pragma unroll
@@ -394,10 +458,25 @@ __global__ void pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t*
     uint32_t bot_h = 0, bot_f = g.neg;
     uint32_t nb_h = 0, nb_f = g.neg;  // as in pairwise_subwarp: the next border cell
     if (lane == 0 && live && k > 0 && n > 0) { nb_h = brow[1]; nb_f = brow[n + 2]; }
+    // TRACE: write the chunk c of 8 steps of each pair (its own stages and steps only)
+    auto flush = [&](int c) {
+#pragma unroll
+      for (int x = 0; x < 2; ++x) {
+        if (!live || k >= nst_x[x] || c >= (nn[x] + G + 6) / 8) continue;
+#pragma unroll
+        for (int w2 = 0; w2 < W; ++w2) {
+          const uint32_t* src = held[x][w2][me];
+          uint4* dst = (uint4*)(dp[x] + Planes<G, R>::chunk(nn[x], k, 8 * c, w2, lane));
+          dst[0] = make_uint4(src[0], src[1], src[2], src[3]);
+          dst[1] = make_uint4(src[4], src[5], src[6], src[7]);
+        }
+      }
+    };
     for (int s = 0; s < steps_w; ++s) {
       const int j = s - lane + 1;
       uint32_t up_h = (uint32_t)SA_SHFL_UP_W((int)bot_h, 1, G);
       uint32_t up_f = (uint32_t)SA_SHFL_UP_W((int)bot_f, 1, G);
+      if (TRACE && s > 0 && (s & 7) == 0) flush(s / 8 - 1);
       if (!live || j < 1 || j > n) continue;
       if (lane == 0) {
         if (k == 0) { const int top = top_value(MODE, j, sc); up_h = pk16(top, top); up_f = g.neg; }
@@ -414,8 +493,27 @@ __global__ void pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t*
       const uint32_t cols = (j <= nn[0] ? 0xffffu : 0u) | (j <= nn[1] ? 0xffff0000u : 0u);
       const uint32_t hupg = add_max16(up_h, g.ngoe, g.neg);
       uint32_t fup = up_f;
-      if (nmask) cells16<MODE, R, true>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols, pk16(j, j));
-      else cells16<MODE, R, false>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols, pk16(j, j));
+      if (TRACE) {
+        uint32_t x01[W], x23[W];
+#pragma unroll
+        for (int x = 0; x < W; ++x) x01[x] = x23[x] = 0;
+        if (nmask)
+          cells16_trace<MODE, R, true>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols,
+                                       pk16(j, j), x01, x23);
+        else
+          cells16_trace<MODE, R, false>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols,
+                                        pk16(j, j), x01, x23);
+        // each pair's plane words of this step, held until its chunk of 8 steps is whole
+#pragma unroll
+        for (int x = 0; x < W; ++x) {
+          held[0][x][me][s & 7] = byte_perm(x01[x], x23[x], 0x5410u);
+          held[1][x][me][s & 7] = byte_perm(x01[x], x23[x], 0x7632u);
+        }
+      } else if (nmask) {
+        cells16<MODE, R, true>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols, pk16(j, j));
+      } else {
+        cells16<MODE, R, false>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols, pk16(j, j));
+      }
       end_cells16<MODE, R, 0>(hl, j, i0, nn[0], mm[0], live && k == km[0] && lane == lanem[0], rm[0], bs[0], bi[0], bj[0]);
       end_cells16<MODE, R, 1>(hl, j, i0, nn[1], mm[1], live && k == km[1] && lane == lanem[1], rm[1], bs[1], bi[1], bj[1]);
       bot_h = hl[R - 1];
@@ -423,6 +521,7 @@ __global__ void pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t*
       up_prev = up_h;
       if (lane == G - 1 && k + 1 < nst) { brow[j] = bot_h; brow[n + 1 + j] = bot_f; }
     }
+    if (TRACE && steps_w > 0) flush((steps_w - 1) / 8);
     SA_SYNCWARP();
     if (MODE == LOCAL && live) {
 #pragma unroll
@@ -443,18 +542,25 @@ __global__ void pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t*
   }
 }
 
-template <int G, int R>
+template <int G, int R, bool PLANES>
 __global__ void subwarp_trace(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
                               const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
                               const int* __restrict__ order, int nwork, int mode,
                               const uint32_t* __restrict__ dirs, const int64_t* __restrict__ dir_off,
                               const int* __restrict__ ends, const int64_t* __restrict__ run_off,
-                              uint8_t* __restrict__ run_op, int* __restrict__ run_len, int* __restrict__ info) {
+                              uint8_t* __restrict__ run_op, int* __restrict__ run_len, int* __restrict__ info,
+                              int match, int mismatch, int gap_open, int gap_extend, int n_penalty) {
   const int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= nwork) return;
   const int p = order[w];
-  walk_back<G, R>(q + qoff[p], t + toff[p], (int)(toff[p + 1] - toff[p]), mode, dirs + dir_off[p],
-                  ends[3 * p + 1], ends[3 * p + 2], run_op + run_off[p], run_len + run_off[p], info + 7 * p);
+  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
+  const int n = (int)(toff[p + 1] - toff[p]);
+  if (PLANES)
+    walk_back<Planes<G, R>>(q + qoff[p], t + toff[p], n, mode, dirs + dir_off[p], ends[3 * p], ends[3 * p + 1],
+                            ends[3 * p + 2], run_op + run_off[p], run_len + run_off[p], info + 7 * p, sc);
+  else
+    walk_back<Nibbles<G, R>>(q + qoff[p], t + toff[p], n, mode, dirs + dir_off[p], ends[3 * p], ends[3 * p + 1],
+                             ends[3 * p + 2], run_op + run_off[p], run_len + run_off[p], info + 7 * p, sc);
 }
 
 // Kernel subwarp_walk<G, R>: the checkpointed traceback of pairs too large
@@ -477,8 +583,9 @@ __global__ void subwarp_walk(const uint8_t* __restrict__ q, const int64_t* __res
   const int p = order[w];
   Walker wk = Walker::load(walk + 11 * p, ends + 3 * p);
   const int row0 = stage_sel[w] * G * R;
-  const bool done = walk_until<G, R>(q + qoff[p], t + toff[p], (int)(toff[p + 1] - toff[p]), mode, dirs + dir_off[p],
-                                     row0, wk, run_op + run_off[p], run_len + run_off[p]);
+  const bool done = walk_until<Nibbles<G, R>>(q + qoff[p], t + toff[p], (int)(toff[p + 1] - toff[p]), mode,
+                                              dirs + dir_off[p], row0, wk, run_op + run_off[p], run_len + run_off[p],
+                                              Scoring{0, 0, 0, 0, 0});
   if (done) {
     wk.finish(run_op + run_off[p], run_len + run_off[p], info + 7 * p);
     stage_sel[w] = -1;
@@ -495,25 +602,29 @@ __global__ void subwarp_walk(const uint8_t* __restrict__ q, const int64_t* __res
       int, int, int*, const int64_t*, uint32_t*, const int64_t*, int*, const int*, int
 #define SW16_ARGS                                                                                  \
   const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, int, int, \
-      int, int, int*, const int64_t*, int*
+      int, int, int*, const int64_t*, uint32_t*, const int64_t*, int*
 #define TR_ARGS                                                                                     \
   const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, const uint32_t*, \
-      const int64_t*, const int*, const int64_t*, uint8_t*, int*, int*
+      const int64_t*, const int*, const int64_t*, uint8_t*, int*, int*, int, int, int, int, int
 #define SW_VARIANTS(M)                                                   \
   template __global__ void pairwise_subwarp<M, false, 8, 20, 1>(SW_ARGS);   \
   template __global__ void pairwise_subwarp<M, true, 8, 20, 1>(SW_ARGS);    \
   template __global__ void pairwise_subwarp<M, false, 1, 16, 1>(SW_ARGS);   \
   template __global__ void pairwise_subwarp<M, true, 16, 4, 1>(SW_ARGS);    \
   template __global__ void pairwise_subwarp<M, false, SA_WARP, 16, 8>(SW_ARGS);  \
-  template __global__ void pairwise_subwarp16<M, 8, 20>(SW16_ARGS);      \
-  template __global__ void pairwise_subwarp16<M, 4, 12>(SW16_ARGS);
+  template __global__ void pairwise_subwarp16<M, false, 8, 20>(SW16_ARGS);  \
+  template __global__ void pairwise_subwarp16<M, true, 8, 20>(SW16_ARGS);   \
+  template __global__ void pairwise_subwarp16<M, true, 32, 16>(SW16_ARGS);  \
+  template __global__ void pairwise_subwarp16<M, false, 4, 12>(SW16_ARGS);
 SW_VARIANTS(0)
 SW_VARIANTS(1)
 SW_VARIANTS(2)
 SW_VARIANTS(3)
-template __global__ void subwarp_trace<8, 20>(TR_ARGS);
+template __global__ void subwarp_trace<8, 20, false>(TR_ARGS);
+template __global__ void subwarp_trace<8, 20, true>(TR_ARGS);
+template __global__ void subwarp_trace<32, 16, true>(TR_ARGS);
 template __global__ void subwarp_walk<32, 16>(const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*,
                                               int, int, const uint32_t*, const int64_t*, const int*, int*, int*,
                                               const int64_t*, uint8_t*, int*, int*);
-template __global__ void subwarp_trace<16, 4>(TR_ARGS);
+template __global__ void subwarp_trace<16, 4, false>(TR_ARGS);
 #endif

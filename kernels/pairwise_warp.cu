@@ -148,8 +148,9 @@ __global__ void pairwise_trace(const uint8_t* __restrict__ q, const int64_t* __r
   const int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= nwork) return;
   const int p = order[w];
-  walk_back<SA_WARP, R>(q + qoff[p], t + toff[p], (int)(toff[p + 1] - toff[p]), mode, dirs + dir_off[p],
-                        ends[3 * p + 1], ends[3 * p + 2], run_op + run_off[p], run_len + run_off[p], info + 7 * p);
+  walk_back<Nibbles<SA_WARP, R>>(q + qoff[p], t + toff[p], (int)(toff[p + 1] - toff[p]), mode, dirs + dir_off[p],
+                                 ends[3 * p], ends[3 * p + 1], ends[3 * p + 2], run_op + run_off[p],
+                                 run_len + run_off[p], info + 7 * p, Scoring{0, 0, 0, 0, 0});
 }
 
 #ifdef SA_INSTANTIATE_ALL

@@ -1,32 +1,67 @@
 // traceback.cuh: the CIGAR walk shared by the pairwise kernels.
 //
-// Direction codes (4 bits a cell) are laid out the same way by the warp and
-// subwarp kernels: for a group of G lanes owning R query rows each (a stage
-// of G*R rows), the code of cell (i, j) is nibble r % 8 of word
-//     ((k * (n + G - 1) + s) * W + r / 8) * G + lane
-// where k = (i-1) / (G*R) is the stage, lane and r the lane and register of
-// row i inside it, s = j + lane - 1 the step, W = ceil(R / 8) the words a
-// lane writes per step. Bits 0-1: source of H (0 diagonal, 1 I, 2 D,
-// 3 stop, local mode); bit 2: D extends; bit 3: I extends.
+// Two layouts of direction codes. Both describe a group of G lanes owning
+// R query rows each (a stage of G*R rows): k = (i-1) / (G*R) is the stage
+// of cell (i, j), lane and r the lane and register of row i inside it,
+// s = j + lane - 1 the step, W = ceil(R / 8) the words a lane writes per
+// step (word w holds rows 8w .. 8w+7).
+//
+// Nibbles (the int32 kernels): the code of cell (i, j) is nibble r % 8 of
+// word ((k * (n + G - 1) + s) * W + r / 8) * G + lane. Bits 0-1: source of
+// H (0 diagonal, 1 I, 2 D, 3 stop, local mode); bit 2: D extends; bit 3:
+// I extends.
+//
+// Planes (the 16-bit kernels): the steps of a lane come in chunks of 8
+// words, so that a walk along a lane's rows reads one 32-byte piece for
+// 8 columns: cell (i, j) is in word
+//     ((((k * S8 + s / 8) * W + r / 8) * G + lane) * 8 + s % 8,
+// S8 = ceil((n + G - 1) / 8), bit r % 8 of byte c: c = 0 not diagonal,
+// 1 D rather than I, 2 D extends, 3 I extends. There is no stop bit: in
+// local mode the walk keeps the value of its cell and stops where it is 0.
 //
 // walk_back: one thread per pair walks from the end cell to the start,
 // writes the CIGAR as runs (op 0 '=', 1 'X', 2 'I', 3 'D') at ops/lens,
 // and info = qstart, tstart, runs, matches, mismatches, inserted, deleted.
 // walk_until walks through one block of rows, for tracebacks recomputed a
-// stage at a time (checkpoints).
+// stage at a time (checkpoints; nibbles).
 #pragma once
 #include "common.cuh"
 
 namespace sa {
 
+// The nibble layout: the code of cell (i, j) as the nibble.
 template <int G, int R>
-__device__ __forceinline__ unsigned dir_at(const uint32_t* d, int n, int i, int j) {
-  constexpr int ROWS = G * R, W = (R + 7) / 8;
-  const int k = (i - 1) / ROWS, rr = (i - 1) % ROWS;
-  const int lane = rr / R, r = rr % R;
-  const int s = j + lane - 1;
-  return (d[(((int64_t)k * (n + G - 1) + s) * W + r / 8) * G + lane] >> (4 * (r % 8))) & 15u;
-}
+struct Nibbles {
+  static constexpr bool STOP_CODE = true;
+  __device__ static unsigned code(const uint32_t* d, int n, int i, int j) {
+    constexpr int ROWS = G * R, W = (R + 7) / 8;
+    const int k = (i - 1) / ROWS, rr = (i - 1) % ROWS;
+    const int lane = rr / R, r = rr % R;
+    const int s = j + lane - 1;
+    return (d[(((int64_t)k * (n + G - 1) + s) * W + r / 8) * G + lane] >> (4 * (r % 8))) & 15u;
+  }
+};
+
+// The plane layout: where a chunk of 8 steps starts, and the code of cell
+// (i, j) translated to the nibble's bits (source never 3).
+template <int G, int R>
+struct Planes {
+  static constexpr bool STOP_CODE = false;
+  static constexpr int W = (R + 7) / 8;
+  __device__ static int64_t chunk(int n, int k, int s, int w, int lane) {
+    const int s8 = (n + G + 6) / 8;
+    return ((((int64_t)k * s8 + s / 8) * W + w) * G + lane) * 8;
+  }
+  __device__ static unsigned code(const uint32_t* d, int n, int i, int j) {
+    constexpr int ROWS = G * R;
+    const int k = (i - 1) / ROWS, rr = (i - 1) % ROWS;
+    const int lane = rr / R, r = rr % R;
+    const int s = j + lane - 1;
+    const uint32_t v = d[chunk(n, k, s, r / 8, lane) + s % 8] >> (r % 8);
+    const unsigned src = (v & 1u) ? ((v & 0x100u) ? 2u : 1u) : 0u;
+    return src | ((v >> 14) & 4u) | ((v >> 21) & 8u);
+  }
+};
 
 // The index of the first word of stage k, step s (lane 0, word 0).
 template <int G, int R>
@@ -37,14 +72,16 @@ __device__ __forceinline__ int64_t dir_base(int n, int k, int s) {
 // A walker from the end cell back to the start: its cell, state (0 in H,
 // 1 in an I gap, 2 in a D gap), runs written so far (in reverse), the run
 // being extended (kept in registers: op -1 when none) and counts.
+// v: the value of the walker's cell (H, F or E by state), kept only by
+// walks over layouts without a stop code (local mode stops where H is 0).
 struct Walker {
-  int i, j, state, nr, cnt[4], op, len;
+  int i, j, state, nr, cnt[4], op, len, v;
 
-  __device__ static Walker at(int i, int j) { return Walker{i, j, 0, 0, {0, 0, 0, 0}, -1, 0}; }
+  __device__ static Walker at(int i, int j, int v = 0) { return Walker{i, j, 0, 0, {0, 0, 0, 0}, -1, 0, v}; }
   // saved as 11 ints: i, j, state, nr, counts, op, len, started (0 = start at ends)
   __device__ static Walker load(const int* w, const int* ends) {
     if (w[10] == 0) return at(ends[1], ends[2]);
-    return Walker{w[0], w[1], w[2], w[3], {w[4], w[5], w[6], w[7]}, w[8], w[9]};
+    return Walker{w[0], w[1], w[2], w[3], {w[4], w[5], w[6], w[7]}, w[8], w[9], 0};
   }
   __device__ void store(int* w) const {
     w[0] = i; w[1] = j; w[2] = state; w[3] = nr;
@@ -71,11 +108,13 @@ struct Walker {
 };
 
 // Walks while the walker's cell is below row row0, reading the direction
-// codes of rows row0+1 .. from d (laid out as stage 0). True once the start
-// of the alignment is reached; false when the walk goes on above row0.
-template <int G, int R>
+// codes of rows row0+1 .. from d (laid out as stage 0, layout L). True once
+// the start of the alignment is reached; false when the walk goes on above
+// row0. sc: the scoring (used by layouts without a stop code).
+template <class L>
 __device__ bool walk_until(const uint8_t* qs, const uint8_t* ts, int n, int mode, const uint32_t* d, int row0,
-                           Walker& w, uint8_t* ops, int* lens) {
+                           Walker& w, uint8_t* ops, int* lens, const Scoring& sc) {
+  const int goe = sc.gap_open + sc.gap_extend;
   while (true) {
     if (w.i == 0 || w.j == 0) {
       if (w.j == 0 && w.i > 0 && (mode == GLOBAL || mode == GLOCAL)) { w.emit(ops, lens, OP_I, w.i); w.i = 0; }
@@ -83,13 +122,15 @@ __device__ bool walk_until(const uint8_t* qs, const uint8_t* ts, int n, int mode
       return true;
     }
     if (w.i <= row0) return false;
-    const unsigned c = dir_at<G, R>(d, n, w.i - row0, w.j);
+    if (!L::STOP_CODE && w.state == 0 && mode == LOCAL && w.v == 0) return true;
+    const unsigned c = L::code(d, n, w.i - row0, w.j);
     if (w.state == 0) {
       const unsigned src = c & 3u;
       if (src == 3u) return true;
       if (src == 0u) {
         const uint8_t a = qs[w.i - 1], b = ts[w.j - 1];
         w.emit(ops, lens, (a == b && a < 4) ? OP_EQ : OP_X, 1);
+        if (!L::STOP_CODE) w.v -= subst(sc, a, b);
         --w.i; --w.j;
       } else {
         w.state = (int)src;
@@ -97,21 +138,24 @@ __device__ bool walk_until(const uint8_t* qs, const uint8_t* ts, int n, int mode
     } else if (w.state == 1) {
       w.emit(ops, lens, OP_I, 1);
       w.state = (c & 8u) ? 1 : 0;
+      if (!L::STOP_CODE) w.v += w.state ? sc.gap_extend : goe;
       --w.i;
     } else {
       w.emit(ops, lens, OP_D, 1);
       w.state = (c & 4u) ? 2 : 0;
+      if (!L::STOP_CODE) w.v += w.state ? sc.gap_extend : goe;
       --w.j;
     }
   }
 }
 
-// The whole walk when every direction code of the pair is in d.
-template <int G, int R>
-__device__ void walk_back(const uint8_t* qs, const uint8_t* ts, int n, int mode, const uint32_t* d, int i, int j,
-                          uint8_t* ops, int* lens, int* info) {
-  Walker w = Walker::at(i, j);
-  walk_until<G, R>(qs, ts, n, mode, d, 0, w, ops, lens);
+// The whole walk when every direction code of the pair is in d; score: the
+// value of the end cell.
+template <class L>
+__device__ void walk_back(const uint8_t* qs, const uint8_t* ts, int n, int mode, const uint32_t* d, int score,
+                          int i, int j, uint8_t* ops, int* lens, int* info, const Scoring& sc) {
+  Walker w = Walker::at(i, j, score);
+  walk_until<L>(qs, ts, n, mode, d, 0, w, ops, lens, sc);
   w.finish(ops, lens, info);
 }
 

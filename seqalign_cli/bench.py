@@ -39,6 +39,7 @@ def length_batches(lengths, target_cells):
 
 
 def time_kernels(engine, batch, cfg, reps):
+    """Median seconds of a batch's kernels, and of the traceback walks among them."""
     import cupy as cp
 
     qlen = batch.qlen.astype(np.int64)
@@ -50,16 +51,21 @@ def time_kernels(engine, batch, cfg, reps):
     for launch in launches:  # warm-up and compile
         launch.run(cp)
     cp.cuda.Device().synchronize()
-    times = []
+    times, walks = [], []
     for _ in range(reps):
         start, stop = cp.cuda.Event(), cp.cuda.Event()
+        marks = []  # (after the forward kernel, after the walk) of each launch
         start.record()
         for launch in launches:
-            launch.run(cp)
+            mid, end = cp.cuda.Event(), cp.cuda.Event()
+            launch.run(cp, between=mid.record)
+            end.record()
+            marks.append((mid, end))
         stop.record()
         stop.synchronize()
         times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
-    return statistics.median(times)
+        walks.append(sum(cp.cuda.get_elapsed_time(a, b) for a, b in marks) / 1e3)
+    return statistics.median(times), statistics.median(walks)
 
 
 def run(lengths, modes, scorings, reps, target_cells, out=print):
@@ -68,15 +74,15 @@ def run(lengths, modes, scorings, reps, target_cells, out=print):
 
     engine = CudaPairwise(0)
     out(f"# {device_name(0)}; kernel time by device events, median of {reps} after warm-up")
-    out("length\tpairs\tmode\tgaps\ttraceback\tms\tGCUPS")
+    out("length\tpairs\tmode\tgaps\ttraceback\tms\tGCUPS\twalk_ms")
     for L, count, batch, cells in length_batches(lengths, target_cells):
         for mode in modes:
             for gname, sc in scorings.items():
                 for trace in (False, True) if L <= 4096 else (False,):
                     cfg = AlignConfig(scoring=sc, mode=mode, traceback=trace)
-                    secs = time_kernels(engine, batch, cfg, reps)
+                    secs, walk = time_kernels(engine, batch, cfg, reps)
                     out(f"{L}\t{count}\t{mode}\t{gname}\t{'yes' if trace else 'no'}\t{secs * 1e3:.2f}\t"
-                        f"{cells / secs / 1e9:.0f}")
+                        f"{cells / secs / 1e9:.0f}\t{walk * 1e3:.2f}")
 
 
 def _compile_one(args):
@@ -106,7 +112,7 @@ def sweep(lengths, groups, rows, reps, target_cells, out=print):
     from seqalign_cli.backends.cuda.pairwise import CudaPairwise
 
     shapes = [(g, r) for g in groups for r in rows]
-    precompile([(0, t, g, r, p) for g, r in shapes for t, p in ((False, False), (True, False), (False, True))])
+    precompile([(0, t, g, r, p) for g, r in shapes for t in (False, True) for p in (False, True)])
     engine = CudaPairwise(0)
     sc = Scoring()
     out(f"# {device_name(0)}; global affine; kernel time by device events, median of {reps} after warm-up")
@@ -114,7 +120,7 @@ def sweep(lengths, groups, rows, reps, target_cells, out=print):
     for L, count, batch, cells in length_batches(lengths, target_cells):
         runs = [("warp", None), ("plan", None)] + [("subwarp", sh) for sh in shapes]
         for kernel, shape in runs:
-            for trace, pack in ((False, True), (False, False), (True, False)):
+            for trace, pack in ((False, True), (False, False), (True, True), (True, False)):
                 if trace and L > 4096:
                     continue
                 engine.kernel = "warp" if kernel == "warp" else "subwarp"
@@ -123,7 +129,7 @@ def sweep(lengths, groups, rows, reps, target_cells, out=print):
                 if shape and (L + shape[0] * shape[1] - 1) // (shape[0] * shape[1]) > 64:
                     continue  # hundreds of stages: not a candidate
                 cfg = AlignConfig(scoring=sc, mode="global", traceback=trace)
-                secs = time_kernels(engine, batch, cfg, reps)
+                secs, _ = time_kernels(engine, batch, cfg, reps)
                 g, r = shape or ("-", "-")
                 out(f"{L}\t{count}\t{kernel}\t{g}\t{r}\t{16 if pack else 32}\t{'yes' if trace else 'no'}\t"
                     f"{secs * 1e3:.2f}\t{cells / secs / 1e9:.0f}")

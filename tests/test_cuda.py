@@ -70,11 +70,12 @@ def test_every_shape(backends, engines, shape, mode):
     qs, ts = random_pairs(MODES.index(mode) * 7 + shape[0] * 100 + shape[1], 800, long_share=0.03)
     for e in engines:
         e.shape = shape
-    assert_same(backends, qs, ts, AFFINE, mode, True)
+    assert_same(backends, qs, ts, AFFINE, mode, True)  # 16-bit lanes with traceback (plane layout)
     assert_same(backends, qs, ts, BWA, mode, False)  # 16-bit lanes
     for e in engines:
         e.pack16 = False
     assert_same(backends, qs, ts, LINEAR, mode, False)  # int32 lanes
+    assert_same(backends, qs, ts, AFFINE, mode, True)  # int32 lanes with traceback (nibble layout)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -101,6 +102,7 @@ def test_16bit_partners_of_different_shapes(backends):
         ts.append(t)
     for mode in MODES:
         assert_same(backends, qs, ts, AFFINE, mode, False)
+        assert_same(backends, qs, ts, AFFINE, mode, True)
 
 
 #: query lengths around warp sizes and around the plan's shape limits (8, 16, 32, 64, 80, 128, 160, 256,

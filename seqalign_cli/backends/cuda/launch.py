@@ -37,10 +37,12 @@ class Launch:
     back_args: tuple = ()
     dir_words: int = 0  # direction-code words the slice needs
 
-    def run(self, cp):
-        """Queue the kernels on the current stream."""
+    def run(self, cp, between=None):
+        """Queue the kernels on the current stream (``between()`` after the forward kernel: benchmarks)."""
         dirs = cp.empty(self.dir_words + 1, np.uint32) if self.back is not None else None
         fill = lambda args: tuple(dirs if a is DIRS else a for a in args)  # noqa: E731
         self.fwd((self.grid,), (self.block,), fill(self.fwd_args))
+        if between is not None:
+            between()
         if self.back is not None:
             self.back((self.back_grid,), (self.block,), fill(self.back_args))

@@ -2,8 +2,7 @@
 
 Per batch: codes and offsets go to the device once. Each pair gets a kernel
 shape from the plan of the subwarp kernels (pairwise_subwarp.py: G lanes
-of R rows, 16-bit lanes two pairs a group where scores allow and no
-traceback is asked for); the pairs of a shape run together, largest first,
+of R rows, 16-bit lanes two pairs a group where scores allow); the pairs of a shape run together, largest first,
 in slices whose direction codes fit in ``DIRS_BYTES``; the traceback
 kernel writes CIGAR runs in the same slots the CPU engine uses, so no
 per-pair host loop is needed. ``submit`` queues a whole batch on a stream
@@ -35,11 +34,11 @@ STREAMS = 3
 
 
 def planned_dir_words(qlen: np.ndarray, tlen: np.ndarray, kernel: str = "subwarp") -> np.ndarray:
-    """uint32 words of direction codes each pair needs under the kernel plan."""
+    """uint32 words of direction codes each pair needs under the kernel plan (the larger layout)."""
     if kernel == "warp":
         return warp.dir_words(qlen, tlen, warp.rows_per_lane(qlen))
     G, R = subwarp.plan_shapes(qlen, tlen)
-    return subwarp.dir_words(qlen, tlen, G, R)
+    return subwarp.dir_words(qlen, tlen, G, R, planes=True)
 
 
 def traceback_routes(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -352,9 +351,8 @@ class CudaPairwise:
                 G, R = _spread(G, subset, len(qlen)), _spread(R, subset, len(qlen))
             else:
                 G, R = (np.full(len(qlen), v, np.int64) for v in self.shape)
-            words = subwarp.dir_words(qlen, tlen, G, R)
-            pack = (np.zeros(len(qlen), bool) if cfg.traceback or not self.pack16
-                    else subwarp.fits16(sc, qlen, tlen))
+            pack = subwarp.fits16(sc, qlen, tlen) if self.pack16 else np.zeros(len(qlen), bool)
+            words = subwarp.dir_words(qlen, tlen, G, R, pack)
         key = (G * 64 + R) * 2 + pack
         for k in np.unique(key[subset]):
             sel = subset[key[subset] == k]

@@ -9,8 +9,9 @@ no border row through memory): one thread a pair up to 16 bp, groups of 4
 lanes up to 80; queries past 320 rows take whole warps of 16 rows per lane
 (one stage up to 512 rows, several beyond), and score-only pairs of several
 stages are shared by 2 to 8 warps. Pairs whose every value fits in 16 bits (and scoring
-values fit the byte profile) run two to a group in 16-bit lanes when no
-traceback is asked for.
+values fit the byte profile) run two to a group in 16-bit lanes, with or
+without traceback; their direction codes use the plane layout of
+kernels/traceback.cuh, the int32 kernels' the nibble layout.
 """
 
 from __future__ import annotations
@@ -53,10 +54,16 @@ def plan_shapes(qlen: np.ndarray, tlen: np.ndarray) -> tuple[np.ndarray, np.ndar
     return G[k], R[k]
 
 
-def dir_words(qlen: np.ndarray, tlen: np.ndarray, G: np.ndarray, R: np.ndarray) -> np.ndarray:
-    """uint32 words of direction codes each pair needs (traceback.cuh's layout)."""
+def dir_words(qlen: np.ndarray, tlen: np.ndarray, G: np.ndarray, R: np.ndarray, planes=False) -> np.ndarray:
+    """uint32 words of direction codes each pair needs (traceback.cuh's layouts).
+
+    Nibbles: a word per lane, step and 8 rows; planes (16-bit lanes): the
+    same, with the steps rounded up to whole chunks of 8.
+    """
     stages = (qlen + G * R - 1) // (G * R)
-    return stages * (tlen + G - 1) * ((R + 7) // 8) * G
+    steps = tlen + G - 1
+    steps = np.where(planes, (steps + 7) // 8 * 8, steps)
+    return stages * steps * ((R + 7) // 8) * G
 
 
 def fits16(scoring, qlen: np.ndarray, tlen: np.ndarray) -> np.ndarray:
@@ -106,10 +113,10 @@ def shared_warps(stages: np.ndarray) -> np.ndarray:
 def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool, warps: int = 1):
     """The forward kernel of a shape (and the traceback kernel when tracing)."""
     if pack16:
-        fwd = f"pairwise_subwarp16<{mode}, {G}, {R}>"
-        return module(KERNEL, (fwd,), device).get_function(fwd), None
-    fwd = f"pairwise_subwarp<{mode}, {_flag(trace)}, {G}, {R}, {warps}>"
-    back = f"subwarp_trace<{G}, {R}>"
+        fwd = f"pairwise_subwarp16<{mode}, {_flag(trace)}, {G}, {R}>"
+    else:
+        fwd = f"pairwise_subwarp<{mode}, {_flag(trace)}, {G}, {R}, {warps}>"
+    back = f"subwarp_trace<{G}, {R}, {_flag(pack16)}>"
     mod = module(KERNEL, (fwd, back) if trace else (fwd,), device)
     return mod.get_function(fwd), (mod.get_function(back) if trace else None)
 
@@ -173,7 +180,7 @@ def prepare_shared(cp, device, d, qlen, tlen, part, R: int, cfg, warps: int) -> 
 def _prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, cfg, words: int = 0,
              d_dir_off=None) -> Launch:
     sc = cfg.scoring
-    trace = cfg.traceback and not pack16
+    trace = cfg.traceback
     fwd, back = kernels(device, cfg.mode_code, trace, G, R, pack16)
     items = pair_up(part, qlen, tlen, sc) if pack16 else part.astype(np.int32).reshape(-1, 1)
     border, border_off = border_layout(cp, qlen, tlen, items, G * R, len(qlen))
@@ -181,15 +188,16 @@ def _prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16
     order = cp.asarray(np.ascontiguousarray(items.reshape(-1)))
     blocks = (len(items) * G + THREADS - 1) // THREADS
     head = (d.q, d.qoff, d.t, d.toff, order, nwork, *(np.int32(v) for v in sc.as_list()), border, border_off)
-    if pack16:
-        return Launch(fwd, blocks, THREADS, head + (d.ends,))
-    every_stage = (NULL, np.int32(0))  # no stage selection, one border row reused
+    every_stage = () if pack16 else (NULL, np.int32(0))  # no stage selection, one border row reused
     if not trace:
         return Launch(fwd, blocks, THREADS, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends) + every_stage)
-    back_args = (d.q, d.qoff, d.t, d.toff, order, nwork, np.int32(cfg.mode_code), DIRS, d_dir_off, d.ends,
-                 d.run_off, d.run_op, d.run_len, d.info)
+    # the walk: one thread a pair (the work items' pairs, without the empty halves)
+    pairs = items.reshape(-1)
+    pairs = pairs[pairs >= 0]
+    back_args = (d.q, d.qoff, d.t, d.toff, cp.asarray(pairs), np.int32(len(pairs)), np.int32(cfg.mode_code), DIRS,
+                 d_dir_off, d.ends, d.run_off, d.run_op, d.run_len, d.info, *(np.int32(v) for v in sc.as_list()))
     return Launch(fwd, blocks, THREADS, head + (DIRS, d_dir_off, d.ends) + every_stage, back,
-                  (len(items) + THREADS - 1) // THREADS, back_args, words)
+                  (len(pairs) + THREADS - 1) // THREADS, back_args, words)
 
 
 def checkpoint_bytes(qlen: np.ndarray, tlen: np.ndarray) -> np.ndarray:
@@ -233,7 +241,8 @@ class Checkpointed:
         self.walkers = cp.zeros(WALKER_INTS * npairs, np.int32)
         self.blocks = (len(part) * G + THREADS - 1) // THREADS
 
-    def run(self, cp):
+    def run(self, cp, between=None):
+        """Queue the rounds (``between`` is Launch.run's; the forward pass and walks interleave here)."""
         d, sc, nwork = self.d, self.cfg.scoring, np.int32(len(self.part))
         head = (d.q, d.qoff, d.t, d.toff, self.order, nwork, *(np.int32(v) for v in sc.as_list()), self.border,
                 self.border_off)
