@@ -33,7 +33,7 @@ namespace sa {
 template <int G, int R>
 struct Nibbles {
   static constexpr bool STOP_CODE = true;
-  __device__ static unsigned code(const uint32_t* d, int n, int i, int j) {
+  __device__ unsigned code(const uint32_t* d, int n, int i, int j) const {
     constexpr int ROWS = G * R, W = (R + 7) / 8;
     const int k = (i - 1) / ROWS, rr = (i - 1) % ROWS;
     const int lane = rr / R, r = rr % R;
@@ -41,6 +41,10 @@ struct Nibbles {
     return (d[(((int64_t)k * (n + G - 1) + s) * W + r / 8) * G + lane] >> (4 * (r % 8))) & 15u;
   }
 };
+
+#ifndef WALK_CACHE
+#define WALK_CACHE 1
+#endif
 
 // The plane layout: where a chunk of 8 steps starts, and the code of cell
 // (i, j) translated to the nibble's bits (source never 3).
@@ -52,12 +56,30 @@ struct Planes {
     const int s8 = (n + G + 6) / 8;
     return ((((int64_t)k * s8 + s / 8) * W + w) * G + lane) * 8;
   }
-  __device__ static unsigned code(const uint32_t* d, int n, int i, int j) {
+  // the chunk of 8 words read last (kept when WALK_CACHE is 1): a walk along a lane's rows
+  // finds most of its cells there, without a load
+  int64_t at = -1;
+  uint4 lo, hi;
+  __device__ unsigned code(const uint32_t* d, int n, int i, int j) {
     constexpr int ROWS = G * R;
     const int k = (i - 1) / ROWS, rr = (i - 1) % ROWS;
     const int lane = rr / R, r = rr % R;
     const int s = j + lane - 1;
-    const uint32_t v = d[chunk(n, k, s, r / 8, lane) + s % 8] >> (r % 8);
+    const int64_t c = chunk(n, k, s, r / 8, lane);
+    uint32_t v;
+    if (WALK_CACHE) {
+      if (c != at) {
+        const uint4* p = (const uint4*)(d + c);
+        lo = p[0];
+        hi = p[1];
+        at = c;
+      }
+      const uint4 h = (s & 4) ? hi : lo;
+      const uint32_t a = (s & 2) ? h.z : h.x, b = (s & 2) ? h.w : h.y;
+      v = ((s & 1) ? b : a) >> (r % 8);
+    } else {
+      v = d[c + s % 8] >> (r % 8);
+    }
     const unsigned src = (v & 1u) ? ((v & 0x100u) ? 2u : 1u) : 0u;
     return src | ((v >> 14) & 4u) | ((v >> 21) & 8u);
   }
@@ -115,6 +137,7 @@ template <class L>
 __device__ bool walk_until(const uint8_t* qs, const uint8_t* ts, int n, int mode, const uint32_t* d, int row0,
                            Walker& w, uint8_t* ops, int* lens, const Scoring& sc) {
   const int goe = sc.gap_open + sc.gap_extend;
+  L layout;
   while (true) {
     if (w.i == 0 || w.j == 0) {
       if (w.j == 0 && w.i > 0 && (mode == GLOBAL || mode == GLOCAL)) { w.emit(ops, lens, OP_I, w.i); w.i = 0; }
@@ -123,7 +146,7 @@ __device__ bool walk_until(const uint8_t* qs, const uint8_t* ts, int n, int mode
     }
     if (w.i <= row0) return false;
     if (!L::STOP_CODE && w.state == 0 && mode == LOCAL && w.v == 0) return true;
-    const unsigned c = L::code(d, n, w.i - row0, w.j);
+    const unsigned c = layout.code(d, n, w.i - row0, w.j);
     if (w.state == 0) {
       const unsigned src = c & 3u;
       if (src == 3u) return true;
