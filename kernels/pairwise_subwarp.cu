@@ -51,8 +51,10 @@
 //   traceback.cuh (its own n and stages), so subwarp_trace walks them as
 //   it walks the int32 kernel's.
 //
-// Kernel subwarp_trace<G, R>: one thread per pair walks the direction codes
-// back (traceback.cuh).
+// Kernel subwarp_trace<G, R, PLANES>: one thread per pair of order (-1:
+// none) walks the direction codes back (traceback.cuh: the plane layout of
+// the 16-bit kernel, or the nibbles of the int32 one); match .. n_penalty:
+// the scoring, for the walk over planes (its local stop).
 #include "common.cuh"
 #include "traceback.cuh"
 
@@ -553,6 +555,7 @@ __global__ void subwarp_trace(const uint8_t* __restrict__ q, const int64_t* __re
   const int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= nwork) return;
   const int p = order[w];
+  if (p < 0) return;  // the empty half of a 16-bit work item
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   const int n = (int)(toff[p + 1] - toff[p]);
   if (PLANES)

@@ -354,23 +354,26 @@ class CudaPairwise:
             pack = subwarp.fits16(sc, qlen, tlen) if self.pack16 else np.zeros(len(qlen), bool)
             words = subwarp.dir_words(qlen, tlen, G, R, pack)
         key = (G * 64 + R) * 2 + pack
+        work = []  # (part, shape, pack) of each launch
         for k in np.unique(key[subset]):
             sel = subset[key[subset] == k]
             # largest first: long groups start early, short ones fill in behind
             sel = sel[np.argsort(-(qlen[sel] * tlen[sel]), kind="stable")]
-            g, r, p = int(G[sel[0]]), int(R[sel[0]]), bool(pack[sel[0]])
-            for part in self._slices(sel, words, cfg.traceback):
-                total, d_dir_off = 0, None
-                if cfg.traceback:
-                    dir_off = np.zeros(len(words), np.int64)
-                    dir_off[part] = _offsets(words[part])
-                    total = int(words[part].sum())
-                    d_dir_off = self.cp.asarray(dir_off)
-                if kernel == "warp":
-                    launches.append(warp.prepare(self.cp, self.device, d, qlen, tlen, part, r, cfg, total, d_dir_off))
-                else:
-                    launches += subwarp.prepare(self.cp, self.device, d, qlen, tlen, part, g, r, p, cfg, total,
-                                                d_dir_off)
+            work += [(part, int(G[sel[0]]), int(R[sel[0]]), bool(pack[sel[0]]))
+                     for part in self._slices(sel, words, cfg.traceback)]
+        d_dir_off = None
+        if cfg.traceback and work:
+            # each pair's codes from the start of its own launch's buffer: one array for all launches
+            dir_off = np.zeros(len(words), np.int64)
+            for part, *_ in work:
+                dir_off[part] = _offsets(words[part])
+            d_dir_off = self.cp.asarray(dir_off)
+        for part, g, r, p in work:
+            total = int(words[part].sum()) if cfg.traceback else 0
+            if kernel == "warp":
+                launches.append(warp.prepare(self.cp, self.device, d, qlen, tlen, part, r, cfg, total, d_dir_off))
+            else:
+                launches += subwarp.prepare(self.cp, self.device, d, qlen, tlen, part, g, r, p, cfg, total, d_dir_off)
         return launches
 
     def _checkpointed(self, qlen, tlen, cfg, long: np.ndarray, d) -> list:

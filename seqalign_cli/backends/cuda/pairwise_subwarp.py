@@ -138,11 +138,12 @@ def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int, slo
         n[has] = np.maximum(n[has], tlen[b[has]])
         m[has] = np.maximum(m[has], qlen[b[has]])
     multi = m > rows
+    if not multi.any():  # one stage each: the kernels read no offset
+        return cp.empty(1, np.int32), cp.zeros(1, np.int64)
     sizes = np.where(multi, slots * 2 * (n + 1), 0)
     off = np.zeros(npairs, np.int64)
-    if multi.any():
-        starts = np.cumsum(sizes) - sizes
-        off[a[multi]] = starts[multi]
+    starts = np.cumsum(sizes) - sizes
+    off[a[multi]] = starts[multi]
     total = int(sizes.sum())
     return cp.empty(max(total, 1), np.int32), cp.asarray(off)
 
@@ -191,13 +192,11 @@ def _prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16
     every_stage = () if pack16 else (NULL, np.int32(0))  # no stage selection, one border row reused
     if not trace:
         return Launch(fwd, blocks, THREADS, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends) + every_stage)
-    # the walk: one thread a pair (the work items' pairs, without the empty halves)
-    pairs = items.reshape(-1)
-    pairs = pairs[pairs >= 0]
-    back_args = (d.q, d.qoff, d.t, d.toff, cp.asarray(pairs), np.int32(len(pairs)), np.int32(cfg.mode_code), DIRS,
+    # the walk: one thread a pair of ``order`` (16-bit work items: two, an empty half -1)
+    back_args = (d.q, d.qoff, d.t, d.toff, order, np.int32(order.size), np.int32(cfg.mode_code), DIRS,
                  d_dir_off, d.ends, d.run_off, d.run_op, d.run_len, d.info, *(np.int32(v) for v in sc.as_list()))
     return Launch(fwd, blocks, THREADS, head + (DIRS, d_dir_off, d.ends) + every_stage, back,
-                  (len(pairs) + THREADS - 1) // THREADS, back_args, words)
+                  (order.size + THREADS - 1) // THREADS, back_args, words)
 
 
 def checkpoint_bytes(qlen: np.ndarray, tlen: np.ndarray) -> np.ndarray:
