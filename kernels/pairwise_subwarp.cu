@@ -361,28 +361,29 @@ __device__ __forceinline__ void cells16_trace(const uint32_t (&pa)[R], const uin
 
 // End cells of half X (16-bit lanes) at column j: row m (glocal, semi), column n
 // (semi), (m, n) (global). owns: this lane holds row m of the half's pair.
+// off: the half's offset (shared pairs: values are kept relative to it).
 template <int MODE, int R, int X>
 __device__ __forceinline__ void end_cells16(const uint32_t (&hl)[R], int j, int i0, int jn, int mx, bool owns, int rm,
-                                            int& bs, int& bi, int& bj) {
+                                            int& bs, int& bi, int& bj, int off) {
   if (j > jn) return;
   if ((MODE == GLOCAL || MODE == SEMI || (MODE == GLOBAL && j == jn)) && mx > 0 && owns) {
     uint32_t v = hl[0];
 #pragma unroll
     for (int r = 1; r < R; ++r) v = (r == rm) ? hl[r] : v;
-    const int sv = X ? hi16(v) : lo16(v);
+    const int sv = (X ? hi16(v) : lo16(v)) + off;
     if (better(sv, mx, j, bs, bi, bj)) { bs = sv; bi = mx; bj = j; }
   }
   if (MODE == SEMI && j == jn) {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      const int sv = X ? hi16(hl[r]) : lo16(hl[r]);
+      const int sv = (X ? hi16(hl[r]) : lo16(hl[r])) + off;
       if (i0 + r < mx && better(sv, i0 + r, jn, bs, bi, bj)) { bs = sv; bi = i0 + r; bj = jn; }
     }
   }
 }
 
-template <int MODE, bool TRACE, int G, int R>
-__global__ void __launch_bounds__(SA_THREADS, 1)
+template <int MODE, bool TRACE, int G, int R, int WB>
+__global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? SHARED_BLOCKS : 1)
     pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
                        const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
                        const int* __restrict__ order, int nwork, int match, int mismatch, int gap_open,
@@ -390,10 +391,21 @@ __global__ void __launch_bounds__(SA_THREADS, 1)
                        const int64_t* __restrict__ border_off, uint32_t* __restrict__ dirs,
                        const int64_t* __restrict__ dir_off, int* __restrict__ out) {
   constexpr int ROWS = G * R, W = (R + 7) / 8;
+  // several warps a pair (WB > 1): values relative to a per-warp offset
+  constexpr bool OFF = WB > 1;
+  static_assert(WB == 1 || (G == SA_WARP && !TRACE && MODE != LOCAL),
+                "a pair shared by several warps: whole warps, score only, not local");
   const int tid = (int)(blockIdx.x * (int64_t)blockDim.x + threadIdx.x);
-  const int w = tid / G;
+  const int w = WB > 1 ? (int)blockIdx.x : tid / G;
+  const int wib = WB > 1 ? (int)threadIdx.x / SA_WARP : 0;
   const int lane = threadIdx.x % G;
-  if ((tid / SA_WARP) * (SA_WARP / G) >= nwork) return;  // the whole warp is idle
+  if (WB > 1 ? w >= nwork : (tid / SA_WARP) * (SA_WARP / G) >= nwork) return;  // the whole warp is idle
+  __shared__ volatile int done[WB];
+  __shared__ int best[WB][2][3];
+  if (WB > 1) {
+    if (threadIdx.x < WB) done[threadIdx.x] = -1;
+    __syncthreads();
+  }
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   const int goe = gap_open + gap_extend;
   const Gaps<uint32_t> g{pk16(-goe, -goe), pk16(-gap_extend, -gap_extend), pk16(NEG16, NEG16)};
@@ -430,36 +442,101 @@ __global__ void __launch_bounds__(SA_THREADS, 1)
 #pragma unroll
   for (int x = 0; x < 2; ++x) {
     bs[x] = NEG; bi[x] = 0x7fffffff; bj[x] = 0x7fffffff;
-    if (lane == 0) initial_end(MODE, mm[x], nn[x], sc, bs[x], bi[x], bj[x]);
+    if (lane == 0 && wib == 0) initial_end(MODE, mm[x], nn[x], sc, bs[x], bi[x], bj[x]);
     km[x] = (mm[x] - 1) / ROWS; lanem[x] = ((mm[x] - 1) % ROWS) / R; rm[x] = (mm[x] - 1) % ROWS % R;
   }
 
   const int nst = (m + ROWS - 1) / ROWS;
   const int nst_w = warp_max(nst);
   const int steps_w = warp_max(nst > 0 ? n + G - 1 : 0);
-  // the border rows of a work item (both halves packed) sit at its first pair's offset
+  // the border rows of a work item sit at its first pair's offset: one row of
+  // both halves packed (WB = 1), or a ring of WB rows of int32 values
+  // (H and F of the low half, then of the high half: 4 * (n + 1) ints a row)
   uint32_t* brow = (uint32_t*)border + (nst > 1 ? border_off[pp[0]] : 0);
-  for (int k = 0; k < nst_w; ++k) {
+  const int64_t ring = 4 * (int64_t)(n + 1);
+  for (int k = wib; k < nst_w; k += WB) {
     const bool live = k < nst;
     const int i0 = k * ROWS + lane * R + 1;
+    // OFF: the absolute value of each half is its 16-bit value plus off[x]
+    // (warp-uniform); it starts at H[k * ROWS][0] and follows the warp's
+    // largest H every 32 steps (rebase)
+    int off[2] = {0, 0};
+    if (OFF) off[0] = off[1] = left_value(MODE, k * ROWS, sc);
+    const int* brow_in = (const int*)border + (nst > 1 ? border_off[pp[0]] : 0) + ((k - 1 + WB) % WB) * ring;
+    int* brow_out = border + (nst > 1 ? border_off[pp[0]] : 0) + (k % WB) * ring;
+    const int prev = (wib + WB - 1) % WB;  // the warp of stage k-1
+    // as in pairwise_subwarp: wait for the border of stage k-1 up to column col, say how far ours is
+    auto wait_border = [&](int col) {
+      if (WB > 1 && live && k > 0) {
+        const int target = (k - 1) * (n + 1) + min(col, n);
+        while (SA_SHFL(done[prev], 0) < target) {
+        }
+        __threadfence_block();
+      }
+    };
+    auto publish = [&](int col) {
+      if (WB > 1 && live && k + 1 < nst) {
+        SA_SYNCWARP();
+        if (lane == G - 1) {
+          __threadfence_block();
+          done[wib] = k * (n + 1) + max(min(col, n), 0);
+        }
+      }
+    };
+    // an absolute border value of half x, relative to this warp's offset
+    auto rel = [&](int v, int x) { return min(max(v - off[x], NEG16), 16383); };
+    // H and F of the border row of stage k-1 at column c (lane 0)
+    auto read_border = [&](int c, uint32_t& h, uint32_t& f) {
+      if (OFF) {
+        h = pk16(rel(load_border<WB>(brow_in + c), 0), rel(load_border<WB>(brow_in + 2 * (n + 1) + c), 1));
+        f = pk16(rel(load_border<WB>(brow_in + n + 1 + c), 0), rel(load_border<WB>(brow_in + 3 * (n + 1) + c), 1));
+      } else {
+        h = brow[c];
+        f = brow[n + 1 + c];
+      }
+    };
     uint32_t pa[R], pb[R], hl[R], hg[R], el[R], rb[R], rj[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       uint32_t unused;
       profile(sc, (live && i0 + r <= mm[0]) ? qs[0][i0 + r - 1] : (uint8_t)4, pa[r], unused);
       profile(sc, (live && i0 + r <= mm[1]) ? qs[1][i0 + r - 1] : (uint8_t)4, pb[r], unused);
-      const int left = left_value(MODE, i0 + r, sc);
+      const int left = left_value(MODE, i0 + r, sc) - off[0];
       hl[r] = pk16(left, left);
       hg[r] = pk16(left - goe, left - goe);
       el[r] = g.neg;
       rb[r] = 0;
       rj[r] = 0;
     }
-    const int left0 = left_value(MODE, i0 - 1, sc);
+    const int left0 = left_value(MODE, i0 - 1, sc) - off[0];
     uint32_t up_prev = pk16(left0, left0);
     uint32_t bot_h = 0, bot_f = g.neg;
     uint32_t nb_h = 0, nb_f = g.neg;  // as in pairwise_subwarp: the next border cell
-    if (lane == 0 && live && k > 0 && n > 0) { nb_h = brow[1]; nb_f = brow[n + 2]; }
+    wait_border(SA_WARP + 1);
+    if (lane == 0 && live && k > 0 && n > 0) read_border(1, nb_h, nb_f);
+    // OFF: move both offsets to the warp's largest H (every value drops by the same amount)
+    auto rebase = [&]() {
+      uint32_t mx = hl[0];
+#pragma unroll
+      for (int r = 1; r < R; ++r) mx = max16(mx, hl[r]);
+#pragma unroll
+      for (int o = SA_WARP / 2; o > 0; o /= 2) mx = max16(mx, (uint32_t)SA_SHFL_XOR((int)mx, o));
+      const int da = lo16(mx), db = hi16(mx);
+      const uint32_t nd = pk16(-da, -db);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        hl[r] = add_max16(hl[r], nd, g.neg);
+        hg[r] = add_max16(hg[r], nd, g.neg);
+        el[r] = add_max16(el[r], nd, g.neg);
+      }
+      up_prev = add_max16(up_prev, nd, g.neg);
+      bot_h = add_max16(bot_h, nd, g.neg);
+      bot_f = add_max16(bot_f, nd, g.neg);
+      nb_h = add_max16(nb_h, nd, g.neg);
+      nb_f = add_max16(nb_f, nd, g.neg);
+      off[0] += da;
+      off[1] += db;
+    };
     // TRACE: write the chunk c of 8 steps of each pair (its own stages and steps only)
     auto flush = [&](int c) {
 #pragma unroll
@@ -476,15 +553,20 @@ __global__ void __launch_bounds__(SA_THREADS, 1)
     };
     for (int s = 0; s < steps_w; ++s) {
       const int j = s - lane + 1;
+      if (OFF && (s & (SA_WARP - 1)) == 0 && s > 0) {
+        publish(s - SA_WARP);          // the last lane wrote up to column s - 31 - 1 + 1
+        wait_border(s + SA_WARP + 1);  // lane 0 reads up to column s + 32 + 1 in the next 32 steps
+        rebase();
+      }
       uint32_t up_h = (uint32_t)SA_SHFL_UP_W((int)bot_h, 1, G);
       uint32_t up_f = (uint32_t)SA_SHFL_UP_W((int)bot_f, 1, G);
       if (TRACE && s > 0 && (s & 7) == 0) flush(s / 8 - 1);
       if (!live || j < 1 || j > n) continue;
       if (lane == 0) {
-        if (k == 0) { const int top = top_value(MODE, j, sc); up_h = pk16(top, top); up_f = g.neg; }
+        if (k == 0) { up_h = pk16(top_value(MODE, j, sc) - off[0], top_value(MODE, j, sc) - off[1]); up_f = g.neg; }
         else {
           up_h = nb_h; up_f = nb_f;
-          if (j < n) { nb_h = brow[j + 1]; nb_f = brow[n + 2 + j]; }
+          if (j < n) read_border(j + 1, nb_h, nb_f);
         }
       }
       const uint32_t ta = j <= nn[0] ? ts[0][j - 1] : 4u, tb = j <= nn[1] ? ts[1][j - 1] : 4u;
@@ -516,13 +598,26 @@ __global__ void __launch_bounds__(SA_THREADS, 1)
       } else {
         cells16<MODE, R, false>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols, pk16(j, j));
       }
-      end_cells16<MODE, R, 0>(hl, j, i0, nn[0], mm[0], live && k == km[0] && lane == lanem[0], rm[0], bs[0], bi[0], bj[0]);
-      end_cells16<MODE, R, 1>(hl, j, i0, nn[1], mm[1], live && k == km[1] && lane == lanem[1], rm[1], bs[1], bi[1], bj[1]);
+      end_cells16<MODE, R, 0>(hl, j, i0, nn[0], mm[0], live && k == km[0] && lane == lanem[0], rm[0], bs[0], bi[0],
+                              bj[0], off[0]);
+      end_cells16<MODE, R, 1>(hl, j, i0, nn[1], mm[1], live && k == km[1] && lane == lanem[1], rm[1], bs[1], bi[1],
+                              bj[1], off[1]);
       bot_h = hl[R - 1];
       bot_f = fup;
       up_prev = up_h;
-      if (lane == G - 1 && k + 1 < nst) { brow[j] = bot_h; brow[n + 1 + j] = bot_f; }
+      if (lane == G - 1 && k + 1 < nst) {
+        if (OFF) {
+          brow_out[j] = lo16(bot_h) + off[0];
+          brow_out[n + 1 + j] = lo16(bot_f) + off[0];
+          brow_out[2 * (n + 1) + j] = hi16(bot_h) + off[1];
+          brow_out[3 * (n + 1) + j] = hi16(bot_f) + off[1];
+        } else {
+          brow[j] = bot_h;
+          brow[n + 1 + j] = bot_f;
+        }
+      }
     }
+    publish(n);
     if (TRACE && steps_w > 0) flush((steps_w - 1) / 8);
     SA_SYNCWARP();
     if (MODE == LOCAL && live) {
@@ -540,8 +635,21 @@ __global__ void __launch_bounds__(SA_THREADS, 1)
 #pragma unroll
   for (int x = 0; x < 2; ++x) {
     group_best<G>(bs[x], bi[x], bj[x]);
-    if (pp[x] >= 0 && lane == 0) { out[3 * pp[x]] = bs[x]; out[3 * pp[x] + 1] = bi[x]; out[3 * pp[x] + 2] = bj[x]; }
+    if (WB > 1 && lane == 0) { best[wib][x][0] = bs[x]; best[wib][x][1] = bi[x]; best[wib][x][2] = bj[x]; }
   }
+  if (WB > 1) {  // the best of the block's warps
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+#pragma unroll
+    for (int x = 0; x < 2; ++x)
+      for (int v = 1; v < WB; ++v)
+        if (better(best[v][x][0], best[v][x][1], best[v][x][2], bs[x], bi[x], bj[x])) {
+          bs[x] = best[v][x][0]; bi[x] = best[v][x][1]; bj[x] = best[v][x][2];
+        }
+  }
+#pragma unroll
+  for (int x = 0; x < 2; ++x)
+    if (pp[x] >= 0 && lane == 0) { out[3 * pp[x]] = bs[x]; out[3 * pp[x] + 1] = bi[x]; out[3 * pp[x] + 2] = bj[x]; }
 }
 
 template <int G, int R, bool PLANES>
@@ -615,14 +723,20 @@ __global__ void subwarp_walk(const uint8_t* __restrict__ q, const int64_t* __res
   template __global__ void pairwise_subwarp<M, false, 1, 16, 1>(SW_ARGS);   \
   template __global__ void pairwise_subwarp<M, true, 16, 4, 1>(SW_ARGS);    \
   template __global__ void pairwise_subwarp<M, false, SA_WARP, 16, 8>(SW_ARGS);  \
-  template __global__ void pairwise_subwarp16<M, false, 8, 20>(SW16_ARGS);  \
-  template __global__ void pairwise_subwarp16<M, true, 8, 20>(SW16_ARGS);   \
-  template __global__ void pairwise_subwarp16<M, true, 32, 16>(SW16_ARGS);  \
-  template __global__ void pairwise_subwarp16<M, false, 4, 12>(SW16_ARGS);
+  template __global__ void pairwise_subwarp16<M, false, 8, 20, 1>(SW16_ARGS);  \
+  template __global__ void pairwise_subwarp16<M, true, 8, 20, 1>(SW16_ARGS);   \
+  template __global__ void pairwise_subwarp16<M, true, 32, 16, 1>(SW16_ARGS);  \
+  template __global__ void pairwise_subwarp16<M, false, 4, 12, 1>(SW16_ARGS);
 SW_VARIANTS(0)
 SW_VARIANTS(1)
 SW_VARIANTS(2)
 SW_VARIANTS(3)
+#define SW16_SHARED(M)                                                        \
+  template __global__ void pairwise_subwarp16<M, false, SA_WARP, 16, 2>(SW16_ARGS); \
+  template __global__ void pairwise_subwarp16<M, false, SA_WARP, 16, 8>(SW16_ARGS);
+SW16_SHARED(0)
+SW16_SHARED(1)
+SW16_SHARED(2)
 template __global__ void subwarp_trace<8, 20, false>(TR_ARGS);
 template __global__ void subwarp_trace<8, 20, true>(TR_ARGS);
 template __global__ void subwarp_trace<32, 16, true>(TR_ARGS);

@@ -37,7 +37,8 @@ def report() -> list[str]:
         "pairwise_subwarp.cu": tuple(f"pairwise_subwarp<{m}, {t}, {g}, {r}, 1>" for m in range(4)
                                      for t in ("false", "true") for g, r in ((1, 4), (8, 20), (32, 16)))
         + tuple(f"pairwise_subwarp<{m}, false, 32, 16, 8>" for m in range(4))
-        + tuple(f"pairwise_subwarp16<{m}, {t}, 8, 20>" for m in range(4) for t in ("false", "true"))
+        + tuple(f"pairwise_subwarp16<{m}, {t}, 8, 20, 1>" for m in range(4) for t in ("false", "true"))
+        + tuple(f"pairwise_subwarp16<{m}, false, 32, 16, 8>" for m in range(3))
         + ("subwarp_trace<8, 20, false>", "subwarp_trace<8, 20, true>"),
     }
     for name, expressions in checks.items():

@@ -161,6 +161,30 @@ def test_pairs_shared_by_several_warps(backends, mode):
     assert_same(backends, qs, ts, LINEAR, mode, False)
 
 
+#: values of neighbouring cells up to 28 apart: long pairs leave the 16-bit bound of
+#: one warp early (from about 2,300 bp) but fit the offsets of shared pairs
+WIDE = Scoring(match=5, mismatch=8, gap_open=10, gap_extend=5, n_penalty=3)
+
+
+@pytest.mark.parametrize("mode", ["global", "semi-global", "glocal"])
+def test_shared_pairs_in_16bit_lanes(backends, engines, mode):
+    # score only, 2 to 8 warps a pair of pairs, values relative to offsets that
+    # follow the warps' largest H; the same pairs in int32 lanes after
+    from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
+
+    assert subwarp.shared16_fits(WIDE, MODES.index(mode), 512)
+    rng = random.Random(41 + MODES.index(mode))
+    lengths = [rng.randint(1100, 9000) for _ in range(13)] + [4096, 3000]
+    qs, ts = long_pairs(rng, lengths, 0.1, n_at=3000)
+    qs.append(random_dna(rng, 2500))  # unrelated: values far below the diagonal's
+    ts.append(random_dna(rng, 7000))
+    for scoring in (WIDE, AFFINE):
+        assert_same(backends, qs, ts, scoring, mode, False)
+    for e in engines:
+        e.pack16 = False
+    assert_same(backends, qs, ts, WIDE, mode, False)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_checkpointed_traceback(backends, mode):
     # a budget of 64 KB per pair sends every query of more than one stage

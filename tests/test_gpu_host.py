@@ -156,3 +156,23 @@ def test_compact_runs_keeps_every_cigar_and_room_for_the_cpu_pairs():
     for k in gpu:
         ops, lens = out.runs(k)
         assert (ops.tolist(), lens.tolist()) == want[k]
+
+
+def test_shared16_bound():
+    # the offsets of shared pairs: default and BWA-like scoring fit, large values and local mode do not
+    assert subwarp.shared16_fits(Scoring(), 0, 512)
+    assert subwarp.shared16_fits(Scoring(match=1, mismatch=4, gap_open=6, gap_extend=1), 2, 512)
+    assert not subwarp.shared16_fits(Scoring(), 3, 512)
+    assert not subwarp.shared16_fits(Scoring(match=10, mismatch=20, gap_open=30, gap_extend=5), 0, 512)
+
+
+def test_plane_layout_words():
+    # the 16-bit kernels' codes: the same words a step as nibbles, steps in whole chunks of 8
+    q = np.array([1, 150, 160, 300, 513], np.int64)
+    t = np.array([5, 150, 163, 290, 700], np.int64)
+    G, R = subwarp.plan_shapes(q, t)
+    nib = subwarp.dir_words(q, t, G, R)
+    planes = subwarp.dir_words(q, t, G, R, True)
+    per_step = nib // (t + G - 1)
+    assert (planes >= nib).all()
+    assert (planes == per_step * ((t + G - 1 + 7) // 8 * 8)).all()

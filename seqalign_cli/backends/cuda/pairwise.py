@@ -373,7 +373,8 @@ class CudaPairwise:
             if kernel == "warp":
                 launches.append(warp.prepare(self.cp, self.device, d, qlen, tlen, part, r, cfg, total, d_dir_off))
             else:
-                launches += subwarp.prepare(self.cp, self.device, d, qlen, tlen, part, g, r, p, cfg, total, d_dir_off)
+                launches += subwarp.prepare(self.cp, self.device, d, qlen, tlen, part, g, r, p, cfg, total, d_dir_off,
+                                            self.pack16)
         return launches
 
     def _checkpointed(self, qlen, tlen, cfg, long: np.ndarray, d) -> list:

@@ -113,7 +113,7 @@ def shared_warps(stages: np.ndarray) -> np.ndarray:
 def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool, warps: int = 1):
     """The forward kernel of a shape (and the traceback kernel when tracing)."""
     if pack16:
-        fwd = f"pairwise_subwarp16<{mode}, {_flag(trace)}, {G}, {R}>"
+        fwd = f"pairwise_subwarp16<{mode}, {_flag(trace)}, {G}, {R}, {warps}>"
     else:
         fwd = f"pairwise_subwarp<{mode}, {_flag(trace)}, {G}, {R}, {warps}>"
     back = f"subwarp_trace<{G}, {R}, {_flag(pack16)}>"
@@ -149,33 +149,62 @@ def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int, slo
 
 
 def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, cfg, words: int = 0,
-            d_dir_off=None) -> list[Launch]:
+            d_dir_off=None, shared16: bool = True) -> list[Launch]:
     """The kernels of one shape over the pairs ``part``, with their inputs uploaded.
 
     ``d`` holds the batch on the device (codes, offsets, ends and, when
     tracing, the run buffers); ``words`` direction words at ``d_dir_off``.
     Score-only pairs of several whole-warp stages are shared by several
-    warps (``shared_warps``).
+    warps (``shared_warps``), in 16-bit lanes where ``shared16`` and the
+    scoring allow.
     """
     if G == 32 and not pack16 and not cfg.traceback:
         warps = shared_warps((qlen[part] + G * R - 1) // (G * R))
         if (warps > 1).any():
             return [x for wb in np.unique(warps)
-                    for x in prepare_shared(cp, device, d, qlen, tlen, part[warps == wb], R, cfg, int(wb))]
+                    for x in prepare_shared(cp, device, d, qlen, tlen, part[warps == wb], R, cfg, int(wb), shared16)]
     return [_prepare(cp, device, d, qlen, tlen, part, G, R, pack16, cfg, words, d_dir_off)]
 
 
-def prepare_shared(cp, device, d, qlen, tlen, part, R: int, cfg, warps: int) -> list[Launch]:
-    """Score-only launches of whole-warp pairs, ``warps`` warps a pair (one block each)."""
+def shared16_fits(scoring, mode_code: int, rows: int) -> bool:
+    """Whether pairs shared by several warps can run in 16-bit lanes with offsets.
+
+    The kernel keeps each value relative to an offset that follows the
+    warp's largest H every 32 columns. Neighbouring cells differ by at most
+    C = match + max(mismatch, n_penalty) + gap_open + gap_extend, so every
+    value a warp holds (its stage of ``rows`` rows, 32 columns apart, 32
+    columns of drift) lies within (rows + 96) * C of that largest H, and
+    rises at most 32 * C above it. Both must fit the 16-bit range, with
+    room for the minus infinity of the kernel (NEG16 = -24576). Local mode,
+    whose row maxima would drift out of range, stays in int32.
+    """
+    sc = scoring
+    C = sc.match + max(sc.mismatch, sc.n_penalty) + sc.gap_open + sc.gap_extend
+    return mode_code != 3 and max(sc.as_list()) <= PROFILE_LIMIT and (rows + 128) * C <= 20000 and 32 * C <= 8000
+
+
+def prepare_shared(cp, device, d, qlen, tlen, part, R: int, cfg, warps: int, shared16: bool = True) -> list[Launch]:
+    """Score-only launches of whole-warp pairs, ``warps`` warps a pair (one block each).
+
+    In 16-bit lanes, two pairs a block, where ``shared16_fits``; int32 otherwise.
+    """
     if warps == 1:
         return [_prepare(cp, device, d, qlen, tlen, part, 32, R, False, cfg)]
-    fwd, _ = kernels(device, cfg.mode_code, False, 32, R, False, warps)
-    items = part.astype(np.int32).reshape(-1, 1)
-    border, border_off = border_layout(cp, qlen, tlen, items, 32 * R, len(qlen), warps)
+    pack = shared16 and shared16_fits(cfg.scoring, cfg.mode_code, 32 * R)
+    fwd, _ = kernels(device, cfg.mode_code, False, 32, R, pack, warps)
+    if pack:  # neighbours in size order share a block
+        items = np.full((len(part) + 1) // 2 * 2, -1, np.int64)
+        items[:len(part)] = part
+        items = items.reshape(-1, 2).astype(np.int32)
+    else:
+        items = part.astype(np.int32).reshape(-1, 1)
+    # a ring of one border row a warp: H and F (int32), of both halves in 16-bit lanes
+    border, border_off = border_layout(cp, qlen, tlen, items, 32 * R, len(qlen), warps * (2 if pack else 1))
     head = (d.q, d.qoff, d.t, d.toff, cp.asarray(items.reshape(-1)), np.int32(len(items)),
             *(np.int32(v) for v in cfg.scoring.as_list()), border, border_off)
-    return [Launch(fwd, len(items), 32 * warps, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends,
-                                                          NULL, np.int32(0)))]
+    tail = () if pack else (NULL, np.int32(0))
+    return [Launch(fwd, len(items), 32 * warps, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends)
+                   + tail)]
 
 
 def _prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, cfg, words: int = 0,
