@@ -382,8 +382,9 @@ __device__ __forceinline__ void end_cells16(const uint32_t (&hl)[R], int j, int 
   }
 }
 
+// Blocks of 16 warps (long 16-bit pairs): one a multiprocessor, 128 registers a thread.
 template <int MODE, bool TRACE, int G, int R, int WB>
-__global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? SHARED_BLOCKS : 1)
+__global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 8 ? 1 : (WB > 1 ? SHARED_BLOCKS : 1))
     pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
                        const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
                        const int* __restrict__ order, int nwork, int match, int mismatch, int gap_open,
@@ -733,7 +734,8 @@ SW_VARIANTS(2)
 SW_VARIANTS(3)
 #define SW16_SHARED(M)                                                        \
   template __global__ void pairwise_subwarp16<M, false, SA_WARP, 16, 2>(SW16_ARGS); \
-  template __global__ void pairwise_subwarp16<M, false, SA_WARP, 16, 8>(SW16_ARGS);
+  template __global__ void pairwise_subwarp16<M, false, SA_WARP, 16, 8>(SW16_ARGS); \
+  template __global__ void pairwise_subwarp16<M, false, SA_WARP, 16, 16>(SW16_ARGS);
 SW16_SHARED(0)
 SW16_SHARED(1)
 SW16_SHARED(2)

@@ -159,7 +159,10 @@ def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16:
     scoring allow.
     """
     if G == 32 and not pack16 and not cfg.traceback:
-        warps = shared_warps((qlen[part] + G * R - 1) // (G * R))
+        stages = (qlen[part] + G * R - 1) // (G * R)
+        warps = shared_warps(stages)
+        if shared16 and shared16_fits(cfg.scoring, cfg.mode_code, G * R):
+            warps = np.where(stages >= 16, 16, warps)  # two pairs a block: twice the warps
         if (warps > 1).any():
             return [x for wb in np.unique(warps)
                     for x in prepare_shared(cp, device, d, qlen, tlen, part[warps == wb], R, cfg, int(wb), shared16)]
