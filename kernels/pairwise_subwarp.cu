@@ -40,16 +40,22 @@
 // above has published (shared memory) that it wrote them: the stages run
 // as a pipeline a few dozen columns apart, so a few long pairs fill the GPU.
 //
-// Kernel pairwise_subwarp16<MODE, TRACE, G, R>  (two pairs a group)
+// Kernel pairwise_subwarp16<MODE, TRACE, G, R, WB>  (two pairs a group)
 //   The same sweep with 16-bit scores: each register holds the cells of two
 //   pairs (work item w aligns pairs order[2w] in the low halves and
 //   order[2w+1] in the high halves, -1: none), so one DPX instruction
-//   updates two cells. Used only when every score of both pairs is bounded
-//   by 2^14 (the host checks); out as above. TRACE: the max instructions
-//   that also say which operand won give the direction codes of both
-//   halves; each pair's codes go to its own dir_off[p] in the layout of
-//   traceback.cuh (its own n and stages), so subwarp_trace walks them as
-//   it walks the int32 kernel's.
+//   updates two cells. WB = 1: used only when every value of both pairs is
+//   bounded by 2^14 (the host checks); out as above. TRACE: the signs of
+//   packed differences give the direction codes of both halves; each
+//   pair's codes go to its own dir_off[p] in the plane layout of
+//   traceback.cuh (its own n and stages), which subwarp_trace walks.
+//   WB > 1 (long pairs, score only, not local; G = warp size, blockDim =
+//   WB warps): the stages of the item's two pairs go to the WB warps as in
+//   pairwise_subwarp, the border ring holding int32 values (H and F of each
+//   half, 4 * (n + 1) ints a row); each warp keeps its values relative to an
+//   offset per half that it moves to its largest H every 32 steps, so the
+//   values of any length fit 16 bits when neighbouring cells are close
+//   (the host checks the scoring: pairwise_subwarp.shared16_fits).
 //
 // Kernel subwarp_trace<G, R, PLANES>: one thread per pair of order (-1:
 // none) walks the direction codes back (traceback.cuh: the plane layout of
@@ -130,6 +136,35 @@ __device__ __forceinline__ int load_border(const int* p) {
   return WB > 1 ? *(const volatile int*)p : *p;
 }
 
+// The hand-over of border rows between the warps sharing a pair (WB > 1):
+// done[w] says up to where warp w has written the bottom row of its stage
+// k (as k * (n + 1) + column); the warp of stage k waits on the warp of k-1.
+template <int WB, int G>
+struct StageLink {
+  volatile int* done;
+  int wib, lane, k, n, nst;
+  bool live;
+  // wait until the warp of stage k-1 has written the border up to column col
+  __device__ void wait(int col) const {
+    if (WB > 1 && live && k > 0) {
+      const int target = (k - 1) * (n + 1) + min(col, n);
+      while (SA_SHFL(done[(wib + WB - 1) % WB], 0) < target) {
+      }
+      __threadfence_block();
+    }
+  }
+  // say that this stage's bottom row is written up to column col
+  __device__ void publish(int col) const {
+    if (WB > 1 && live && k + 1 < nst) {
+      SA_SYNCWARP();
+      if (lane == G - 1) {
+        __threadfence_block();
+        done[wib] = k * (n + 1) + max(min(col, n), 0);
+      }
+    }
+  }
+};
+
 template <int MODE, bool TRACE, int G, int R, int WB>
 __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? SHARED_BLOCKS : (TRACE ? TRACE_BLOCKS : 1))
     pairwise_subwarp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
@@ -184,26 +219,7 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? S
     // border rows: one per stage (keep), a ring of one per warp (WB > 1), or one reused
     const int* brow_in = brow + (keep ? k - 1 : (k - 1 + WB) % WB) * brow_size;  // the last row of stage k-1
     int* brow_out = brow + (keep ? k : k % WB) * brow_size;
-    const int prev = (wib + WB - 1) % WB;  // the warp of stage k-1
-    // wait until the warp of stage k-1 has written the border up to column col
-    auto wait_border = [&](int col) {
-      if (WB > 1 && live && k > 0) {
-        const int target = (k - 1) * (n + 1) + min(col, n);
-        while (SA_SHFL(done[prev], 0) < target) {
-        }
-        __threadfence_block();
-      }
-    };
-    // say that this stage's bottom row is written up to column col
-    auto publish = [&](int col) {
-      if (WB > 1 && live && k + 1 < nst) {
-        SA_SYNCWARP();
-        if (lane == G - 1) {
-          __threadfence_block();
-          done[wib] = k * (n + 1) + max(min(col, n), 0);
-        }
-      }
-    };
+    const StageLink<WB, G> link{done, wib, lane, k, n, nst, live};
     const int i0 = k * ROWS + lane * R + 1;  // first row of this lane
     uint32_t plo[R];
     int hl[R], hg[R], el[R], rb[R], rj[R];
@@ -223,13 +239,13 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? S
     int bot_h = 0, bot_f = NEG;
     // lane 0 of a later stage: the border cell of the next step, loaded one step ahead
     int nb_h = 0, nb_f = NEG;
-    wait_border(SA_WARP + 1);
+    link.wait(SA_WARP + 1);
     if (lane == 0 && live && k > 0 && n > 0) { nb_h = load_border<WB>(brow_in + 1); nb_f = load_border<WB>(brow_in + n + 2); }
     for (int s = 0; s < steps_w; ++s) {
       const int j = s - lane + 1;
       if (WB > 1 && (s & (SA_WARP - 1)) == 0 && s > 0) {
-        publish(s - SA_WARP);                // the last lane wrote up to column s - 31 - 1 + 1
-        wait_border(s + SA_WARP + 1);        // lane 0 reads up to column s + 32 + 1 in the next 32 steps
+        link.publish(s - SA_WARP);  // the last lane wrote up to column s - 31 - 1 + 1
+        link.wait(s + SA_WARP + 1);  // lane 0 reads up to column s + 32 + 1 in the next 32 steps
       }
       int up_h = SA_SHFL_UP_W(bot_h, 1, G);
       int up_f = SA_SHFL_UP_W(bot_f, 1, G);
@@ -258,7 +274,7 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? S
       up_prev = up_h;
       if (lane == G - 1 && k + 1 < nst) { brow_out[j] = bot_h; brow_out[n + 1 + j] = bot_f; }
     }
-    publish(n);
+    link.publish(n);
     SA_SYNCWARP();
     if (MODE == LOCAL && live) {
 #pragma unroll
@@ -465,25 +481,7 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 8 ? 1
     if (OFF) off[0] = off[1] = left_value(MODE, k * ROWS, sc);
     const int* brow_in = (const int*)border + (nst > 1 ? border_off[pp[0]] : 0) + ((k - 1 + WB) % WB) * ring;
     int* brow_out = border + (nst > 1 ? border_off[pp[0]] : 0) + (k % WB) * ring;
-    const int prev = (wib + WB - 1) % WB;  // the warp of stage k-1
-    // as in pairwise_subwarp: wait for the border of stage k-1 up to column col, say how far ours is
-    auto wait_border = [&](int col) {
-      if (WB > 1 && live && k > 0) {
-        const int target = (k - 1) * (n + 1) + min(col, n);
-        while (SA_SHFL(done[prev], 0) < target) {
-        }
-        __threadfence_block();
-      }
-    };
-    auto publish = [&](int col) {
-      if (WB > 1 && live && k + 1 < nst) {
-        SA_SYNCWARP();
-        if (lane == G - 1) {
-          __threadfence_block();
-          done[wib] = k * (n + 1) + max(min(col, n), 0);
-        }
-      }
-    };
+    const StageLink<WB, G> link{done, wib, lane, k, n, nst, live};
     // an absolute border value of half x, relative to this warp's offset
     auto rel = [&](int v, int x) { return min(max(v - off[x], NEG16), 16383); };
     // H and F of the border row of stage k-1 at column c (lane 0)
@@ -513,7 +511,7 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 8 ? 1
     uint32_t up_prev = pk16(left0, left0);
     uint32_t bot_h = 0, bot_f = g.neg;
     uint32_t nb_h = 0, nb_f = g.neg;  // as in pairwise_subwarp: the next border cell
-    wait_border(SA_WARP + 1);
+    link.wait(SA_WARP + 1);
     if (lane == 0 && live && k > 0 && n > 0) read_border(1, nb_h, nb_f);
     // OFF: move both offsets to the warp's largest H (every value drops by the same amount)
     auto rebase = [&]() {
@@ -555,8 +553,8 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 8 ? 1
     for (int s = 0; s < steps_w; ++s) {
       const int j = s - lane + 1;
       if (OFF && (s & (SA_WARP - 1)) == 0 && s > 0) {
-        publish(s - SA_WARP);          // the last lane wrote up to column s - 31 - 1 + 1
-        wait_border(s + SA_WARP + 1);  // lane 0 reads up to column s + 32 + 1 in the next 32 steps
+        link.publish(s - SA_WARP);          // the last lane wrote up to column s - 31 - 1 + 1
+        link.wait(s + SA_WARP + 1);  // lane 0 reads up to column s + 32 + 1 in the next 32 steps
         rebase();
       }
       uint32_t up_h = (uint32_t)SA_SHFL_UP_W((int)bot_h, 1, G);
@@ -618,7 +616,7 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 8 ? 1
         }
       }
     }
-    publish(n);
+    link.publish(n);
     if (TRACE && steps_w > 0) flush((steps_w - 1) / 8);
     SA_SYNCWARP();
     if (MODE == LOCAL && live) {

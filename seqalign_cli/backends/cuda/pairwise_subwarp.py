@@ -8,10 +8,11 @@ benchmarks/RESULTS.md): the fastest shape is the smallest group whose 8 to
 no border row through memory): one thread a pair up to 16 bp, groups of 4
 lanes up to 80; queries past 320 rows take whole warps of 16 rows per lane
 (one stage up to 512 rows, several beyond), and score-only pairs of several
-stages are shared by 2 to 8 warps. Pairs whose every value fits in 16 bits (and scoring
-values fit the byte profile) run two to a group in 16-bit lanes, with or
-without traceback; their direction codes use the plane layout of
-kernels/traceback.cuh, the int32 kernels' the nibble layout.
+stages are shared by 2 to 8 warps (int32), or two pairs by up to 16 warps in
+16-bit lanes with offsets (``shared16_fits``). Pairs whose every value fits
+in 16 bits (and scoring values fit the byte profile) run two to a group in
+16-bit lanes, with or without traceback; their direction codes use the
+plane layout of kernels/traceback.cuh, the int32 kernels' the nibble layout.
 """
 
 from __future__ import annotations
