@@ -297,6 +297,26 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? S
 // gap costs below 2^8), and far enough from -2^15 that extensions never wrap.
 constexpr int NEG16 = -(3 << 13);
 
+// The end of a cell of row r, 16-bit lanes (h, e, f: its values): the local
+// row maxima (only columns inside a half's own target, cols), then the
+// values that the next row and the next column read.
+template <int MODE>
+__device__ __forceinline__ void advance16(uint32_t h, uint32_t e, uint32_t f, uint32_t cols, uint32_t jj,
+                                          const Gaps<uint32_t>& g, uint32_t& hl, uint32_t& hg, uint32_t& el,
+                                          uint32_t& rb, uint32_t& rj, uint32_t& hdiag, uint32_t& hupg, uint32_t& fup) {
+  if (MODE == LOCAL) {
+    const uint32_t up = gt16(h, rb) & cols;  // first j wins a tie
+    rb = (rb & ~up) | (h & up);
+    rj = (rj & ~up) | (jj & up);
+  }
+  hdiag = hl;
+  hl = h;
+  hg = add_max16(h, g.ngoe, g.neg);
+  el = e;
+  hupg = hg;
+  fup = f;
+}
+
 // One step of a lane's R rows, 16-bit lanes (two pairs): as cells32, every
 // value packed; NMASK: some half's target letter is N (nmask selects those
 // halves, whose scores are -n_penalty); cols: the halves whose pair has
@@ -315,17 +335,7 @@ __device__ __forceinline__ void cells16(const uint32_t (&pa)[R], const uint32_t 
     const uint32_t e = add_max16(el[r], g.nge, hg[r]);  // max(E_left - ge, H_left - goe)
     const uint32_t d = add_max16(hdiag, sub, e);
     const uint32_t h = (MODE == LOCAL) ? max16_relu(d, f) : max16(d, f);
-    if (MODE == LOCAL) {
-      const uint32_t up = gt16(h, rb[r]) & cols;  // first j wins a tie
-      rb[r] = (rb[r] & ~up) | (h & up);
-      rj[r] = (rj[r] & ~up) | (jj & up);
-    }
-    hdiag = hl[r];
-    hl[r] = h;
-    hg[r] = add_max16(h, g.ngoe, g.neg);
-    el[r] = e;
-    hupg = hg[r];
-    fup = f;
+    advance16<MODE>(h, e, f, cols, jj, g, hl[r], hg[r], el[r], rb[r], rj[r], hdiag, hupg, fup);
   }
 }
 
@@ -361,17 +371,7 @@ __device__ __forceinline__ void cells16_trace(const uint32_t (&pa)[R], const uin
     const uint32_t bit = 0x01010101u << (r % 8);
     x01[r / 8] |= byte_perm(not_diag, d_over_i, 0xfbd9u) & bit;
     x23[r / 8] |= byte_perm(d_ext, i_ext, 0xfbd9u) & bit;
-    if (MODE == LOCAL) {
-      const uint32_t up = gt16(h, rb[r]) & cols;  // first j wins a tie
-      rb[r] = (rb[r] & ~up) | (h & up);
-      rj[r] = (rj[r] & ~up) | (jj & up);
-    }
-    hdiag = hl[r];
-    hl[r] = h;
-    hg[r] = add_max16(h, g.ngoe, g.neg);
-    el[r] = e;
-    hupg = hg[r];
-    fup = f;
+    advance16<MODE>(h, e, f, cols, jj, g, hl[r], hg[r], el[r], rb[r], rj[r], hdiag, hupg, fup);
   }
 }
 
