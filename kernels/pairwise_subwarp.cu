@@ -398,9 +398,15 @@ __device__ __forceinline__ void end_cells16(const uint32_t (&hl)[R], int j, int 
   }
 }
 
-// Blocks of 16 warps (long 16-bit pairs): one a multiprocessor, 128 registers a thread.
+// Launch bounds: blocks of 16 warps (long pairs) one a multiprocessor (128
+// registers a thread), of 2 to 8 warps SHARED_BLOCKS; one-warp launches
+// with traceback at least one block (up to 255 registers), score-only ones
+// no minimum (0: the compiler's own choice, 167 registers for 20 rows, so
+// three blocks fit a multiprocessor; a minimum of one took 211 and cost
+// a fifth of the speed at 150 bp).
 template <int MODE, bool TRACE, int G, int R, int WB>
-__global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 8 ? 1 : (WB > 1 ? SHARED_BLOCKS : 1))
+__global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
+                                  WB > 8 ? 1 : (WB > 1 ? SHARED_BLOCKS : (TRACE ? 1 : 0)))
     pairwise_subwarp16(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
                        const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
                        const int* __restrict__ order, int nwork, int match, int mismatch, int gap_open,
