@@ -176,3 +176,34 @@ def test_plane_layout_words():
     per_step = nib // (t + G - 1)
     assert (planes >= nib).all()
     assert (planes == per_step * ((t + G - 1 + 7) // 8 * 8)).all()
+
+
+def test_shared16_neighbour_bound():
+    # the premise of shared16_fits, on full reference matrices: neighbouring H
+    # differ by at most C, and E, F lie within C + gap_open + gap_extend below H
+    import random
+
+    from generators import mutate, random_dna
+    from oracles import _matrices
+
+    rng = random.Random(17)
+    scorings = (Scoring(), Scoring(match=1, mismatch=4, gap_open=6, gap_extend=1),
+                Scoring(match=5, mismatch=8, gap_open=10, gap_extend=5, n_penalty=3), Scoring(gap_open=0))
+    for trial in range(24):
+        q = random_dna(rng, rng.randint(1, 70))
+        t = mutate(rng, q, 0.15) if trial % 3 else random_dna(rng, rng.randint(1, 90))
+        if trial % 4 == 0:
+            q = q[: len(q) // 2] + "NN" + q[len(q) // 2:]
+        sc = scorings[trial % len(scorings)]
+        C = sc.match + max(sc.mismatch, sc.n_penalty) + sc.gap_open + sc.gap_extend
+        for mode in ("global", "semi-global", "glocal"):
+            H, m, n, E, F, _, _ = _matrices(q.encode(), t.encode(), sc, mode)
+            for i in range(m + 1):
+                for j in range(n + 1):
+                    if i:
+                        assert abs(H[i][j] - H[i - 1][j]) <= C, (mode, i, j)
+                    if j:
+                        assert abs(H[i][j] - H[i][j - 1]) <= C, (mode, i, j)
+                    if i and j:
+                        assert H[i][j] - C - sc.gap_open - sc.gap_extend <= E[i][j] <= H[i][j]
+                        assert H[i][j] - C - sc.gap_open - sc.gap_extend <= F[i][j] <= H[i][j]
