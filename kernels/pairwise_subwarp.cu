@@ -485,8 +485,8 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
     // largest H every 32 steps (rebase)
     int off[2] = {0, 0};
     if (OFF) off[0] = off[1] = left_value(MODE, k * ROWS, sc);
-    const int* brow_in = (const int*)border + (nst > 1 ? border_off[pp[0]] : 0) + ((k - 1 + WB) % WB) * ring;
-    int* brow_out = border + (nst > 1 ? border_off[pp[0]] : 0) + (k % WB) * ring;
+    const int* brow_in = (const int*)brow + ((k - 1 + WB) % WB) * ring;
+    int* brow_out = (int*)brow + (k % WB) * ring;
     const StageLink<WB, G> link{done, wib, lane, k, n, nst, live};
     // an absolute border value of half x, relative to this warp's offset
     auto rel = [&](int v, int x) { return min(max(v - off[x], NEG16), 16383); };

@@ -29,16 +29,33 @@
 
 namespace sa {
 
+// Where cell (i, j) sits in a group's sweep: stage k, lane and register r
+// of row i inside the stage, step s (both layouts).
+template <int G, int R>
+struct CellPos {
+  int k, lane, r, s;
+  __device__ CellPos(int i, int j) {
+    const int rr = (i - 1) % (G * R);
+    k = (i - 1) / (G * R);
+    lane = rr / R;
+    r = rr % R;
+    s = j + lane - 1;
+  }
+};
+
+// The index of the first word of stage k, step s (lane 0, word 0), nibble layout.
+template <int G, int R>
+__device__ __forceinline__ int64_t dir_base(int n, int k, int s) {
+  return ((int64_t)k * (n + G - 1) + s) * ((R + 7) / 8) * G;
+}
+
 // The nibble layout: the code of cell (i, j) as the nibble.
 template <int G, int R>
 struct Nibbles {
   static constexpr bool STOP_CODE = true;
   __device__ unsigned code(const uint32_t* d, int n, int i, int j) const {
-    constexpr int ROWS = G * R, W = (R + 7) / 8;
-    const int k = (i - 1) / ROWS, rr = (i - 1) % ROWS;
-    const int lane = rr / R, r = rr % R;
-    const int s = j + lane - 1;
-    return (d[(((int64_t)k * (n + G - 1) + s) * W + r / 8) * G + lane] >> (4 * (r % 8))) & 15u;
+    const CellPos<G, R> c(i, j);
+    return (d[dir_base<G, R>(n, c.k, c.s) + (c.r / 8) * G + c.lane] >> (4 * (c.r % 8))) & 15u;
   }
 };
 
@@ -61,11 +78,9 @@ struct Planes {
   int64_t at = -1;
   uint4 lo, hi;
   __device__ unsigned code(const uint32_t* d, int n, int i, int j) {
-    constexpr int ROWS = G * R;
-    const int k = (i - 1) / ROWS, rr = (i - 1) % ROWS;
-    const int lane = rr / R, r = rr % R;
-    const int s = j + lane - 1;
-    const int64_t c = chunk(n, k, s, r / 8, lane);
+    const CellPos<G, R> pos(i, j);
+    const int r = pos.r, s = pos.s;
+    const int64_t c = chunk(n, pos.k, s, r / 8, pos.lane);
     uint32_t v;
     if (WALK_CACHE) {
       if (c != at) {
@@ -84,12 +99,6 @@ struct Planes {
     return src | ((v >> 14) & 4u) | ((v >> 21) & 8u);
   }
 };
-
-// The index of the first word of stage k, step s (lane 0, word 0).
-template <int G, int R>
-__device__ __forceinline__ int64_t dir_base(int n, int k, int s) {
-  return ((int64_t)k * (n + G - 1) + s) * ((R + 7) / 8) * G;
-}
 
 // A walker from the end cell back to the start: its cell, state (0 in H,
 // 1 in an I gap, 2 in a D gap), runs written so far (in reverse), the run

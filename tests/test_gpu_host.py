@@ -71,6 +71,8 @@ def test_16bit_lanes_only_where_scores_fit():
         if b >= 0:
             m, n = max(qlen[a], qlen[b]), max(tlen[a], tlen[b])
             assert subwarp.fits16(Scoring(), np.array([m]), np.array([n]))[0]
+    # shared pairs (no scoring given): every pair keeps its neighbour, the last one alone
+    assert subwarp.pair_up(np.array([7, 3, 9, 1, 4]), qlen, tlen).tolist() == [[7, 3], [9, 1], [4, -1]]
 
 
 def test_fitting_parts_keep_order_and_limit():

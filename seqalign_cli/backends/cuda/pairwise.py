@@ -334,7 +334,8 @@ class CudaPairwise:
         sc = cfg.scoring
         kernel = self.kernel if profile_fits(sc) else "warp"
         launches = []
-        if cfg.traceback:
+        # the checkpointed route takes only queries of several whole-warp stages
+        if cfg.traceback and (qlen[subset] > subwarp.LONG[0] * subwarp.LONG[1]).any():
             full, ckpt = traceback_routes(qlen, tlen, cfg)
             long = subset[ckpt[subset] & ~full[subset]]
             if len(long):

@@ -82,16 +82,20 @@ def fits16(scoring, qlen: np.ndarray, tlen: np.ndarray) -> np.ndarray:
     return np.maximum(high, low) < INT16_LIMIT
 
 
-def pair_up(sel: np.ndarray, qlen: np.ndarray, tlen: np.ndarray, scoring) -> np.ndarray:
+def pair_up(sel: np.ndarray, qlen: np.ndarray, tlen: np.ndarray, scoring=None) -> np.ndarray:
     """Work items of the 16-bit kernel: the pairs of ``sel`` two by two.
 
-    ``sel`` is sorted by size, so neighbours have similar shapes; two pairs
-    whose shared matrix would pass the 16-bit bound go alone (partner -1).
-    Returns an (items, 2) int32 array.
+    ``sel`` is sorted by size, so neighbours have similar shapes; with
+    ``scoring``, two pairs whose shared matrix would pass the 16-bit bound
+    go alone (partner -1); without it (shared pairs, whose bound is the
+    scoring's alone) every pair keeps its neighbour. Returns an (items, 2)
+    int32 array.
     """
     a = sel[0::2]
     b = np.full(len(a), -1, np.int64)
     b[:len(sel) // 2] = sel[1::2]
+    if scoring is None:
+        return np.stack([a, b], 1).astype(np.int32)
     has = b >= 0
     mq = np.where(has, np.maximum(qlen[a], qlen[b]), qlen[a])
     mt = np.where(has, np.maximum(tlen[a], tlen[b]), tlen[a])
@@ -162,11 +166,12 @@ def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16:
     if G == 32 and not pack16 and not cfg.traceback:
         stages = (qlen[part] + G * R - 1) // (G * R)
         warps = shared_warps(stages)
-        if shared16 and shared16_fits(cfg.scoring, cfg.mode_code, G * R):
+        pack = shared16 and shared16_fits(cfg.scoring, cfg.mode_code, G * R)
+        if pack:
             warps = np.where(stages >= 16, 16, warps)  # two pairs a block: twice the warps
         if (warps > 1).any():
             return [x for wb in np.unique(warps)
-                    for x in prepare_shared(cp, device, d, qlen, tlen, part[warps == wb], R, cfg, int(wb), shared16)]
+                    for x in prepare_shared(cp, device, d, qlen, tlen, part[warps == wb], R, cfg, int(wb), pack)]
     return [_prepare(cp, device, d, qlen, tlen, part, G, R, pack16, cfg, words, d_dir_off)]
 
 
@@ -187,21 +192,16 @@ def shared16_fits(scoring, mode_code: int, rows: int) -> bool:
     return mode_code != 3 and max(sc.as_list()) <= PROFILE_LIMIT and (rows + 128) * C <= 20000 and 32 * C <= 8000
 
 
-def prepare_shared(cp, device, d, qlen, tlen, part, R: int, cfg, warps: int, shared16: bool = True) -> list[Launch]:
+def prepare_shared(cp, device, d, qlen, tlen, part, R: int, cfg, warps: int, pack: bool) -> list[Launch]:
     """Score-only launches of whole-warp pairs, ``warps`` warps a pair (one block each).
 
-    In 16-bit lanes, two pairs a block, where ``shared16_fits``; int32 otherwise.
+    ``pack``: in 16-bit lanes, two pairs a block (``shared16_fits``); int32 otherwise.
     """
     if warps == 1:
         return [_prepare(cp, device, d, qlen, tlen, part, 32, R, False, cfg)]
-    pack = shared16 and shared16_fits(cfg.scoring, cfg.mode_code, 32 * R)
     fwd, _ = kernels(device, cfg.mode_code, False, 32, R, pack, warps)
-    if pack:  # neighbours in size order share a block
-        items = np.full((len(part) + 1) // 2 * 2, -1, np.int64)
-        items[:len(part)] = part
-        items = items.reshape(-1, 2).astype(np.int32)
-    else:
-        items = part.astype(np.int32).reshape(-1, 1)
+    # neighbours in size order share a block in 16-bit lanes
+    items = pair_up(part, qlen, tlen) if pack else part.astype(np.int32).reshape(-1, 1)
     # a ring of one border row a warp: H and F (int32), of both halves in 16-bit lanes
     border, border_off = border_layout(cp, qlen, tlen, items, 32 * R, len(qlen), warps * (2 if pack else 1))
     head = (d.q, d.qoff, d.t, d.toff, cp.asarray(items.reshape(-1)), np.int32(len(items)),
