@@ -21,6 +21,11 @@ NULL = np.uint64(0)
 PROFILE_LIMIT = 127
 
 
+def flag(b: bool) -> str:
+    """A bool template argument as a kernel name writes it."""
+    return "true" if b else "false"
+
+
 def profile_fits(scoring) -> bool:
     """Whether the substitution scores fit the byte profile."""
     return max(scoring.match, scoring.mismatch, scoring.n_penalty) <= PROFILE_LIMIT

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .launch import DIRS, NULL, PROFILE_LIMIT, Launch
+from .launch import DIRS, NULL, PROFILE_LIMIT, Launch, flag
 from .loader import module
 
 KERNEL = "pairwise_subwarp.cu"
@@ -106,10 +106,6 @@ def pair_up(sel: np.ndarray, qlen: np.ndarray, tlen: np.ndarray, scoring=None) -
     return items.astype(np.int32)
 
 
-def _flag(b: bool) -> str:
-    return "true" if b else "false"
-
-
 def shared_warps(stages: np.ndarray) -> np.ndarray:
     """Warps sharing a pair of whole-warp groups (score only): 1, 2, 4 or 8, at most one per stage."""
     return np.where(stages >= 8, 8, np.where(stages >= 4, 4, np.where(stages >= 2, 2, 1)))
@@ -118,10 +114,10 @@ def shared_warps(stages: np.ndarray) -> np.ndarray:
 def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool, warps: int = 1):
     """The forward kernel of a shape (and the traceback kernel when tracing)."""
     if pack16:
-        fwd = f"pairwise_subwarp16<{mode}, {_flag(trace)}, {G}, {R}, {warps}>"
+        fwd = f"pairwise_subwarp16<{mode}, {flag(trace)}, {G}, {R}, {warps}>"
     else:
-        fwd = f"pairwise_subwarp<{mode}, {_flag(trace)}, {G}, {R}, {warps}>"
-    back = f"subwarp_trace<{G}, {R}, {_flag(pack16)}>"
+        fwd = f"pairwise_subwarp<{mode}, {flag(trace)}, {G}, {R}, {warps}>"
+    back = f"subwarp_trace<{G}, {R}, {flag(pack16)}>"
     mod = module(KERNEL, (fwd, back) if trace else (fwd,), device)
     return mod.get_function(fwd), (mod.get_function(back) if trace else None)
 

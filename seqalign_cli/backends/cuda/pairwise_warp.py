@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .launch import DIRS, Launch, profile_fits
+from .launch import DIRS, Launch, flag, profile_fits
 from .loader import module
 
 WARP = 32
@@ -29,7 +29,7 @@ def dir_words(qlen: np.ndarray, tlen: np.ndarray, R: np.ndarray) -> np.ndarray:
 
 
 def kernels(device: int, mode: int, trace: bool, R: int, prof: bool):
-    fwd = f"pairwise_warp<{mode}, {'true' if trace else 'false'}, {R}, {'true' if prof else 'false'}>"
+    fwd = f"pairwise_warp<{mode}, {flag(trace)}, {R}, {flag(prof)}>"
     back = f"pairwise_trace<{R}>"
     mod = module(KERNEL, (fwd, back), device)
     return mod.get_function(fwd), mod.get_function(back)
