@@ -39,15 +39,23 @@ def main():
             for _ in range(args.copies):
                 out.write(data)
         paths.append(path)
-    ap_profile = os.environ.get("SEQALIGN_PROFILE")
-    prefix = [sys.executable, "-m", "cProfile", "-s", "cumtime"] if ap_profile else [sys.executable]
-    cmd = [*prefix, "-m", "seqalign_cli", "pair", "--backend", args.backend, "-t", str(args.threads),
+    # SEQALIGN_PROFILE=FILE: profile the runs (cProfile stats of the last run in FILE, the
+    # top functions printed); main() is given its argv, so it returns instead of exiting at once
+    profile = os.environ.get("SEQALIGN_PROFILE")
+    script = f"import cProfile, sys; from seqalign_cli.cli import main; cProfile.run('main(sys.argv[1:])', {profile!r})"
+    prefix = [sys.executable, "-c", script] if profile else [sys.executable, "-m", "seqalign_cli"]
+    cmd = [*prefix, "pair", "--backend", args.backend, "-t", str(args.threads),
            "--mode", args.mode, "--batch-size", str(args.batch_size), *paths, "-o", os.path.join(tmp, "out.tsv")]
     for run in range(args.runs):
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True)
         wall = time.perf_counter() - t0
         print(f"run {run + 1} ({'cold caches' if run == 0 else 'warm caches'}): {wall:.2f} s wall")
+    if profile:
+        import pstats
+
+        for key in ("cumulative", "tottime"):
+            pstats.Stats(profile).sort_stats(key).print_stats(40)
     with open(os.path.join(tmp, "out.tsv"), "rb") as fh:
         rows = sum(1 for _ in fh) - 1
     print(f"e2e: {rows} rows, {wall:.2f} s wall including interpreter start, {rows / wall:.0f} pairs/s")

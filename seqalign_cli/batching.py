@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
+
+from .jit import nb
 
 PAD = 4  # padding code (scores as N; never reaches a lane's result)
 

@@ -9,8 +9,9 @@ sizes the buffer beforehand from upper bounds (``INT_WIDTH`` per integer,
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from .jit import nb
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 

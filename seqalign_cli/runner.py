@@ -19,6 +19,10 @@ Every chunk allocates and frees arrays of the same few sizes (tens of MB).
 With glibc's defaults these come from fresh ``mmap`` pages each time and are
 handed back on free, so every chunk pays page faults again; ``_keep_freed_memory``
 asks malloc to keep freed memory in the process for reuse instead.
+
+This module imports nothing heavy: ``run`` first starts the GPU driver (when
+the backend may use one), then loads the readers (numpy, numba), so that the
+driver's start overlaps those imports.
 """
 
 from __future__ import annotations
@@ -34,7 +38,6 @@ from typing import Callable
 
 from .backends import select_backend
 from .config import RunConfig
-from .io.pairs import pair_chunks
 from .writers import make_writer
 from .writers.output import OutputFile
 
@@ -210,6 +213,12 @@ def _progress(enabled: bool):
 def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> Summary:
     """Align every pair of the run described by ``cfg``; returns the summary."""
     start = time.perf_counter()
+    if cfg.backend != "cpu":
+        from .backends.cuda import start_driver
+
+        start_driver(cfg.device)  # beside the imports below: numpy, numba, then CuPy
+    from .io.pairs import pair_chunks
+
     _keep_freed_memory()
     reader = _Reader(pair_chunks(cfg.pairing, cfg.query, cfg.target, cfg.pairs_file, cfg.batch_size))
     try:

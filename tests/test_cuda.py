@@ -24,7 +24,7 @@ FIELDS = ("score", "qstart", "qend", "tstart", "tend", "nruns", "stats")
 
 @pytest.fixture(scope="module")
 def backends():
-    from seqalign_cli.backends.cuda import CudaBackend
+    from seqalign_cli.backends.cuda.engine import CudaBackend
 
     return CpuBackend(os.cpu_count() or 1), CudaBackend(0, os.cpu_count() or 1)
 
@@ -253,7 +253,8 @@ def test_cli_cuda_equals_cpu(tmp_path):
                     reason="needs two GPUs")
 @pytest.mark.parametrize("traceback", [True, False])
 def test_several_gpus(traceback):
-    from seqalign_cli.backends.cuda import CudaBackend, device_count
+    from seqalign_cli.backends.cuda import device_count
+    from seqalign_cli.backends.cuda.engine import CudaBackend
 
     cpu = CpuBackend(os.cpu_count() or 1)
     multi = CudaBackend(tuple(range(device_count())), os.cpu_count() or 1)

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from seqalign_cli.backends.cpu import CpuBackend
-from seqalign_cli.backends.cuda import CudaBackend, halves, is_out_of_memory
+from seqalign_cli.backends.cuda import is_out_of_memory
+from seqalign_cli.backends.cuda.engine import CudaBackend, halves
 from seqalign_cli.config import AlignConfig
 from seqalign_cli.io.encode import make_batch
 

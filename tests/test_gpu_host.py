@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from seqalign_cli.backends.cuda import split_by_cells
+from seqalign_cli.backends.cuda.engine import split_by_cells
 from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
 from seqalign_cli.backends.cuda.pairwise import fitting_parts, run_slots
 from seqalign_cli.backends.cuda.pairwise_warp import dir_words, rows_per_lane

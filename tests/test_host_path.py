@@ -341,3 +341,30 @@ def test_bulk_rows_equal_fstring_rows(traceback, merge_m):
         buf, offs = format_cigars(res.run_op, res.run_len, res.run_off, res.nruns, merge_m)
         text = buf.tobytes().decode()
         assert [text[offs[k]:offs[k + 1]] for k in range(res.size)] == _old_cigars(res, merge_m)
+
+
+# ------------------------------------------------------------ start-up
+
+
+def test_numba_start_leaves_scipy_alone(tmp_path):
+    """Compiling host code does not import SciPy (numba's BLAS probe), and SciPy stays importable."""
+    import os
+    import subprocess
+    import sys
+
+    fake = tmp_path / "scipy"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("MARK = 'stand-in'\n")
+    code = (
+        "import sys\n"
+        "from seqalign_cli.jit import nb\n"
+        "import seqalign_cli.runner\n"
+        "f = nb.njit(lambda x: x + 1)\n"
+        "assert f(1) == 2\n"
+        "assert 'scipy' not in sys.modules, 'numba imported scipy'\n"
+        "import scipy\n"
+        "assert scipy.MARK == 'stand-in'\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -38,7 +38,8 @@ def select_backend(name: str, threads: int, log: Callable[[str], None], device=0
         raise UsageError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)}")
     ok, why = gpu_available()
     if ok:
-        from .cuda import CudaBackend, device_count
+        from .cuda import device_count
+        from .cuda.engine import CudaBackend
 
         if device == "all":
             device = tuple(range(device_count()))

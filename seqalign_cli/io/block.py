@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
+from ..jit import nb
 from .parse import encode_all
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)

@@ -10,11 +10,12 @@ on the input it accepts (see ``fastx``); the tests compare both.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+
+from ..jit import nb
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 

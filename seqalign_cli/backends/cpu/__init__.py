@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-import numba
 import numpy as np
 
 from ...batching import PairBatch, length_order, pack_groups
 from ...config import AlignConfig
 from ...errors import UsageError
+from ...jit import nb as numba
 from ...results import Alignments
 from .. import Done
 from .pairwise import align_groups, align_long, checkpoint_block

@@ -28,8 +28,9 @@ Direction byte per cell: bits 0-1 the source of H (0 diagonal, 1 I, 2 D,
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from ...jit import nb
 
 GLOBAL, SEMI, GLOCAL, LOCAL = 0, 1, 2, 3
 OP_EQ, OP_X, OP_I, OP_D = 0, 1, 2, 3

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-import numba as nb
+from ...jit import nb
 import numpy as np
 
 from ...formatting import format_cigars  # noqa: F401 - CIGAR text lives with the other formatting

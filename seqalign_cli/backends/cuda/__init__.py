@@ -1,29 +1,15 @@
-"""The CUDA engine: kernels from kernels/*.cu compiled at run time through CuPy.
+"""The CUDA backend's light entry: device queries, and the driver started early.
 
-Pairs the GPU kernels cannot hold exactly (scores beyond int32 lanes), or
-whose traceback fits neither the per-pair memory budget nor the
-checkpointed route (pairwise.traceback_routes), are aligned by the CPU
-engine inside the same batch, so results are the same whatever the route.
-
-Out of memory on a device halves the batch and continues: the engine drops
-its copy of the batch, CuPy's pools are emptied and each half of the pairs
-(of similar cell counts) is aligned in turn as a batch of its own, halved
-again while it does not fit; a single pair that does not fit goes to the
-CPU engine. Results are written by pair index, so they are the same
-whatever the split.
+Kernels come from kernels/*.cu compiled at run time through CuPy; the
+engine that aligns batches is ``engine.CudaBackend``. This module imports
+nothing heavy, so a run can start the driver (``start_driver``) before it
+loads the rest of the package.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
-from typing import Callable
-
-import numpy as np
-
-from ...batching import PairBatch
-from ...config import AlignConfig
-from ...results import Alignments
 
 
 def gpu_available() -> tuple[bool, str]:
@@ -69,213 +55,43 @@ def is_out_of_memory(exc: BaseException) -> bool:
     return False
 
 
-def split_by_cells(idx: np.ndarray, cells: np.ndarray, pieces: int) -> list[np.ndarray]:
-    """Pairs ``idx`` cut into about ``pieces`` parts of similar cell counts, largest pairs first."""
-    idx = idx[np.argsort(-cells[idx], kind="stable")]
-    cum = np.cumsum(cells[idx])
-    cuts = np.searchsorted(cum, np.linspace(0, cum[-1], pieces + 1)[1:-1], side="right")
-    return [p for p in np.split(idx, np.unique(cuts)) if len(p)]
 
 
-def halves(idx: np.ndarray, cells: np.ndarray) -> list[np.ndarray]:
-    """``idx`` (two pairs or more) in two parts of similar cell counts.
+def start_driver(devices) -> threading.Thread | None:
+    """Start the CUDA driver and the primary contexts of ``devices`` in a background thread.
 
-    The largest pair goes alone when it outweighs all the others; pairs of
-    no cells are halved by count.
+    Called before the run loads numpy, numba and CuPy: the driver's start and
+    each context's creation take tenths of a second, and through ctypes they
+    run without the interpreter lock, beside those imports. CuPy later uses
+    the same primary contexts. Any failure (no driver, no such device) is
+    left for the backend's own checks to report. ``devices``: a GPU number,
+    a sequence of them, or "all".
     """
-    parts = split_by_cells(idx, cells, 2)
-    if len(parts) == 2:
-        return parts
-    cut = 1 if cells[parts[0][0]] else len(idx) // 2
-    return [parts[0][:cut], parts[0][cut:]]
+    if not sys.platform.startswith("linux"):
+        return None
+    thread = threading.Thread(target=_open_contexts, args=(devices,), name="cuda-start", daemon=True)
+    thread.start()
+    return thread
 
 
-def _stderr(message: str):
-    print(f"seqalign: {message}", file=sys.stderr)
+def _open_contexts(devices):
+    import ctypes
 
-
-_said_lock = threading.Lock()
-
-
-class CudaBackend:
-    """Aligns batches on one or more GPUs, with the CPU engine for what a GPU cannot hold.
-
-    With several GPUs, each batch is cut into pieces of similar cell counts
-    that the GPUs take from a shared queue as they finish the previous one
-    (dynamic partitioning); results land in input order.
-
-    A piece that runs out of device memory is aligned in halves by the
-    engine that took it (see the module's docstring); ``log`` says so once.
-    """
-
-    name = "cuda"
-    log: Callable[[str], None] = staticmethod(_stderr)
-    _said_oom = False
-
-    def __init__(self, devices=(0,), threads: int = 1, log: Callable[[str], None] | None = None):
-        from ..cpu import CpuBackend
-        from .pairwise import CudaPairwise
-
-        devices = (devices,) if isinstance(devices, int) else tuple(devices)
-        self.engines = [CudaPairwise(dev) for dev in devices]
-        self.cpu = CpuBackend(threads)
-        self.threads = self.cpu.threads
-        names = {device_name(dev) for dev in devices}
-        self.device = (f"GPU {devices[0]}: {names.pop()}" if len(devices) == 1
-                       else f"GPUs {','.join(map(str, devices))}: {', '.join(sorted(names))}")
-        if log is not None:
-            self.log = log
-
-    def steps(self) -> dict:
-        """Host time of the aligning stage by step, summed over the engines (for the summary)."""
-        total: dict[str, float] = {}
-        for engine in self.engines:
-            for step, secs in getattr(engine, "seconds", {}).items():
-                total[step] = total.get(step, 0.0) + secs
-        return total
-
-    def align(self, batch: PairBatch, cfg: AlignConfig) -> Alignments:
-        return self.start(batch, cfg).result()
-
-    def start(self, batch: PairBatch, cfg: AlignConfig) -> Pending:
-        """Begin aligning ``batch``; ``result()`` of the returned object finishes it.
-
-        With one GPU the batch's GPU work is queued on a stream and this
-        returns at once (after aligning on the CPU what the GPU cannot
-        hold), so the caller can prepare the next batch meanwhile. With
-        several GPUs, or after the device ran out of memory, the batch is
-        aligned before this returns.
-        """
-        from .pairwise import INT32_LIMIT, traceback_routes
-
-        qlen = batch.qlen.astype(np.int64)
-        tlen = batch.tlen.astype(np.int64)
-        out = Alignments.allocate(qlen, tlen, cfg.traceback)
-        sc = cfg.scoring
-        bound = sc.score_bound(qlen, tlen)
-        on_gpu = bound < INT32_LIMIT
-        if cfg.traceback:
-            full, ckpt = traceback_routes(qlen, tlen, cfg)
-            on_gpu &= full | ckpt
-        gpu_idx = np.flatnonzero(on_gpu)
-        cpu_idx = np.flatnonzero(~on_gpu)
-        job = None
-        if len(gpu_idx) and len(self.engines) == 1:
-            job, spilled = self._submit(self.engines[0], batch, cfg, gpu_idx, out)
-        elif len(gpu_idx):
-            spilled = self._gpu(batch, cfg, gpu_idx, qlen * tlen, out)
-        else:
-            spilled = gpu_idx
-        cpu_idx = np.sort(np.concatenate([cpu_idx, spilled]))
-        cpu_res = self.cpu.align(batch.subset(cpu_idx), cfg) if len(cpu_idx) else None  # while the GPU works
-        return Pending(self, out, job, cpu_idx, cpu_res, cfg.mode_code)
-
-    def _submit(self, engine, batch, cfg, idx, out):
-        """Queue the pairs ``idx`` on the one engine: (job, no pairs spilled), or (None, spilled) when
-        the device ran out of memory and the pairs were aligned in halves instead."""
-        try:
-            return engine.submit(batch, cfg, idx, out), idx[:0]
-        except Exception as exc:
-            if not is_out_of_memory(exc):
-                engine.release()
-                raise
-        spilled: list[np.ndarray] = []
-        try:
-            self._fit(engine, batch, cfg, idx, out, spilled, tried=True)
-        finally:
-            engine.release()
-        return None, (np.concatenate(spilled) if spilled else idx[:0])
-
-    def _gpu(self, batch, cfg, idx, cells, out) -> np.ndarray:
-        """Align the pairs ``idx`` on several GPUs; returns the pairs left for the CPU engine."""
-        spilled: list[np.ndarray] = []
-        import queue
-
-        work: queue.Queue = queue.Queue()
-        for piece in split_by_cells(idx, cells, 4 * len(self.engines)):
-            work.put(piece)
-        errors = []
-
-        def drain(engine):
-            try:
-                while True:
-                    try:
-                        piece = work.get_nowait()
-                    except queue.Empty:
-                        return
-                    self._fit(engine, batch, cfg, piece, out, spilled)
-            except BaseException as exc:  # re-raised in the calling thread
-                errors.append(exc)
-            finally:
-                engine.release()
-
-        threads = [threading.Thread(target=drain, args=(e,)) for e in self.engines]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if errors:
-            raise errors[0]
-        return np.concatenate(spilled) if spilled else idx[:0]
-
-    def _fit(self, engine, batch, cfg, idx, out, spilled: list, where=None, tried=False):
-        """Align the pairs ``idx`` of ``batch`` on ``engine``, in halves while they do not fit.
-
-        Each half goes to the device as a batch of its own, so that the device
-        copy of the batch shrinks too. A single pair that does not fit is noted
-        in ``spilled`` for the CPU engine, by its number in the backend's batch
-        (``where`` maps the pairs of ``batch`` to those numbers). ``tried``:
-        the whole of ``idx`` already ran out of memory; start with halves.
-        """
-        if not tried:
-            try:
-                engine.align(batch, cfg, idx, out)
-                return
-            except Exception as exc:
-                if not is_out_of_memory(exc):
-                    raise
-        # out of the except clause: the error no longer holds the frames (and device arrays) it came from
-        self._free(engine)
-        where = np.arange(batch.size) if where is None else where
-        if len(idx) == 1:
-            spilled.append(where[idx])
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+        if cuda.cuInit(0) != 0:
             return
-        for half in halves(idx, batch.qlen.astype(np.int64) * batch.tlen):
-            part = batch.subset(half)
-            res = Alignments.allocate(part.qlen.astype(np.int64), part.tlen.astype(np.int64), cfg.traceback)
-            try:
-                self._fit(engine, part, cfg, np.arange(len(half)), res, spilled, where[half])
-            finally:
-                engine.release()  # this half's copy goes before the next one is uploaded
-            out.take(half, res)  # spilled pairs included: the CPU engine writes them over
-
-    def _free(self, engine):
-        """Drop the engine's device copy and empty CuPy's pools; say so the first time."""
-        import cupy
-
-        engine.release()
-        with cupy.cuda.Device(engine.device):
-            cupy.get_default_memory_pool().free_all_blocks()
-        cupy.get_default_pinned_memory_pool().free_all_blocks()
-        with _said_lock:
-            said, self._said_oom = self._said_oom, True
-        if not said:
-            self.log(f"GPU {engine.device} out of memory; aligning the batch in halves")
-
-
-class Pending:
-    """A batch begun by ``CudaBackend.start``; ``result()`` waits for the GPU and returns the alignments."""
-
-    def __init__(self, backend, out, job, cpu_idx, cpu_res, mode_code):
-        self.backend, self.out, self.job = backend, out, job
-        self.cpu_idx, self.cpu_res, self.mode_code = cpu_idx, cpu_res, mode_code
-
-    def result(self) -> Alignments:
-        if self.job is not None:
-            self.backend.engines[0].collect(self.job)
-            self.job = None
-        if self.cpu_res is not None:
-            self.out.take(self.cpu_idx, self.cpu_res)
-            self.cpu_res = None
-        self.out.normalize_empty(self.mode_code)
-        return self.out
+        if devices == "all":
+            count = ctypes.c_int(0)
+            if cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+                return
+            devices = range(count.value)
+        elif isinstance(devices, int):
+            devices = (devices,)
+        for ordinal in devices:
+            dev, ctx = ctypes.c_int(0), ctypes.c_void_p()
+            if cuda.cuDeviceGet(ctypes.byref(dev), ordinal) == 0:
+                # kept for the process's life; CuPy's runtime retains the same context
+                cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
+    except (OSError, AttributeError):  # no driver library, or an unexpected one
+        return

@@ -1,0 +1,106 @@
+"""Where a short GPU run's time goes before and around the alignment work.
+
+Usage: python benchmarks/startup.py [--runs 3] [--late-driver] [QUERY.fa.gz TARGET.fa.gz]
+
+Starts a fresh interpreter ``runs`` times. Each one takes the steps of a
+``seqalign pair --backend cuda`` run one at a time and prints, for each
+step, the seconds since the parent started the process (the interpreter's
+own start included):
+
+    interpreter   the child's first line runs
+    cli           import seqalign_cli.cli (click, the options)
+    runner        start the driver early (as ``run`` does; not with --late-driver),
+                  import the runner, the readers and batching (numpy, numba)
+    cupy          import cupy
+    devices       cupy.cuda.runtime.getDeviceCount()
+    context       the first allocation on GPU 0 (creates the CUDA context)
+    backend       select_backend("cuda", ...) (engine objects)
+    read          read and encode the first 20,000 pairs of the inputs
+                  (loads the parser's compiled code)
+    first batch   align them, with traceback (loads every kernel module that
+                  batch needs, the planner's compiled code)
+    second batch  the same pairs again (all loaded)
+    format        TSV rows of the first batch, into a sink that drops them
+
+Defaults to the GASAL2 pairs of the shared data folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "..", "shared", "data", "pairwise", "gasal2")
+
+CHILD = r"""
+import sys, time
+t0 = float(sys.argv[1])
+def mark(what):
+    print(f"{what}\t{time.time() - t0:.3f}", flush=True)
+mark("interpreter")
+import seqalign_cli.cli
+mark("cli")
+if sys.argv[4] == "early":
+    from seqalign_cli.backends.cuda import start_driver
+    start_driver(0)  # as the runner does
+import seqalign_cli.runner
+from seqalign_cli.backends import select_backend
+from seqalign_cli.config import AlignConfig
+from seqalign_cli.io.pairs import pair_chunks
+from seqalign_cli.writers.tsv import TsvWriter
+mark("runner")
+import cupy
+mark("cupy")
+cupy.cuda.runtime.getDeviceCount()
+mark("devices")
+cupy.zeros(1).sum().item()
+mark("context")
+backend = select_backend("cuda", 16, lambda m: None, 0)
+mark("backend")
+chunk = next(iter(pair_chunks("zip", sys.argv[2], sys.argv[3], None, 20000)))
+batch = chunk.batch()
+mark("read")
+cfg = AlignConfig()
+res = backend.start(batch, cfg).result()
+mark("first batch")
+backend.start(batch, cfg).result()
+mark("second batch")
+class Sink:
+    def open(self): return self
+    def write(self, data): return len(data)
+    def commit(self): pass
+TsvWriter(Sink()).write(chunk, res)
+mark("format")
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("query", nargs="?", default=os.path.join(DATA, "query_batch.fasta.gz"))
+    ap.add_argument("target", nargs="?", default=os.path.join(DATA, "target_batch.fasta.gz"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--late-driver", action="store_true", help="no early start of the driver")
+    args = ap.parse_args()
+    rows = []
+    for _ in range(args.runs):
+        start = time.time()
+        out = subprocess.run([sys.executable, "-c", CHILD, repr(start), args.query, args.target,
+                              "late" if args.late_driver else "early"],
+                             check=True, capture_output=True, text=True).stdout
+        rows.append([line.split("\t") for line in out.strip().splitlines()])
+    print("step\t" + "\t".join(f"run {i + 1}: s since start (step)" for i in range(args.runs)))
+    for k, (step, _) in enumerate(rows[0]):
+        cells = []
+        for run in rows:
+            t = float(run[k][1])
+            prev = float(run[k - 1][1]) if k else 0.0
+            cells.append(f"{t:.3f} ({t - prev:.3f})")
+        print(step + "\t" + "\t".join(cells))
+
+
+if __name__ == "__main__":
+    main()
