@@ -49,13 +49,15 @@
 //   packed differences give the direction codes of both halves; each
 //   pair's codes go to its own dir_off[p] in the plane layout of
 //   traceback.cuh (its own n and stages), which subwarp_trace walks.
-//   WB > 1 (long pairs, score only, not local; G = warp size, blockDim =
-//   WB warps): the stages of the item's two pairs go to the WB warps as in
+//   WB > 1 (long pairs, score only; G = warp size, blockDim = WB warps):
+//   the stages of the item's two pairs go to the WB warps as in
 //   pairwise_subwarp, the border ring holding int32 values (H and F of each
 //   half, 4 * (n + 1) ints a row); each warp keeps its values relative to an
 //   offset per half that it moves to its largest H every 32 steps, so the
 //   values of any length fit 16 bits when neighbouring cells are close
-//   (the host checks the scoring: pairwise_subwarp.shared16_fits).
+//   (the host checks the scoring: pairwise_subwarp.shared16_fits). Local
+//   mode floors H at each half's relative 0, and folds its row maxima into
+//   the lane's int32 best at every move.
 //
 // Kernel subwarp_trace<G, R, PLANES>: one thread per pair of order (-1:
 // none) walks the direction codes back (traceback.cuh: the plane layout of
@@ -320,13 +322,15 @@ __device__ __forceinline__ void advance16(uint32_t h, uint32_t e, uint32_t f, ui
 // One step of a lane's R rows, 16-bit lanes (two pairs): as cells32, every
 // value packed; NMASK: some half's target letter is N (nmask selects those
 // halves, whose scores are -n_penalty); cols: the halves whose pair has
-// column j (local row maxima).
-template <int MODE, int R, bool NMASK>
+// column j (local row maxima). FLOOR (local mode, values relative to
+// offsets): H is floored at zero, each half's 0 as a relative value,
+// instead of at 0.
+template <int MODE, int R, bool NMASK, bool FLOOR = false>
 __device__ __forceinline__ void cells16(const uint32_t (&pa)[R], const uint32_t (&pb)[R], uint32_t sel,
                                         uint32_t nmask, uint32_t npen, uint32_t (&hl)[R], uint32_t (&hg)[R],
                                         uint32_t (&el)[R], uint32_t (&rb)[R], uint32_t (&rj)[R], uint32_t hdiag,
                                         uint32_t hupg, uint32_t& fup, const Gaps<uint32_t>& g, uint32_t cols,
-                                        uint32_t jj) {
+                                        uint32_t jj, uint32_t zero = 0) {
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     uint32_t sub = profile_score16(pa[r], pb[r], sel);
@@ -334,7 +338,7 @@ __device__ __forceinline__ void cells16(const uint32_t (&pa)[R], const uint32_t 
     const uint32_t f = add_max16(fup, g.nge, hupg);   // max(F_up - ge, H_up - goe)
     const uint32_t e = add_max16(el[r], g.nge, hg[r]);  // max(E_left - ge, H_left - goe)
     const uint32_t d = add_max16(hdiag, sub, e);
-    const uint32_t h = (MODE == LOCAL) ? max16_relu(d, f) : max16(d, f);
+    const uint32_t h = (MODE == LOCAL) ? (FLOOR ? max3_16(d, f, zero) : max16_relu(d, f)) : max16(d, f);
     advance16<MODE>(h, e, f, cols, jj, g, hl[r], hg[r], el[r], rb[r], rj[r], hdiag, hupg, fup);
   }
 }
@@ -416,8 +420,7 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
   constexpr int ROWS = G * R, W = (R + 7) / 8;
   // several warps a pair (WB > 1): values relative to a per-warp offset
   constexpr bool OFF = WB > 1;
-  static_assert(WB == 1 || (G == SA_WARP && !TRACE && MODE != LOCAL),
-                "a pair shared by several warps: whole warps, score only, not local");
+  static_assert(WB == 1 || (G == SA_WARP && !TRACE), "a pair shared by several warps: whole warps, score only");
   const int tid = (int)(blockIdx.x * (int64_t)blockDim.x + threadIdx.x);
   const int w = WB > 1 ? (int)blockIdx.x : tid / G;
   const int wib = WB > 1 ? (int)threadIdx.x / SA_WARP : 0;
@@ -485,6 +488,10 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
     // largest H every 32 steps (rebase)
     int off[2] = {0, 0};
     if (OFF) off[0] = off[1] = left_value(MODE, k * ROWS, sc);
+    // local mode: each half's 0 relative to its offset (the floor of H); far
+    // below, where no H of the warp can be 0, the kernel's minus infinity
+    auto floor16 = [&]() { return pk16(max(-off[0], NEG16), max(-off[1], NEG16)); };
+    uint32_t zero = floor16();
     const int* brow_in = (const int*)brow + ((k - 1 + WB) % WB) * ring;
     int* brow_out = (int*)brow + (k % WB) * ring;
     const StageLink<WB, G> link{done, wib, lane, k, n, nst, live};
@@ -510,7 +517,7 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
       hl[r] = pk16(left, left);
       hg[r] = pk16(left - goe, left - goe);
       el[r] = g.neg;
-      rb[r] = 0;
+      rb[r] = OFF ? g.neg : 0;  // OFF: no row maximum yet (those of WB = 1 start at H[i][0] = 0)
       rj[r] = 0;
     }
     const int left0 = left_value(MODE, i0 - 1, sc) - off[0];
@@ -519,8 +526,30 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
     uint32_t nb_h = 0, nb_f = g.neg;  // as in pairwise_subwarp: the next border cell
     link.wait(SA_WARP + 1);
     if (lane == 0 && live && k > 0 && n > 0) read_border(1, nb_h, nb_f);
-    // OFF: move both offsets to the warp's largest H (every value drops by the same amount)
-    auto rebase = [&]() {
+    // local mode: each row's maximum so far, folded into the lane's best end
+    // (absolute values); a column is rebuilt from its low 16 bits, being at
+    // most 65535 columns before jref, the lane's last column. Unset maxima
+    // (NEG16) are skipped. The rows start again with no maximum.
+    auto fold = [&](int jref) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+#pragma unroll
+        for (int x = 0; x < 2; ++x) {
+          const int sv = (x ? hi16(rb[r]) : lo16(rb[r])) + off[x];
+          const int j16 = x ? (int)(rj[r] >> 16) : (int)(rj[r] & 0xffffu);
+          const int jv = jref - ((jref - j16) & 0xffff);
+          if (sv - off[x] > NEG16 && i0 + r <= mm[x] && better(sv, i0 + r, jv, bs[x], bi[x], bj[x])) {
+            bs[x] = sv; bi[x] = i0 + r; bj[x] = jv;
+          }
+        }
+        rb[r] = g.neg;
+      }
+    };
+    // OFF: move both offsets to the warp's largest H (every value drops by
+    // the same amount); local mode folds the row maxima first (jref: the
+    // lane's last column)
+    auto rebase = [&](int jref) {
+      if (MODE == LOCAL) fold(jref);
       uint32_t mx = hl[0];
 #pragma unroll
       for (int r = 1; r < R; ++r) mx = max16(mx, hl[r]);
@@ -541,6 +570,7 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
       nb_f = add_max16(nb_f, nd, g.neg);
       off[0] += da;
       off[1] += db;
+      zero = floor16();
     };
     // TRACE: write the chunk c of 8 steps of each pair (its own stages and steps only)
     auto flush = [&](int c) {
@@ -561,7 +591,7 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
       if (OFF && (s & (SA_WARP - 1)) == 0 && s > 0) {
         link.publish(s - SA_WARP);          // the last lane wrote up to column s - 31 - 1 + 1
         link.wait(s + SA_WARP + 1);  // lane 0 reads up to column s + 32 + 1 in the next 32 steps
-        rebase();
+        rebase(s - lane);
       }
       uint32_t up_h = (uint32_t)SA_SHFL_UP_W((int)bot_h, 1, G);
       uint32_t up_f = (uint32_t)SA_SHFL_UP_W((int)bot_f, 1, G);
@@ -599,9 +629,11 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
           held[1][x][me][s & 7] = byte_perm(x01[x], x23[x], 0x7632u);
         }
       } else if (nmask) {
-        cells16<MODE, R, true>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols, pk16(j, j));
+        cells16<MODE, R, true, OFF>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols,
+                                    pk16(j, j), zero);
       } else {
-        cells16<MODE, R, false>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols, pk16(j, j));
+        cells16<MODE, R, false, OFF>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols,
+                                     pk16(j, j), zero);
       }
       end_cells16<MODE, R, 0>(hl, j, i0, nn[0], mm[0], live && k == km[0] && lane == lanem[0], rm[0], bs[0], bi[0],
                               bj[0], off[0]);
@@ -625,17 +657,7 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
     link.publish(n);
     if (TRACE && steps_w > 0) flush((steps_w - 1) / 8);
     SA_SYNCWARP();
-    if (MODE == LOCAL && live) {
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-#pragma unroll
-        for (int x = 0; x < 2; ++x) {
-          const int sv = x ? hi16(rb[r]) : lo16(rb[r]);
-          const int jv = x ? (int)(rj[r] >> 16) : (int)(rj[r] & 0xffffu);
-          if (i0 + r <= mm[x] && better(sv, i0 + r, jv, bs[x], bi[x], bj[x])) { bs[x] = sv; bi[x] = i0 + r; bj[x] = jv; }
-        }
-      }
-    }
+    if (MODE == LOCAL && live) fold(steps_w - lane);
   }
 #pragma unroll
   for (int x = 0; x < 2; ++x) {
@@ -743,6 +765,7 @@ SW_VARIANTS(3)
 SW16_SHARED(0)
 SW16_SHARED(1)
 SW16_SHARED(2)
+SW16_SHARED(3)
 template __global__ void subwarp_trace<8, 20, false>(TR_ARGS);
 template __global__ void subwarp_trace<8, 20, true>(TR_ARGS);
 template __global__ void subwarp_trace<32, 16, true>(TR_ARGS);

@@ -166,9 +166,9 @@ def test_pairs_shared_by_several_warps(backends, mode):
 WIDE = Scoring(match=5, mismatch=8, gap_open=10, gap_extend=5, n_penalty=3)
 
 
-@pytest.mark.parametrize("mode", ["global", "semi-global", "glocal"])
+@pytest.mark.parametrize("mode", MODES)
 def test_shared_pairs_in_16bit_lanes(backends, engines, mode):
-    # score only, 2 to 8 warps a pair of pairs, values relative to offsets that
+    # score only, 2 to 16 warps a pair of pairs, values relative to offsets that
     # follow the warps' largest H; the same pairs in int32 lanes after
     from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
 
@@ -178,6 +178,15 @@ def test_shared_pairs_in_16bit_lanes(backends, engines, mode):
     qs, ts = long_pairs(rng, lengths, 0.1, n_at=3000)
     qs.append(random_dna(rng, 2500))  # unrelated: values far below the diagonal's
     ts.append(random_dna(rng, 7000))
+    if mode == "local":
+        # H at its floor of 0 for thousands of rows and columns, then far above it
+        core = random_dna(rng, 3000)
+        qs.append(random_dna(rng, 2000) + core)
+        ts.append(random_dna(rng, 4000) + mutate(rng, core, 0.05) + random_dna(rng, 1500))
+        # the best end past column 65,536 (columns of the row maxima kept in 16 bits)
+        q = random_dna(rng, 1200)
+        qs.append(q)
+        ts.append(random_dna(rng, 66_000) + mutate(rng, q, 0.05) + random_dna(rng, 500))
     for scoring in (WIDE, AFFINE):
         assert_same(backends, qs, ts, scoring, mode, False)
     for e in engines:

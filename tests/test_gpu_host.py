@@ -61,6 +61,9 @@ def test_16bit_lanes_only_where_scores_fit():
     t = np.array([250, 3000, 4096, 20_000])
     assert subwarp.fits16(Scoring(), q, t).tolist() == [True, True, True, False]
     assert not subwarp.fits16(Scoring(match=200), q, t).any()
+    # without gap extension costs values stay small; columns past 16 bits still go to int32
+    free = Scoring(gap_open=4, gap_extend=0)
+    assert subwarp.fits16(free, np.array([10, 10]), np.array([65_535, 65_536])).tolist() == [True, False]
     # partners share a matrix: a pair that would push it past the bound goes alone
     qlen = np.array([150, 140, 3000, 20_000, 100])
     tlen = np.array([250, 240, 3000, 20_000, 90])
@@ -161,10 +164,11 @@ def test_compact_runs_keeps_every_cigar_and_room_for_the_cpu_pairs():
 
 
 def test_shared16_bound():
-    # the offsets of shared pairs: default and BWA-like scoring fit, large values and local mode do not
+    # the offsets of shared pairs: default and BWA-like scoring fit, in every mode; large values do not
     assert subwarp.shared16_fits(Scoring(), 0, 512)
     assert subwarp.shared16_fits(Scoring(match=1, mismatch=4, gap_open=6, gap_extend=1), 2, 512)
-    assert not subwarp.shared16_fits(Scoring(), 3, 512)
+    assert subwarp.shared16_fits(Scoring(), 3, 32 * subwarp.LOCAL16_R)
+    assert not subwarp.shared16_fits(Scoring(match=15, mismatch=20, gap_open=0, gap_extend=5), 3, 384)
     assert not subwarp.shared16_fits(Scoring(match=10, mismatch=20, gap_open=30, gap_extend=5), 0, 512)
 
 
@@ -198,7 +202,7 @@ def test_shared16_neighbour_bound():
             q = q[: len(q) // 2] + "NN" + q[len(q) // 2:]
         sc = scorings[trial % len(scorings)]
         C = sc.match + max(sc.mismatch, sc.n_penalty) + sc.gap_open + sc.gap_extend
-        for mode in ("global", "semi-global", "glocal"):
+        for mode in ("global", "semi-global", "glocal", "local"):
             H, m, n, E, F, _, _ = _matrices(q.encode(), t.encode(), sc, mode)
             for i in range(m + 1):
                 for j in range(n + 1):

@@ -9,7 +9,7 @@ no border row through memory): one thread a pair up to 16 bp, groups of 4
 lanes up to 80; queries past 320 rows take whole warps of 16 rows per lane
 (one stage up to 512 rows, several beyond), and score-only pairs of several
 stages are shared by 2 to 8 warps (int32), or two pairs by up to 16 warps in
-16-bit lanes with offsets (``shared16_fits``). Pairs whose every value fits
+16-bit lanes with offsets (``shared16_fits``; local mode with 12 rows a lane). Pairs whose every value fits
 in 16 bits (and scoring values fit the byte profile) run two to a group in
 16-bit lanes, with or without traceback; their direction codes use the
 plane layout of kernels/traceback.cuh, the int32 kernels' the nibble layout.
@@ -37,6 +37,9 @@ PLAN = (
 )
 #: queries longer than the table: whole warps, stages of 32 * 16 rows
 LONG = (32, 16)
+#: rows a lane of long local pairs in 16-bit lanes (their row maxima take
+#: registers: 16 rows spill at 16 warps a block, 12 do not)
+LOCAL16_R = 12
 #: warps sharing a pair in the forward pass of the checkpointed traceback
 CHECKPOINT_WARPS = 8
 #: ints of a saved walker (Walker in kernels/traceback.cuh)
@@ -73,13 +76,15 @@ def fits16(scoring, qlen: np.ndarray, tlen: np.ndarray) -> np.ndarray:
     No H exceeds match * min(m, n), and none falls below the all-gaps path
     to its cell, -(2 gap_open + (m + n) gap_extend); E and F lie at most one
     gap opening below an H. Padding cells of a shared matrix obey the same
-    bounds for its dimensions.
+    bounds for its dimensions. Columns must fit 16 bits too (local mode
+    keeps the column of each row's maximum in a half; without gap
+    extension costs the value bound alone would not limit them).
     """
     if max(scoring.as_list()) > PROFILE_LIMIT:
         return np.zeros(len(qlen), bool)
     high = scoring.match * np.minimum(qlen, tlen)
     low = 3 * scoring.gap_open + (qlen + tlen + 2) * scoring.gap_extend
-    return np.maximum(high, low) < INT16_LIMIT
+    return (np.maximum(high, low) < INT16_LIMIT) & (tlen < 65536)
 
 
 def pair_up(sel: np.ndarray, qlen: np.ndarray, tlen: np.ndarray, scoring=None) -> np.ndarray:
@@ -160,14 +165,16 @@ def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16:
     scoring allow.
     """
     if G == 32 and not pack16 and not cfg.traceback:
-        stages = (qlen[part] + G * R - 1) // (G * R)
+        rows16 = LOCAL16_R if cfg.mode_code == 3 else R
+        pack = shared16 and shared16_fits(cfg.scoring, cfg.mode_code, G * rows16)
+        Rs = rows16 if pack else R
+        stages = (qlen[part] + G * Rs - 1) // (G * Rs)
         warps = shared_warps(stages)
-        pack = shared16 and shared16_fits(cfg.scoring, cfg.mode_code, G * R)
         if pack:
             warps = np.where(stages >= 16, 16, warps)  # two pairs a block: twice the warps
         if (warps > 1).any():
             return [x for wb in np.unique(warps)
-                    for x in prepare_shared(cp, device, d, qlen, tlen, part[warps == wb], R, cfg, int(wb), pack)]
+                    for x in prepare_shared(cp, device, d, qlen, tlen, part[warps == wb], Rs, cfg, int(wb), pack)]
     return [_prepare(cp, device, d, qlen, tlen, part, G, R, pack16, cfg, words, d_dir_off)]
 
 
@@ -180,12 +187,14 @@ def shared16_fits(scoring, mode_code: int, rows: int) -> bool:
     value a warp holds (its stage of ``rows`` rows, 32 columns apart, 32
     columns of drift) lies within (rows + 96) * C of that largest H, and
     rises at most 32 * C above it. Both must fit the 16-bit range, with
-    room for the minus infinity of the kernel (NEG16 = -24576). Local mode,
-    whose row maxima would drift out of range, stays in int32.
+    room for the minus infinity of the kernel (NEG16 = -24576). The bound
+    holds in every mode; local mode also needs its floor (each offset's
+    relative 0), which the kernel clamps to NEG16 where no H of the warp can
+    be 0, and folds its row maxima into int32 at every move of the offset.
     """
     sc = scoring
     C = sc.match + max(sc.mismatch, sc.n_penalty) + sc.gap_open + sc.gap_extend
-    return mode_code != 3 and max(sc.as_list()) <= PROFILE_LIMIT and (rows + 128) * C <= 20000 and 32 * C <= 8000
+    return max(sc.as_list()) <= PROFILE_LIMIT and (rows + 128) * C <= 20000 and 32 * C <= 8000
 
 
 def prepare_shared(cp, device, d, qlen, tlen, part, R: int, cfg, warps: int, pack: bool) -> list[Launch]:
