@@ -193,7 +193,7 @@ __device__ __forceinline__ uint32_t max16_relu(uint32_t a, uint32_t b) {
   return pk16(max(max(lo16(a), lo16(b)), 0), max(max(hi16(a), hi16(b)), 0));
 }
 __device__ __forceinline__ uint32_t max3_16(uint32_t a, uint32_t b, uint32_t c) { return max16(max16(a, b), c); }
-__device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) {  // 0xffff in each half where a > b
+__device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) {  // 0xffff in each half where a > b (as below)
   return (lo16(a) > lo16(b) ? 0xffffu : 0u) | (hi16(a) > hi16(b) ? 0xffff0000u : 0u);
 }
 __device__ __forceinline__ uint32_t add16(uint32_t a, uint32_t b) { return pk16(lo16(a) + lo16(b), hi16(a) + hi16(b)); }
@@ -203,9 +203,12 @@ __device__ __forceinline__ uint32_t add_max16(uint32_t a, uint32_t b, uint32_t c
 __device__ __forceinline__ uint32_t max16(uint32_t a, uint32_t b) { return __vmaxs2(a, b); }
 __device__ __forceinline__ uint32_t max16_relu(uint32_t a, uint32_t b) { return __vimax_s16x2_relu(a, b); }
 __device__ __forceinline__ uint32_t max3_16(uint32_t a, uint32_t b, uint32_t c) { return __vimax3_s16x2(a, b, c); }
-__device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) { return __vcmpgts2(a, b); }
 __device__ __forceinline__ uint32_t add16(uint32_t a, uint32_t b) { return __vadd2(a, b); }  // wraps
 __device__ __forceinline__ uint32_t sub16(uint32_t a, uint32_t b) { return __vsub2(a, b); }  // wraps
+// 0xffff in each half where a > b, for halves whose difference fits 16 bits:
+// the sign of b - a, spread over its half (two instructions; __vcmpgts2,
+// exact for any values, takes five)
+__device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) { return byte_perm(sub16(b, a), 0u, 0xbb99u); }
 #endif
 
 // Two signed bytes of a pair of profiles, sign-extended into two 16-bit

@@ -307,7 +307,8 @@ __device__ __forceinline__ void advance16(uint32_t h, uint32_t e, uint32_t f, ui
                                           const Gaps<uint32_t>& g, uint32_t& hl, uint32_t& hg, uint32_t& el,
                                           uint32_t& rb, uint32_t& rj, uint32_t& hdiag, uint32_t& hupg, uint32_t& fup) {
   if (MODE == LOCAL) {
-    const uint32_t up = gt16(h, rb) & cols;  // first j wins a tie
+    // first j wins a tie; h and rb lie in [NEG16, 8000], so h - rb fits 16 bits
+    const uint32_t up = gt16(h, rb) & cols;
     rb = (rb & ~up) | (h & up);
     rj = (rj & ~up) | (jj & up);
   }
