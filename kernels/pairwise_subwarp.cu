@@ -300,15 +300,18 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? S
 constexpr int NEG16 = -(3 << 13);
 
 // The end of a cell of row r, 16-bit lanes (h, e, f: its values): the local
-// row maxima (only columns inside a half's own target, cols), then the
-// values that the next row and the next column read.
+// row maxima, then the values that the next row and the next column read.
+// Row maxima are kept in every column, a half's padding columns (past its
+// own target) included: a padding cell's value never exceeds that of a real
+// cell before it (smaller i, or the same row further left), so it cannot
+// hide the best end cell; the fold skips padding columns.
 template <int MODE>
-__device__ __forceinline__ void advance16(uint32_t h, uint32_t e, uint32_t f, uint32_t cols, uint32_t jj,
+__device__ __forceinline__ void advance16(uint32_t h, uint32_t e, uint32_t f, uint32_t jj,
                                           const Gaps<uint32_t>& g, uint32_t& hl, uint32_t& hg, uint32_t& el,
                                           uint32_t& rb, uint32_t& rj, uint32_t& hdiag, uint32_t& hupg, uint32_t& fup) {
   if (MODE == LOCAL) {
     // first j wins a tie; h and rb lie in [NEG16, 8000], so h - rb fits 16 bits
-    const uint32_t up = gt16(h, rb) & cols;
+    const uint32_t up = gt16(h, rb);
     rb = (rb & ~up) | (h & up);
     rj = (rj & ~up) | (jj & up);
   }
@@ -322,16 +325,15 @@ __device__ __forceinline__ void advance16(uint32_t h, uint32_t e, uint32_t f, ui
 
 // One step of a lane's R rows, 16-bit lanes (two pairs): as cells32, every
 // value packed; NMASK: some half's target letter is N (nmask selects those
-// halves, whose scores are -n_penalty); cols: the halves whose pair has
-// column j (local row maxima). FLOOR (local mode, values relative to
+// halves, whose scores are -n_penalty). FLOOR (local mode, values relative to
 // offsets): H is floored at zero, each half's 0 as a relative value,
 // instead of at 0.
 template <int MODE, int R, bool NMASK, bool FLOOR = false>
 __device__ __forceinline__ void cells16(const uint32_t (&pa)[R], const uint32_t (&pb)[R], uint32_t sel,
                                         uint32_t nmask, uint32_t npen, uint32_t (&hl)[R], uint32_t (&hg)[R],
                                         uint32_t (&el)[R], uint32_t (&rb)[R], uint32_t (&rj)[R], uint32_t hdiag,
-                                        uint32_t hupg, uint32_t& fup, const Gaps<uint32_t>& g, uint32_t cols,
-                                        uint32_t jj, uint32_t zero = 0) {
+                                        uint32_t hupg, uint32_t& fup, const Gaps<uint32_t>& g, uint32_t jj,
+                                        uint32_t zero = 0) {
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     uint32_t sub = profile_score16(pa[r], pb[r], sel);
@@ -340,7 +342,7 @@ __device__ __forceinline__ void cells16(const uint32_t (&pa)[R], const uint32_t 
     const uint32_t e = add_max16(el[r], g.nge, hg[r]);  // max(E_left - ge, H_left - goe)
     const uint32_t d = add_max16(hdiag, sub, e);
     const uint32_t h = (MODE == LOCAL) ? (FLOOR ? max3_16(d, f, zero) : max16_relu(d, f)) : max16(d, f);
-    advance16<MODE>(h, e, f, cols, jj, g, hl[r], hg[r], el[r], rb[r], rj[r], hdiag, hupg, fup);
+    advance16<MODE>(h, e, f, jj, g, hl[r], hg[r], el[r], rb[r], rj[r], hdiag, hupg, fup);
   }
 }
 
@@ -357,7 +359,7 @@ __device__ __forceinline__ void cells16_trace(const uint32_t (&pa)[R], const uin
                                               uint32_t nmask, uint32_t npen, uint32_t (&hl)[R], uint32_t (&hg)[R],
                                               uint32_t (&el)[R], uint32_t (&rb)[R], uint32_t (&rj)[R],
                                               uint32_t hdiag, uint32_t hupg, uint32_t& fup, const Gaps<uint32_t>& g,
-                                              uint32_t cols, uint32_t jj, uint32_t (&x01)[(R + 7) / 8],
+                                              uint32_t jj, uint32_t (&x01)[(R + 7) / 8],
                                               uint32_t (&x23)[(R + 7) / 8]) {
 #pragma unroll
   for (int r = 0; r < R; ++r) {
@@ -376,7 +378,7 @@ __device__ __forceinline__ void cells16_trace(const uint32_t (&pa)[R], const uin
     const uint32_t bit = 0x01010101u << (r % 8);
     x01[r / 8] |= byte_perm(not_diag, d_over_i, 0xfbd9u) & bit;
     x23[r / 8] |= byte_perm(d_ext, i_ext, 0xfbd9u) & bit;
-    advance16<MODE>(h, e, f, cols, jj, g, hl[r], hg[r], el[r], rb[r], rj[r], hdiag, hupg, fup);
+    advance16<MODE>(h, e, f, jj, g, hl[r], hg[r], el[r], rb[r], rj[r], hdiag, hupg, fup);
   }
 }
 
@@ -530,16 +532,24 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
     // local mode: each row's maximum so far, folded into the lane's best end
     // (absolute values); a column is rebuilt from its low 16 bits, being at
     // most 65535 columns before jref, the lane's last column. Unset maxima
-    // (NEG16) are skipped. The rows start again with no maximum.
+    // (NEG16) and padding columns are skipped. The rows start again with no
+    // maximum.
     auto fold = [&](int jref) {
+      // first the lane's largest row maximum: a half whose maxima cannot reach its best skips the rest
+      uint32_t top = rb[0];
+#pragma unroll
+      for (int r = 1; r < R; ++r) top = max16(top, rb[r]);
+      const bool look[2] = {lo16(top) > NEG16 && lo16(top) + off[0] >= bs[0],
+                            hi16(top) > NEG16 && hi16(top) + off[1] >= bs[1]};
 #pragma unroll
       for (int r = 0; r < R; ++r) {
 #pragma unroll
         for (int x = 0; x < 2; ++x) {
+          if (!look[x]) continue;
           const int sv = (x ? hi16(rb[r]) : lo16(rb[r])) + off[x];
           const int j16 = x ? (int)(rj[r] >> 16) : (int)(rj[r] & 0xffffu);
           const int jv = jref - ((jref - j16) & 0xffff);
-          if (sv - off[x] > NEG16 && i0 + r <= mm[x] && better(sv, i0 + r, jv, bs[x], bi[x], bj[x])) {
+          if (sv - off[x] > NEG16 && i0 + r <= mm[x] && jv <= nn[x] && better(sv, i0 + r, jv, bs[x], bi[x], bj[x])) {
             bs[x] = sv; bi[x] = i0 + r; bj[x] = jv;
           }
         }
@@ -609,8 +619,6 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
       const uint32_t sel = profile_selector16(ta & 3u, tb & 3u);
       // a target N scores -n_penalty against every row: those halves are masked
       const uint32_t nmask = (ta > 3u ? 0xffffu : 0u) | (tb > 3u ? 0xffff0000u : 0u);
-      // local mode: only columns inside a pair's own target update its row maxima
-      const uint32_t cols = (j <= nn[0] ? 0xffffu : 0u) | (j <= nn[1] ? 0xffff0000u : 0u);
       const uint32_t hupg = add_max16(up_h, g.ngoe, g.neg);
       uint32_t fup = up_f;
       if (TRACE) {
@@ -618,10 +626,10 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
 #pragma unroll
         for (int x = 0; x < W; ++x) x01[x] = x23[x] = 0;
         if (nmask)
-          cells16_trace<MODE, R, true>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols,
+          cells16_trace<MODE, R, true>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g,
                                        pk16(j, j), x01, x23);
         else
-          cells16_trace<MODE, R, false>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols,
+          cells16_trace<MODE, R, false>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g,
                                         pk16(j, j), x01, x23);
         // each pair's plane words of this step, held until its chunk of 8 steps is whole
 #pragma unroll
@@ -630,10 +638,10 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
           held[1][x][me][s & 7] = byte_perm(x01[x], x23[x], 0x7632u);
         }
       } else if (nmask) {
-        cells16<MODE, R, true, OFF>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols,
+        cells16<MODE, R, true, OFF>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g,
                                     pk16(j, j), zero);
       } else {
-        cells16<MODE, R, false, OFF>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g, cols,
+        cells16<MODE, R, false, OFF>(pa, pb, sel, nmask, npen, hl, hg, el, rb, rj, up_prev, hupg, fup, g,
                                      pk16(j, j), zero);
       }
       end_cells16<MODE, R, 0>(hl, j, i0, nn[0], mm[0], live && k == km[0] && lane == lanem[0], rm[0], bs[0], bi[0],

@@ -167,8 +167,8 @@ def test_shared16_bound():
     # the offsets of shared pairs: default and BWA-like scoring fit, in every mode; large values do not
     assert subwarp.shared16_fits(Scoring(), 0, 512)
     assert subwarp.shared16_fits(Scoring(match=1, mismatch=4, gap_open=6, gap_extend=1), 2, 512)
-    assert subwarp.shared16_fits(Scoring(), 3, 32 * subwarp.LOCAL16_R)
-    assert not subwarp.shared16_fits(Scoring(match=15, mismatch=20, gap_open=0, gap_extend=5), 3, 384)
+    assert subwarp.shared16_fits(Scoring(), 3, 512)
+    assert not subwarp.shared16_fits(Scoring(match=15, mismatch=15, gap_open=0, gap_extend=5), 3, 512)
     assert not subwarp.shared16_fits(Scoring(match=10, mismatch=20, gap_open=30, gap_extend=5), 0, 512)
 
 

@@ -9,7 +9,7 @@ no border row through memory): one thread a pair up to 16 bp, groups of 4
 lanes up to 80; queries past 320 rows take whole warps of 16 rows per lane
 (one stage up to 512 rows, several beyond), and score-only pairs of several
 stages are shared by 2 to 8 warps (int32), or two pairs by up to 16 warps in
-16-bit lanes with offsets (``shared16_fits``; local mode with 12 rows a lane). Pairs whose every value fits
+16-bit lanes with offsets (``shared16_fits``). Pairs whose every value fits
 in 16 bits (and scoring values fit the byte profile) run two to a group in
 16-bit lanes, with or without traceback; their direction codes use the
 plane layout of kernels/traceback.cuh, the int32 kernels' the nibble layout.
@@ -37,9 +37,6 @@ PLAN = (
 )
 #: queries longer than the table: whole warps, stages of 32 * 16 rows
 LONG = (32, 16)
-#: rows a lane of long local pairs in 16-bit lanes (their row maxima take
-#: registers: 16 rows spill at 16 warps a block, 12 do not)
-LOCAL16_R = 12
 #: warps sharing a pair in the forward pass of the checkpointed traceback
 CHECKPOINT_WARPS = 8
 #: ints of a saved walker (Walker in kernels/traceback.cuh)
@@ -165,16 +162,14 @@ def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16:
     scoring allow.
     """
     if G == 32 and not pack16 and not cfg.traceback:
-        rows16 = LOCAL16_R if cfg.mode_code == 3 else R
-        pack = shared16 and shared16_fits(cfg.scoring, cfg.mode_code, G * rows16)
-        Rs = rows16 if pack else R
-        stages = (qlen[part] + G * Rs - 1) // (G * Rs)
+        stages = (qlen[part] + G * R - 1) // (G * R)
         warps = shared_warps(stages)
+        pack = shared16 and shared16_fits(cfg.scoring, cfg.mode_code, G * R)
         if pack:
             warps = np.where(stages >= 16, 16, warps)  # two pairs a block: twice the warps
         if (warps > 1).any():
             return [x for wb in np.unique(warps)
-                    for x in prepare_shared(cp, device, d, qlen, tlen, part[warps == wb], Rs, cfg, int(wb), pack)]
+                    for x in prepare_shared(cp, device, d, qlen, tlen, part[warps == wb], R, cfg, int(wb), pack)]
     return [_prepare(cp, device, d, qlen, tlen, part, G, R, pack16, cfg, words, d_dir_off)]
 
 
