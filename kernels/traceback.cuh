@@ -100,6 +100,32 @@ struct Planes {
   }
 };
 
+#ifndef WALK_LETTERS
+#define WALK_LETTERS 1
+#endif
+
+// The letters of a sequence read backwards, a 16-byte aligned piece at a
+// time kept in registers (WALK_LETTERS 1), so a walk loads them once per 16
+// positions instead of at every diagonal step. The device copies of the
+// sequences are padded to a multiple of 16 bytes, so a piece never passes
+// their end.
+struct Letters {
+  uintptr_t at = 1;  // address of the piece held (aligned; 1: none yet)
+  uint4 piece;
+  __device__ __forceinline__ unsigned get(const uint8_t* s, int i) {
+    if (!WALK_LETTERS) return s[i];
+    const uintptr_t a = (uintptr_t)(s + i);
+    const uintptr_t block = a & ~(uintptr_t)15;
+    if (block != at) {
+      piece = *(const uint4*)block;
+      at = block;
+    }
+    const unsigned b = (unsigned)(a & 15);
+    const uint32_t w = (b & 8) ? ((b & 4) ? piece.w : piece.z) : ((b & 4) ? piece.y : piece.x);
+    return (w >> (8 * (b & 3))) & 0xffu;
+  }
+};
+
 // A walker from the end cell back to the start: its cell, state (0 in H,
 // 1 in an I gap, 2 in a D gap), runs written so far (in reverse), the run
 // being extended (kept in registers: op -1 when none) and counts.
@@ -119,7 +145,8 @@ struct Walker {
     w[4] = cnt[0]; w[5] = cnt[1]; w[6] = cnt[2]; w[7] = cnt[3]; w[8] = op; w[9] = len; w[10] = 1;
   }
   __device__ void emit(uint8_t* ops, int* lens, int o, int l) {
-    cnt[o] += l;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) cnt[k] += (k == o) ? l : 0;  // no run-time index: counts stay in registers
     if (o == op) { len += l; return; }
     if (op >= 0) { ops[nr] = (uint8_t)op; lens[nr] = len; ++nr; }
     op = o;
@@ -143,10 +170,11 @@ struct Walker {
 // the start of the alignment is reached; false when the walk goes on above
 // row0. sc: the scoring (used by layouts without a stop code).
 template <class L>
-__device__ bool walk_until(const uint8_t* qs, const uint8_t* ts, int n, int mode, const uint32_t* d, int row0,
+__device__ __forceinline__ bool walk_until(const uint8_t* qs, const uint8_t* ts, int n, int mode, const uint32_t* d, int row0,
                            Walker& w, uint8_t* ops, int* lens, const Scoring& sc) {
   const int goe = sc.gap_open + sc.gap_extend;
   L layout;
+  Letters ql, tl;
   while (true) {
     if (w.i == 0 || w.j == 0) {
       if (w.j == 0 && w.i > 0 && (mode == GLOBAL || mode == GLOCAL)) { w.emit(ops, lens, OP_I, w.i); w.i = 0; }
@@ -160,7 +188,7 @@ __device__ bool walk_until(const uint8_t* qs, const uint8_t* ts, int n, int mode
       const unsigned src = c & 3u;
       if (src == 3u) return true;
       if (src == 0u) {
-        const uint8_t a = qs[w.i - 1], b = ts[w.j - 1];
+        const uint8_t a = (uint8_t)ql.get(qs, w.i - 1), b = (uint8_t)tl.get(ts, w.j - 1);
         w.emit(ops, lens, (a == b && a < 4) ? OP_EQ : OP_X, 1);
         if (!L::STOP_CODE) w.v -= subst(sc, a, b);
         --w.i; --w.j;
@@ -184,7 +212,7 @@ __device__ bool walk_until(const uint8_t* qs, const uint8_t* ts, int n, int mode
 // The whole walk when every direction code of the pair is in d; score: the
 // value of the end cell.
 template <class L>
-__device__ void walk_back(const uint8_t* qs, const uint8_t* ts, int n, int mode, const uint32_t* d, int score,
+__device__ __forceinline__ void walk_back(const uint8_t* qs, const uint8_t* ts, int n, int mode, const uint32_t* d, int score,
                           int i, int j, uint8_t* ops, int* lens, int* info, const Scoring& sc) {
   Walker w = Walker::at(i, j, score);
   walk_until<L>(qs, ts, n, mode, d, 0, w, ops, lens, sc);

@@ -206,20 +206,24 @@ class CudaPairwise:
         cp = self.cp
         one = np.zeros(1, np.uint8)
 
-        def put(host):
+        def put(host, pad16=False):
+            # pad16: the sequences, padded to a multiple of 16 bytes (the walk reads 16-byte pieces)
+            size = -(-len(host) // 16) * 16 if pad16 else len(host)
             if staged is None:
-                return cp.asarray(host)
-            buf = pinned(host.shape, host.dtype)
-            np.copyto(buf, host)
+                dev = cp.empty(size, host.dtype)
+                dev[:len(host)].set(host)
+                return dev
+            buf = pinned((size,), host.dtype)
+            np.copyto(buf[:len(host)], host)
             staged.append(buf)
-            dev = cp.empty(host.shape, host.dtype)
+            dev = cp.empty(size, host.dtype)
             dev.set(buf, stream=cp.cuda.get_current_stream())
             return dev
 
         d = _DeviceBatch(
-            q=put(batch.q_codes if len(batch.q_codes) else one),
+            q=put(batch.q_codes if len(batch.q_codes) else one, pad16=True),
             qoff=put(batch.q_off.astype(np.int64)),
-            t=put(batch.t_codes if len(batch.t_codes) else one),
+            t=put(batch.t_codes if len(batch.t_codes) else one, pad16=True),
             toff=put(batch.t_off.astype(np.int64)),
             ends=cp.zeros(3 * batch.size, np.int32),
         )
