@@ -110,12 +110,12 @@ struct Planes {
 // sequences are padded to a multiple of 16 bytes, so a piece never passes
 // their end.
 struct Letters {
-  uintptr_t at = 1;  // address of the piece held (aligned; 1: none yet)
+  unsigned long long at = 1;  // address of the piece held (aligned; 1: none yet)
   uint4 piece;
   __device__ __forceinline__ unsigned get(const uint8_t* s, int i) {
     if (!WALK_LETTERS) return s[i];
-    const uintptr_t a = (uintptr_t)(s + i);
-    const uintptr_t block = a & ~(uintptr_t)15;
+    const unsigned long long a = (unsigned long long)(s + i);
+    const unsigned long long block = a & ~(unsigned long long)15;
     if (block != at) {
       piece = *(const uint4*)block;
       at = block;
