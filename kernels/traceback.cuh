@@ -62,6 +62,16 @@ struct Nibbles {
 #ifndef WALK_CACHE
 #define WALK_CACHE 1
 #endif
+#ifndef WALK_PREFETCH
+#define WALK_PREFETCH 1
+#endif
+
+// Ask for the cache line at p in L1 (no wait, no register); nothing on HIP.
+__device__ __forceinline__ void prefetch_l1(const void* p) {
+#if defined(__CUDA_ARCH__) && !defined(__HIPCC__)
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+#endif
+}
 
 // The plane layout: where a chunk of 8 steps starts, and the code of cell
 // (i, j) translated to the nibble's bits (source never 3).
@@ -88,6 +98,12 @@ struct Planes {
         lo = p[0];
         hi = p[1];
         at = c;
+        // the chunk 8 cells up the diagonal, where a walk of matches goes next: asked for now,
+        // so that it is in L1 when the walk gets there
+        if (WALK_PREFETCH && i > 8 && j > 8) {
+          const CellPos<G, R> ahead(i - 8, j - 8);
+          prefetch_l1(d + chunk(n, ahead.k, ahead.s, ahead.r / 8, ahead.lane));
+        }
       }
       const uint4 h = (s & 4) ? hi : lo;
       const uint32_t a = (s & 2) ? h.z : h.x, b = (s & 2) ? h.w : h.y;
