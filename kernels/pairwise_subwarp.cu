@@ -546,11 +546,11 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS,
 #pragma unroll
         for (int x = 0; x < 2; ++x) {
           if (!look[x]) continue;
-          const int sv = (x ? hi16(rb[r]) : lo16(rb[r])) + off[x];
+          const int v = x ? hi16(rb[r]) : lo16(rb[r]);  // relative to off[x]
           const int j16 = x ? (int)(rj[r] >> 16) : (int)(rj[r] & 0xffffu);
           const int jv = jref - ((jref - j16) & 0xffff);
-          if (sv - off[x] > NEG16 && i0 + r <= mm[x] && jv <= nn[x] && better(sv, i0 + r, jv, bs[x], bi[x], bj[x])) {
-            bs[x] = sv; bi[x] = i0 + r; bj[x] = jv;
+          if (v > NEG16 && i0 + r <= mm[x] && jv <= nn[x] && better(v + off[x], i0 + r, jv, bs[x], bi[x], bj[x])) {
+            bs[x] = v + off[x]; bi[x] = i0 + r; bj[x] = jv;
           }
         }
         rb[r] = g.neg;

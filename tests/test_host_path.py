@@ -11,7 +11,10 @@ is held to the f-string rows the writers used to build.
 from __future__ import annotations
 
 import gzip
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -348,10 +351,6 @@ def test_bulk_rows_equal_fstring_rows(traceback, merge_m):
 
 def test_numba_start_leaves_scipy_alone(tmp_path):
     """Compiling host code does not import SciPy (numba's BLAS probe), and SciPy stays importable."""
-    import os
-    import subprocess
-    import sys
-
     fake = tmp_path / "scipy"
     fake.mkdir()
     (fake / "__init__.py").write_text("MARK = 'stand-in'\n")

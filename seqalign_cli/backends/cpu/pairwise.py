@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 
-from ...jit import nb
 import numpy as np
 
 from ...formatting import format_cigars  # noqa: F401 - CIGAR text lives with the other formatting
+from ...jit import nb
 from .dp import GLOBAL, GLOCAL, ST_H, finish_ops, init_rows, neg_inf, sweep, trace, track_row
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)

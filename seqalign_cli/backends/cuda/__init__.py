@@ -55,8 +55,6 @@ def is_out_of_memory(exc: BaseException) -> bool:
     return False
 
 
-
-
 def start_driver(devices) -> threading.Thread | None:
     """Start the CUDA driver and the primary contexts of ``devices`` in a background thread.
 
