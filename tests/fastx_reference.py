@@ -1,25 +1,60 @@
 """The reference FASTA/FASTQ parser: the reader's semantics written plainly, record by record.
 
-This is the line parser the block reader replaced (whole input in memory,
-no compression): FASTA is cut on newline + '>', a name is the header's first
-word, sequence lines lose spaces, tabs, CRs and newlines; FASTQ reads the
-sequence lines up to the '+' line, then quality lines until they are as long,
-and skips blank lines between records. The block reader must give the same
-records, numbers and error messages on every input.
+An oracle written apart from the reader (whole input in memory, no
+compression, and no code shared with ``seqalign_cli.io.fastx``): the input is
+cut into the lines a binary file yields, and an index walks that list.
+Leading blank lines are skipped and the first other line picks the format.
+FASTA is cut on newline + '>', a name is the header's first word, sequence
+lines lose spaces, tabs, CRs and newlines. FASTQ: a header ('@' and a name),
+the sequence lines up to the first line that starts with '+', then as many
+quality lines as it takes to be at least as long as the sequence (fewer where
+the input ends), and blank lines skipped between records. The block reader
+must give the same records, numbers and error messages on every input.
 """
 
 from __future__ import annotations
 
 from seqalign_cli.errors import InputError
 
+Row = tuple[str, bytes, "bytes | None", int]
+
 
 def _lines(data: bytes) -> list[bytes]:
     """Lines as a binary file iterates them (split on newline only, newline kept)."""
-    parts = data.split(b"\n")
-    out = [p + b"\n" for p in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
-    return out
+    pieces = data.split(b"\n")
+    tail = pieces.pop()
+    lines = [piece + b"\n" for piece in pieces]
+    return lines + [tail] if tail else lines
+
+
+def _blank(line: bytes) -> bool:
+    return not line.strip()
+
+
+def _shown(line: bytes) -> str:
+    """How an unexpected line is quoted in an error: its first 20 bytes as ASCII."""
+    return line[:20].decode("ascii", "replace").rstrip()
+
+
+def _plus_at(lines: list[bytes], start: int) -> int | None:
+    """Index of the first line at or after ``start`` that starts with '+'."""
+    return next((k for k in range(start, len(lines)) if lines[k][:1] == b"+"), None)
+
+
+def _quality_stop(lines: list[bytes], start: int, need: int) -> int:
+    """End (exclusive) of the quality lines from ``start``: enough bytes for ``need``, or all."""
+    if need <= 0:
+        return start
+    total = 0
+    for k in range(start, len(lines)):
+        total += len(lines[k].strip())
+        if total >= need:
+            return k + 1
+    return len(lines)
+
+
+def _joined(lines: list[bytes], start: int, stop: int) -> bytes:
+    return b"".join(line.strip() for line in lines[start:stop])
 
 
 class ReferenceReader:
@@ -28,70 +63,63 @@ class ReferenceReader:
         self.path = path
         self.count = 0
 
-    def _error(self, message: str, name: str | None = None):
-        record = self.count + 1 if name is None else f"{self.count + 1} ({name})"
+    def _error(self, message: str, name: str | None = None) -> InputError:
+        number = self.count + 1
+        record = number if name is None else f"{number} ({name})"
         return InputError(message, path=self.path, record=record)
 
     def _name(self, header: bytes) -> str:
-        parts = header[1:].split(None, 1)
-        if not parts:
-            raise self._error("empty record name (a header line with no name)")
-        return parts[0].decode("utf-8", "replace")
+        words = header[1:].split()
+        if words:
+            return words[0].decode("utf-8", "replace")
+        raise self._error("empty record name (a header line with no name)")
 
-    def records(self) -> list[tuple[str, bytes, bytes | None, int]]:
+    def records(self) -> list[Row]:
         """(name, seq, qual, number) of every record; raises the reader's InputError."""
-        out: list = []
-        lines = iter(_lines(self.data))
-        first = b""
-        at = 0
-        for first in lines:
-            at += len(first)
-            if first.strip():
-                break
-        else:
-            return out
-        if first.startswith(b">"):
-            chunk = self.data[at - len(first):]
-            for rec in chunk[1:].split(b"\n>"):
-                head, _, body = rec.partition(b"\n")
-                name = self._name(b">" + head)
-                self.count += 1
-                out.append((name, body.translate(None, b" \t\r\n"), None, self.count))
-            return out
-        if not first.startswith(b"@"):
-            shown = first[:20].decode("ascii", "replace").rstrip()
-            raise self._error(f"expected a FASTA ('>') or FASTQ ('@') header, found {shown!r}")
-        header = first
-        while header is not None:
-            if not header.startswith(b"@"):
-                shown = header[:20].decode("ascii", "replace").rstrip()
-                raise self._error(f"expected a FASTQ header starting with '@', found {shown!r}")
-            name = self._name(header)
-            seq_parts: list[bytes] = []
-            for line in lines:
-                if line.startswith(b"+"):
-                    break
-                seq_parts.append(line.strip())
-            else:
-                raise self._error("missing '+' line (truncated or not FASTQ)", name)
-            seq = b"".join(seq_parts)
-            qual_parts: list[bytes] = []
-            got = 0
-            while got < len(seq):
-                line = next(lines, None)
-                if line is None:
-                    break
-                part = line.strip()
-                qual_parts.append(part)
-                got += len(part)
-            qual = b"".join(qual_parts)
-            if len(qual) != len(seq):
-                raise self._error(f"quality length {len(qual)} differs from sequence length {len(seq)}", name)
+        lines = _lines(self.data)
+        start = next((k for k, line in enumerate(lines) if not _blank(line)), None)
+        if start is None:
+            return []
+        lead = lines[start][:1]
+        if lead == b">":
+            offset = sum(map(len, lines[:start]))
+            return self._fasta(self.data[offset:])
+        if lead == b"@":
+            return self._fastq(lines, start)
+        found = _shown(lines[start])
+        raise self._error(f"expected a FASTA ('>') or FASTQ ('@') header, found {found!r}")
+
+    def _fasta(self, text: bytes) -> list[Row]:
+        """``text`` starts with '>'; every newline + '>' starts another record."""
+        rows: list[Row] = []
+        for chunk in text[1:].split(b"\n>"):
+            head, _, body = chunk.partition(b"\n")
+            name = self._name(b">" + head)
             self.count += 1
-            out.append((name, seq, qual, self.count))
-            header = None
-            for line in lines:
-                if line.strip():
-                    header = line
-                    break
-        return out
+            rows.append((name, body.translate(None, b" \t\r\n"), None, self.count))
+        return rows
+
+    def _fastq(self, lines: list[bytes], at: int) -> list[Row]:
+        """Records from the header at ``lines[at]``; ``at`` moves past each record in turn."""
+        rows: list[Row] = []
+        while at < len(lines):
+            header = lines[at]
+            if _blank(header):  # between records
+                at += 1
+                continue
+            if header[:1] != b"@":
+                found = _shown(header)
+                raise self._error(f"expected a FASTQ header starting with '@', found {found!r}")
+            name = self._name(header)
+            plus = _plus_at(lines, at + 1)
+            if plus is None:
+                raise self._error("missing '+' line (truncated or not FASTQ)", name)
+            seq = _joined(lines, at + 1, plus)
+            at = _quality_stop(lines, plus + 1, len(seq))
+            qual = _joined(lines, plus + 1, at)
+            if len(qual) != len(seq):
+                raise self._error(
+                    f"quality length {len(qual)} differs from sequence length {len(seq)}", name)
+            self.count += 1
+            rows.append((name, seq, qual, self.count))
+        return rows
