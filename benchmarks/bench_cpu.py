@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from seqalign_cli.backends.cpu import CpuBackend
+from seqalign_cli.backends.cpu.pairwise import CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.encode import make_batch
 from seqalign_cli.io.fastx import FastxReader
@@ -68,7 +68,7 @@ def main():
     print(f"# {len(qs)} pairs, {cells / 1e6:.1f} M cells, {platform.processor() or platform.machine()}, "
           f"{args.threads} thread(s), best of {args.repeat}")
     print("mode\tengine\tseconds\tGCUPS\tpairs/s")
-    backend = CpuBackend(args.threads)
+    backend = CpuPairwise(args.threads)
     for mode in args.modes.split(","):
         for trace in (False, True):
             cfg = AlignConfig(scoring=sc, mode=mode, traceback=trace)

@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from seqalign_cli.io.pairs import pair_chunks
+from seqalign_cli.io.pairs import PairInputs, pair_chunks
 from seqalign_cli.results import Alignments
 from seqalign_cli.writers.tsv import TsvWriter
 
@@ -67,11 +67,11 @@ def fake_alignments(qlen: np.ndarray, tlen: np.ndarray) -> Alignments:
     res.tend[:] = np.minimum(res.tstart + qlen + d, tlen)
     res.score[:] = 2 * (qlen - 1) - 4 - (4 + 2 * d) - (np.arange(n) % 7)
     for k, (op, length) in enumerate(((0, 60), (1, 1), (0, 40), (3, d))):
-        res.run_op[res.run_off + k] = op
-        res.run_len[res.run_off + k] = length
-    res.run_op[res.run_off + 4] = 0
-    res.run_len[res.run_off + 4] = tail
-    res.nruns[:] = 5
+        res.cigar.op[res.cigar.off + k] = op
+        res.cigar.length[res.cigar.off + k] = length
+    res.cigar.op[res.cigar.off + 4] = 0
+    res.cigar.length[res.cigar.off + 4] = tail
+    res.cigar.count[:] = 5
     res.stats[:, 0] = qlen - 1
     res.stats[:, 1] = 1
     res.stats[:, 2] = 0
@@ -111,7 +111,7 @@ def main():
         replicate(args.query, q, args.copies)
         replicate(args.target, t, args.copies)
         # warm up: numba compilation / cache loading, file pages in the OS cache
-        for chunk in pair_chunks("zip", q, t, None, 1000):
+        for chunk in pair_chunks(PairInputs(q, t, "zip", None), 1000):
             warm = encoded(chunk)
             TsvWriter(CountingSink()).write(chunk, fake_alignments(warm.qlen, warm.tlen))
             break
@@ -122,7 +122,7 @@ def main():
 
         t0 = time.perf_counter()
         pairs = 0
-        for chunk in pair_chunks("zip", q, t, None, args.batch_size):
+        for chunk in pair_chunks(PairInputs(q, t, "zip", None), args.batch_size):
             pairs += encoded(chunk).size
         read_s = time.perf_counter() - t0
         print(f"(a) read+pair+encode: {pairs} pairs in {read_s:.3f} s, "
@@ -132,7 +132,7 @@ def main():
         writer = TsvWriter(sink)
         fmt_s = 0.0
         rows = 0
-        for chunk in pair_chunks("zip", q, t, None, args.batch_size):
+        for chunk in pair_chunks(PairInputs(q, t, "zip", None), args.batch_size):
             batch = encoded(chunk)
             res = fake_alignments(batch.qlen, batch.tlen)
             t0 = time.perf_counter()

@@ -50,7 +50,7 @@ if sys.argv[4] == "early":
 import seqalign_cli.runner
 from seqalign_cli.backends import select_backend
 from seqalign_cli.config import AlignConfig
-from seqalign_cli.io.pairs import pair_chunks
+from seqalign_cli.io.pairs import PairInputs, pair_chunks
 from seqalign_cli.writers.tsv import TsvWriter
 mark("runner")
 import cupy
@@ -61,7 +61,7 @@ cupy.zeros(1).sum().item()
 mark("context")
 backend = select_backend("cuda", 16, lambda m: None, 0)
 mark("backend")
-chunk = next(iter(pair_chunks("zip", sys.argv[2], sys.argv[3], None, 20000)))
+chunk = next(iter(pair_chunks(PairInputs(sys.argv[2], sys.argv[3], "zip", None), 20000)))
 batch = chunk.batch()
 mark("read")
 cfg = AlignConfig()

@@ -20,7 +20,11 @@ PAD = 4  # padding code (scores as N; never reaches a lane's result)
 
 @dataclass
 class PairBatch:
-    """Encoded sequences of a batch of pairs: flat codes plus offsets."""
+    """Encoded sequences of a batch of pairs: flat codes plus offsets.
+
+    What every family's batch offers the runner and the GPU scheduler:
+    ``size``, ``cells()``, ``cells_each()`` and ``subset(idx)``.
+    """
 
     q_codes: np.ndarray
     q_off: np.ndarray  # (n+1,)
@@ -56,6 +60,10 @@ class PairBatch:
         qc, qo = pick(self.q_codes, self.q_off)
         tc, to = pick(self.t_codes, self.t_off)
         return PairBatch(qc, qo, tc, to)
+
+    def cells_each(self) -> np.ndarray:
+        """DP cells of each pair (query x target length)."""
+        return self.qlen.astype(np.int64) * self.tlen
 
     def cells(self) -> int:
         return int(np.dot(self.qlen.astype(np.int64), self.tlen.astype(np.int64)))

@@ -46,7 +46,7 @@ def time_kernels(engine, batch, cfg, reps):
     tlen = batch.tlen.astype(np.int64)
     out = Alignments.allocate(qlen, tlen, cfg.traceback)
     subset = np.arange(batch.size)
-    d = engine._upload(batch, out, cfg.traceback)
+    d = engine.upload(batch, out, cfg, None)
     launches = engine.prepare(qlen, tlen, cfg, subset, d)  # planning and uploads, not timed
     for launch in launches:  # warm-up and compile
         launch.run(cp)
@@ -109,7 +109,7 @@ def sweep(lengths, groups, rows, reps, target_cells, out=print):
     is fastest, with int32 and 16-bit lanes, with and without traceback.
     """
     from seqalign_cli.backends.cuda import device_name
-    from seqalign_cli.backends.cuda.pairwise import CudaPairwise
+    from seqalign_cli.backends.cuda.pairwise import CudaPairwise, Tuning
 
     shapes = [(g, r) for g in groups for r in rows]
     precompile([(0, t, g, r, p) for g, r in shapes for t in (False, True) for p in (False, True)])
@@ -123,9 +123,7 @@ def sweep(lengths, groups, rows, reps, target_cells, out=print):
             for trace, pack in ((False, True), (False, False), (True, True), (True, False)):
                 if trace and L > 4096:
                     continue
-                engine.kernel = "warp" if kernel == "warp" else "subwarp"
-                engine.shape = shape
-                engine.pack16 = pack
+                engine.tuning = Tuning("warp" if kernel == "warp" else "subwarp", shape, pack)
                 if shape and (L + shape[0] * shape[1] - 1) // (shape[0] * shape[1]) > 64:
                     continue  # hundreds of stages: not a candidate
                 cfg = AlignConfig(scoring=sc, mode="global", traceback=trace)

@@ -1,4 +1,8 @@
-"""Command line: turns options into a RunConfig and calls the runner.
+"""Command line: one subcommand per family; turns options into a RunConfig and calls the runner.
+
+Options every family shares (scoring, output, execution) are declared once
+(``scoring_options``, ``run_options``) and a subcommand hands its own
+inputs and alignment settings to ``execute``.
 
 Exit codes: 0 success, 1 bad input data, 2 bad usage. Errors are one line on
 stderr; a closed stdout (``| head``) ends the run quietly.
@@ -12,11 +16,11 @@ import sys
 
 import click
 
-from . import __version__
+from . import __version__, families
 from .backends import BACKENDS
-from .config import FORMATS, MODES, AlignConfig, RunConfig, Scoring
+from .config import MODES, AlignConfig, RunConfig, Scoring
 from .errors import SeqalignError, UsageError
-from .writers import format_from_path
+from .writers import format_from_path, formats
 
 SCORE = click.IntRange(0, 2**31 - 1)
 CONTEXT = dict(help_option_names=["-h", "--help"], max_content_width=100)
@@ -28,73 +32,59 @@ def cli():
     """seqalign: exact pairwise alignment of reads, on CPU and GPU."""
 
 
-@cli.command(context_settings=CONTEXT)
-@click.pass_context
-@click.argument("query", type=str)
-@click.argument("target", type=str, required=False)
-@click.option("--cross", "pairing", flag_value="cross", help="Align every query against every target.")
-@click.option("--interleaved", "pairing", flag_value="interleaved",
-              help="QUERY alone holds pairs as consecutive records.")
-@click.option("--pairs", "pairs_file", type=str, metavar="FILE",
-              help="TSV of query_name<TAB>target_name[:start-end] (1-based inclusive); targets are cut "
-                   "from TARGET (or QUERY) as an indexed FASTA.")
-@click.option("--match", type=SCORE, default=2, show_default=True, help="Match score.")
-@click.option("--mismatch", type=SCORE, default=4, show_default=True, help="Mismatch penalty.")
-@click.option("--gap-open", type=SCORE, default=4, show_default=True,
-              help="Gap open penalty: a gap of length k costs gap-open + k*gap-extend (0: linear gaps).")
-@click.option("--gap-extend", type=SCORE, default=2, show_default=True,
-              help="Gap extension penalty per base.")
-@click.option("--n-penalty", type=SCORE, default=1, show_default=True,
-              help="Penalty of any pair involving N (or another non-ACGT letter).")
-@click.option("--mode", type=click.Choice(MODES), default="global", show_default=True,
-              help="global; semi-global (all end gaps free); glocal (query end to end, target ends free); "
-                   "local.")
-@click.option("--score-only", is_flag=True, help="Skip the traceback (CIGAR '*'; TSV output only).")
-@click.option("-o", "--output", default="-", show_default=True, help="Output file ('-' for stdout; .gz compresses).")
-@click.option("--format", "out_format", type=click.Choice(FORMATS), default=None,
-              help="Output format  [default: from the output extension, else tsv]")
-@click.option("--cigar-m", is_flag=True, help="Write M instead of =/X in CIGARs.")
-@click.option("--backend", type=click.Choice(BACKENDS), default="auto", show_default=True,
-              help="Alignment engine.")
-@click.option("--device", type=SCORE, default=0, show_default=True,
-              help="GPU to use with the cuda backend.")
-@click.option("--devices", metavar="LIST", default=None,
-              help="Several GPUs for the cuda backend: '0,1,...' or 'all' (work shared by cell count).")
-@click.option("-t", "--threads", type=click.IntRange(min=1), default=1, show_default=True, help="CPU threads.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=16384, show_default=True,
-              help="Pairs read, aligned and written per chunk.")
-@click.option("--max-matrix-mb", type=click.IntRange(min=1), default=256, show_default=True,
-              help="Traceback memory per group of pairs; larger pairs use the checkpointed "
-                   "linear-memory traceback.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
-def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap_extend, n_penalty, mode,
-         score_only, output, out_format, cigar_m, backend, device, devices, threads, batch_size, max_matrix_mb, quiet):
-    """Align read pairs: QUERY (reads) against TARGET (references).
+def scoring_options(func):
+    """--match, --mismatch, --gap-open, --gap-extend, --n-penalty (every family scores alike)."""
+    options = [
+        click.option("--match", type=SCORE, default=2, show_default=True, help="Match score."),
+        click.option("--mismatch", type=SCORE, default=4, show_default=True, help="Mismatch penalty."),
+        click.option("--gap-open", type=SCORE, default=4, show_default=True,
+                     help="Gap open penalty: a gap of length k costs gap-open + k*gap-extend (0: linear gaps)."),
+        click.option("--gap-extend", type=SCORE, default=2, show_default=True, help="Gap extension penalty per base."),
+        click.option("--n-penalty", type=SCORE, default=1, show_default=True,
+                     help="Penalty of any pair involving N (or another non-ACGT letter)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
 
-    QUERY and TARGET are FASTA or FASTQ, plain or gzip; '-' reads stdin. By
-    default the i-th query is aligned with the i-th target.
-    """
-    if pairs_file is not None:
-        if pairing is not None:
-            raise UsageError("--pairs cannot be combined with --cross or --interleaved")
-        pairing = "pairs"
-    pairing = pairing or "zip"
-    if devices is not None:
-        device = _parse_devices(devices)
-    if pairing == "interleaved" and target is not None:
-        raise UsageError("--interleaved takes QUERY alone (no TARGET)")
-    if pairing in ("zip", "cross") and target is None:
-        raise UsageError("TARGET is required (or use --interleaved or --pairs)")
-    if query == "-" and target == "-" or (pairs_file == "-" and "-" in (query, target)):
-        raise UsageError("only one input can be read from stdin ('-')")
+
+def run_options(family_name: str):
+    """Output and execution options, the same for every family (formats from the writers' registry)."""
+    fmts = formats(family_name)
+
+    def decorate(func):
+        options = [
+            click.option("-o", "--output", default="-", show_default=True,
+                         help="Output file ('-' for stdout; .gz compresses)."),
+            click.option("--format", "out_format", type=click.Choice(fmts), default=None,
+                         help="Output format  [default: from the output extension, else tsv]"),
+            click.option("--backend", type=click.Choice(BACKENDS), default="auto", show_default=True,
+                         help="Alignment engine."),
+            click.option("--device", type=SCORE, default=0, show_default=True, help="GPU to use with the cuda backend."),
+            click.option("--devices", metavar="LIST", default=None,
+                         help="Several GPUs for the cuda backend: '0,1,...' or 'all' (work shared by cell count)."),
+            click.option("-t", "--threads", type=click.IntRange(min=1), default=1, show_default=True,
+                         help="CPU threads."),
+            click.option("--batch-size", type=click.IntRange(min=1), default=16384, show_default=True,
+                         help=f"{families.get(family_name).unit.capitalize()} read, aligned and written per chunk."),
+            click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr."),
+        ]
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: bool = False):
+    """Run one family's job from its parsed options: the run configuration, the runner, the summary."""
+    device = _parse_devices(opts["devices"]) if opts["devices"] is not None else opts["device"]
+    quiet = opts["quiet"]
     cfg = RunConfig(
-        query=query, target=target, pairing=pairing, pairs_file=pairs_file, output=output,
-        out_format=out_format or format_from_path(output), cigar_m=cigar_m,
-        align=AlignConfig(
-            scoring=Scoring(match, mismatch, gap_open, gap_extend, n_penalty), mode=mode,
-            traceback=not score_only, matrix_budget=max_matrix_mb * 1024 * 1024),
-        backend=backend, device=device, threads=threads, batch_size=batch_size, quiet=quiet,
-        progress=not quiet and sys.stderr.isatty(),
+        inputs=inputs, family=family, output=opts["output"],
+        out_format=opts["out_format"] or format_from_path(opts["output"]), cigar_m=cigar_m, align=align,
+        backend=opts["backend"], device=device, threads=opts["threads"], batch_size=opts["batch_size"],
+        quiet=quiet, progress=not quiet and sys.stderr.isatty(),
         command_line=" ".join(["seqalign"] + [shlex.quote(a) for a in (ctx.obj or {}).get("argv", sys.argv[1:])]))
     from .runner import run
 
@@ -109,6 +99,51 @@ def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap
 
 
 @cli.command(context_settings=CONTEXT)
+@click.pass_context
+@click.argument("query", type=str)
+@click.argument("target", type=str, required=False)
+@click.option("--cross", "pairing", flag_value="cross", help="Align every query against every target.")
+@click.option("--interleaved", "pairing", flag_value="interleaved",
+              help="QUERY alone holds pairs as consecutive records.")
+@click.option("--pairs", "pairs_file", type=str, metavar="FILE",
+              help="TSV of query_name<TAB>target_name[:start-end] (1-based inclusive); targets are cut "
+                   "from TARGET (or QUERY) as an indexed FASTA.")
+@scoring_options
+@click.option("--mode", type=click.Choice(MODES), default="global", show_default=True,
+              help="global; semi-global (all end gaps free); glocal (query end to end, target ends free); "
+                   "local.")
+@click.option("--score-only", is_flag=True, help="Skip the traceback (CIGAR '*'; TSV output only).")
+@click.option("--cigar-m", is_flag=True, help="Write M instead of =/X in CIGARs.")
+@click.option("--max-matrix-mb", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Traceback memory per group of pairs; larger pairs use the checkpointed "
+                   "linear-memory traceback.")
+@run_options("pairwise")
+def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap_extend, n_penalty, mode,
+         score_only, cigar_m, max_matrix_mb, **opts):
+    """Align read pairs: QUERY (reads) against TARGET (references).
+
+    QUERY and TARGET are FASTA or FASTQ, plain or gzip; '-' reads stdin. By
+    default the i-th query is aligned with the i-th target.
+    """
+    from .io.pairs import PairInputs
+
+    if pairs_file is not None:
+        if pairing is not None:
+            raise UsageError("--pairs cannot be combined with --cross or --interleaved")
+        pairing = "pairs"
+    pairing = pairing or "zip"
+    if pairing == "interleaved" and target is not None:
+        raise UsageError("--interleaved takes QUERY alone (no TARGET)")
+    if pairing in ("zip", "cross") and target is None:
+        raise UsageError("TARGET is required (or use --interleaved or --pairs)")
+    if query == "-" and target == "-" or (pairs_file == "-" and "-" in (query, target)):
+        raise UsageError("only one input can be read from stdin ('-')")
+    align = AlignConfig(scoring=Scoring(match, mismatch, gap_open, gap_extend, n_penalty), mode=mode,
+                        traceback=not score_only, matrix_budget=max_matrix_mb * 1024 * 1024)
+    execute(ctx, "pairwise", PairInputs(query, target, pairing, pairs_file), align, opts, cigar_m)
+
+
+@cli.command(context_settings=CONTEXT)
 def info():
     """Print the backends, GPUs, CuPy/CUDA versions and which kernels compile."""
     from .info import report
@@ -120,16 +155,18 @@ def info():
 @cli.command(context_settings=CONTEXT)
 @click.option("--lengths", default="64,150,512,2048,8192", show_default=True, help="Pair lengths to time.")
 @click.option("--reps", type=click.IntRange(min=1), default=5, show_default=True, help="Timed runs (median).")
-def bench(lengths, reps):
+@click.option("--family", type=click.Choice([f.command for f in families.FAMILIES.values() if f.bench]),
+              default="pair", show_default=True, help="Which family's kernels to time.")
+def bench(lengths, reps, family):
     """Time the GPU kernels on this machine's GPU and print GCUPS by length."""
-    from .backends.cuda import gpu_available
-    from .bench import run
+    from .backends import gpu_status
 
-    ok, why = gpu_available()
+    ok, why = gpu_status()
     if not ok:
         raise UsageError(f"seqalign bench needs a GPU: {why}")
-    run([int(x) for x in lengths.split(",")], ["global", "local"], {"affine": Scoring()}, reps, int(2e10),
-        out=click.echo)
+    fam = next(f for f in families.FAMILIES.values() if f.command == family)
+    fam.load(fam.bench)([int(x) for x in lengths.split(",")], ["global", "local"], {"affine": Scoring()}, reps,
+                        int(2e10), out=click.echo)
 
 
 def _parse_devices(text: str):

@@ -1,13 +1,54 @@
-"""Frozen configuration objects: scoring scheme, alignment mode, run options."""
+"""Frozen configuration objects: alignment modes, scoring scheme, what to compute, run options.
+
+Imports nothing heavy (no numpy): the command line loads it before the GPU driver starts.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import IntEnum
 
-MODES = ("global", "semi-global", "glocal", "local")
-#: integer codes used by every backend (kernels and CPU engine alike)
-MODE_CODES = {"global": 0, "semi-global": 1, "glocal": 2, "local": 3}
-FORMATS = ("tsv", "sam", "bam", "paf")
+
+class Mode(IntEnum):
+    """Alignment modes; the value is the code every backend uses (kernels and CPU engine alike).
+
+    The rules that follow from a mode's free borders live here: which start
+    coordinates a score-only run cannot know, and which end cells make an
+    alignment empty.
+    """
+
+    GLOBAL = 0
+    SEMI_GLOBAL = 1
+    GLOCAL = 2
+    LOCAL = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", "-")
+
+    @classmethod
+    def parse(cls, label: str) -> "Mode":
+        for mode in cls:
+            if mode.label == label:
+                return mode
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {label!r}")
+
+    def score_only_starts(self) -> tuple[int, int]:
+        """(query start, target start) written by a score-only run: 0 where the mode fixes it, else -1."""
+        query = 0 if self in (Mode.GLOBAL, Mode.GLOCAL) else -1
+        target = 0 if self is Mode.GLOBAL else -1
+        return query, target
+
+    def empty_ends(self, qend, tend):
+        """Which score-only results are empty alignments: their end cell lies on a border the mode makes free."""
+        if self in (Mode.SEMI_GLOBAL, Mode.LOCAL):
+            return (qend == 0) | (tend == 0)
+        if self is Mode.GLOCAL:
+            return qend == 0
+        return (qend == 0) & (tend == 0)
+
+
+MODES = tuple(m.label for m in Mode)
 
 
 @dataclass(frozen=True)
@@ -41,7 +82,7 @@ class Scoring:
 
 @dataclass(frozen=True)
 class AlignConfig:
-    """What to compute: scoring, mode and whether to trace back a CIGAR."""
+    """What to compute: scoring, mode and whether to trace back an alignment."""
 
     scoring: Scoring = field(default_factory=Scoring)
     mode: str = "global"
@@ -51,22 +92,23 @@ class AlignConfig:
     matrix_budget: int = 64 * 1024 * 1024
 
     def __post_init__(self):
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        Mode.parse(self.mode)
 
     @property
-    def mode_code(self) -> int:
-        return MODE_CODES[self.mode]
+    def mode_code(self) -> Mode:
+        return Mode.parse(self.mode)
 
 
 @dataclass(frozen=True)
 class RunConfig:
-    """Everything the runner needs: inputs, pairing, output and execution."""
+    """Everything the runner needs: the family, its inputs, what to compute, output and execution.
 
-    query: str
-    target: str | None = None
-    pairing: str = "zip"  # zip | cross | interleaved | pairs
-    pairs_file: str | None = None
+    ``inputs`` is the family's own description of its input files (for pairs,
+    ``io.pairs.PairInputs``); the family table knows how to read it.
+    """
+
+    inputs: object
+    family: str = "pairwise"
     output: str = "-"
     out_format: str = "tsv"
     cigar_m: bool = False

@@ -1,7 +1,10 @@
 """Text output written in bulk: numba helpers that put ASCII straight into a byte buffer.
 
 Every text writer (TSV, PAF) and ``Alignments.cigars`` format through these,
-one call per chunk rather than one Python string per row. The helpers take
+one call per chunk rather than one Python string per row. Records come in as
+named tuples of arrays (``RecordBlock.view``, ``Alignments.view``,
+``RunStore.view``); run strings are spelled through a letter table given by
+the caller (``results.CIGAR_LETTERS`` for pairs). The helpers take
 the buffer and a write position and return the new position; the caller
 sizes the buffer beforehand from upper bounds (``INT_WIDTH`` per integer,
 ``RUN_WIDTH`` per CIGAR run).
@@ -19,8 +22,6 @@ _JIT = dict(nogil=True, cache=True, boundscheck=False)
 INT_WIDTH = 20
 #: widest CIGAR run: an int32 length and its letter
 RUN_WIDTH = 11
-#: CIGAR letters of the run ops 0..3 ('=', 'X', 'I', 'D')
-_OP_LETTERS = np.frombuffer(b"=XID", np.uint8).copy()
 _M = 77
 _STAR = 42
 TAB = 9
@@ -72,11 +73,15 @@ def put_bytes(buf, pos, src, start, end):
 
 
 @nb.njit(**_JIT)
-def put_cigar(buf, pos, run_op, run_len, r0, nr, merge_m, empty):
-    """The CIGAR of runs ``r0 .. r0+nr-1``; with ``merge_m`` '=' and 'X' runs merge into 'M'.
+def put_runs(buf, pos, runs, p, letters, merge_m, empty):
+    """The run string of record ``p`` spelled with ``letters[op]``; with ``merge_m`` ops 0 and 1 merge into 'M'.
 
     No runs write ``empty`` ('*') when it is non-zero, nothing otherwise.
     """
+    run_op = runs.op
+    run_len = runs.length
+    r0 = runs.off[p]
+    nr = runs.count[p]
     if nr == 0:
         if empty != 0:
             buf[pos] = empty
@@ -86,7 +91,7 @@ def put_cigar(buf, pos, run_op, run_len, r0, nr, merge_m, empty):
     while k < nr:
         op = run_op[r0 + k]
         length = np.int64(run_len[r0 + k])
-        letter = _OP_LETTERS[op]
+        letter = letters[op]
         if merge_m and op <= 1:
             letter = _M
             while k + 1 < nr and run_op[r0 + k + 1] <= 1:
@@ -100,65 +105,72 @@ def put_cigar(buf, pos, run_op, run_len, r0, nr, merge_m, empty):
 
 
 @nb.njit(**_JIT)
-def format_cigars(run_op, run_len, run_off, nruns, merge_m):
-    """CIGAR text of every pair in one byte buffer (empty for no runs). Returns (buffer, offsets)."""
-    n = nruns.shape[0]
+def format_runs(runs, letters, merge_m):
+    """The run strings of every record in one byte buffer (empty for no runs). Returns (buffer, offsets)."""
+    n = runs.count.shape[0]
     total = 0
     for p in range(n):
-        total += nruns[p] * RUN_WIDTH + 1
+        total += runs.count[p] * RUN_WIDTH + 1
     buf = np.empty(total, np.uint8)
     offs = np.empty(n + 1, np.int64)
     pos = 0
     for p in range(n):
         offs[p] = pos
-        pos = put_cigar(buf, pos, run_op, run_len, run_off[p], nruns[p], merge_m, 0)
+        pos = put_runs(buf, pos, runs, p, letters, merge_m, 0)
     offs[n] = pos
     return buf[:pos], offs
 
 
 @nb.njit(**_JIT)
-def _row_bound(qn_off, tn_off, nruns, ints):
-    """Bytes enough for every row: names, ``ints`` integers and separators, CIGAR runs."""
+def _row_bound(q, t, runs, ints):
+    """Bytes enough for every row: both names, ``ints`` integers and separators, the runs."""
     total = 0
-    for p in range(nruns.shape[0]):
-        total += (qn_off[p + 1] - qn_off[p]) + (tn_off[p + 1] - tn_off[p]) + ints * (INT_WIDTH + 1)
-        total += nruns[p] * RUN_WIDTH + 32
+    for p in range(runs.count.shape[0]):
+        total += (q.name_off[p + 1] - q.name_off[p]) + (t.name_off[p + 1] - t.name_off[p]) + ints * (INT_WIDTH + 1)
+        total += runs.count[p] * RUN_WIDTH + 32
     return total
 
 
 @nb.njit(**_JIT)
-def format_tsv(qn, qn_off, q_off, qs, qe, tn, tn_off, t_off, ts, te, score, stats, run_op, run_len, run_off,
-               nruns, merge_m):
+def put_record(buf, pos, block, p):
+    """Name and sequence length of record ``p`` of a ``BlockView``, tab-separated."""
+    pos = put_bytes(buf, pos, block.names, block.name_off[p], block.name_off[p + 1])
+    buf[pos] = TAB
+    return put_int(buf, pos + 1, block.seq_off[p + 1] - block.seq_off[p])
+
+
+@nb.njit(**_JIT)
+def put_span(buf, pos, start, end):
+    """``\tstart\tend``."""
+    buf[pos] = TAB
+    pos = put_int(buf, pos + 1, start)
+    buf[pos] = TAB
+    return put_int(buf, pos + 1, end)
+
+
+@nb.njit(**_JIT)
+def format_tsv(q, t, rec, runs, letters, merge_m):
     """TSV rows: qname qlen qstart qend tname tlen tstart tend score cigar nm ('*' for no runs).
 
-    Names are (bytes, offsets), lengths come from the sequence offsets, nm is
-    stats columns 1 to 3 (mismatches, inserted and deleted bases).
+    ``q``, ``t``: the queries and targets (``BlockView``); ``rec``: a
+    ``PairView``; nm is stats columns 1 to 3 (mismatches, inserted and
+    deleted bases).
     """
-    n = nruns.shape[0]
-    buf = np.empty(_row_bound(qn_off, tn_off, nruns, 8), np.uint8)
+    n = runs.count.shape[0]
+    buf = np.empty(_row_bound(q, t, runs, 8), np.uint8)
     pos = 0
     for p in range(n):
-        pos = put_bytes(buf, pos, qn, qn_off[p], qn_off[p + 1])
+        pos = put_record(buf, pos, q, p)
+        pos = put_span(buf, pos, rec.qstart[p], rec.qend[p])
         buf[pos] = TAB
-        pos = put_int(buf, pos + 1, q_off[p + 1] - q_off[p])
+        pos = put_record(buf, pos + 1, t, p)
+        pos = put_span(buf, pos, rec.tstart[p], rec.tend[p])
         buf[pos] = TAB
-        pos = put_int(buf, pos + 1, qs[p])
+        pos = put_int(buf, pos + 1, rec.score[p])
         buf[pos] = TAB
-        pos = put_int(buf, pos + 1, qe[p])
+        pos = put_runs(buf, pos + 1, runs, p, letters, merge_m, _STAR)
         buf[pos] = TAB
-        pos = put_bytes(buf, pos + 1, tn, tn_off[p], tn_off[p + 1])
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, t_off[p + 1] - t_off[p])
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, ts[p])
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, te[p])
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, score[p])
-        buf[pos] = TAB
-        pos = put_cigar(buf, pos + 1, run_op, run_len, run_off[p], nruns[p], merge_m, _STAR)
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, stats[p, 1] + stats[p, 2] + stats[p, 3])
+        pos = put_int(buf, pos + 1, rec.stats[p, 1] + rec.stats[p, 2] + rec.stats[p, 3])
         buf[pos] = NEWLINE
         pos += 1
     return buf[:pos]
@@ -183,50 +195,34 @@ _PAF_NM = _text(b"\tNM:i:")
 
 
 @nb.njit(**_JIT)
-def format_paf(qn, qn_off, q_off, qs, qe, tn, tn_off, t_off, ts, te, score, stats, run_op, run_len, run_off,
-               nruns, merge_m):
+def format_paf(q, t, rec, runs, letters, merge_m):
     """PAF rows: 12 columns, cg:Z, AS:i, NM:i; a pair without runs has strand '*' and zero spans."""
-    n = nruns.shape[0]
-    buf = np.empty(_row_bound(qn_off, tn_off, nruns, 12), np.uint8)
+    n = runs.count.shape[0]
+    buf = np.empty(_row_bound(q, t, runs, 12), np.uint8)
     pos = 0
     for p in range(n):
-        pos = put_bytes(buf, pos, qn, qn_off[p], qn_off[p + 1])
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, q_off[p + 1] - q_off[p])
-        if nruns[p] == 0:
+        pos = put_record(buf, pos, q, p)
+        if runs.count[p] == 0:
             pos = _put_text(buf, pos, _PAF_UNMAPPED)
-            pos = put_bytes(buf, pos, tn, tn_off[p], tn_off[p + 1])
-            buf[pos] = TAB
-            pos = put_int(buf, pos + 1, t_off[p + 1] - t_off[p])
+            pos = put_record(buf, pos, t, p)
             pos = _put_text(buf, pos, _PAF_ZEROS)
-            pos = put_int(buf, pos, score[p])
+            pos = put_int(buf, pos, rec.score[p])
             buf[pos] = NEWLINE
             pos += 1
             continue
-        matches = stats[p, 0]
-        edits = stats[p, 1] + stats[p, 2] + stats[p, 3]
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, qs[p])
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, qe[p])
+        matches = rec.stats[p, 0]
+        edits = rec.stats[p, 1] + rec.stats[p, 2] + rec.stats[p, 3]
+        pos = put_span(buf, pos, rec.qstart[p], rec.qend[p])
         buf[pos] = TAB
         buf[pos + 1] = 43  # '+'
         buf[pos + 2] = TAB
-        pos = put_bytes(buf, pos + 3, tn, tn_off[p], tn_off[p + 1])
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, t_off[p + 1] - t_off[p])
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, ts[p])
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, te[p])
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, matches)
-        buf[pos] = TAB
-        pos = put_int(buf, pos + 1, matches + edits)
+        pos = put_record(buf, pos + 3, t, p)
+        pos = put_span(buf, pos, rec.tstart[p], rec.tend[p])
+        pos = put_span(buf, pos, matches, matches + edits)
         pos = _put_text(buf, pos, _PAF_CG)
-        pos = put_cigar(buf, pos, run_op, run_len, run_off[p], nruns[p], merge_m, _STAR)
+        pos = put_runs(buf, pos, runs, p, letters, merge_m, _STAR)
         pos = _put_text(buf, pos, _PAF_AS)
-        pos = put_int(buf, pos, score[p])
+        pos = put_int(buf, pos, rec.score[p])
         pos = _put_text(buf, pos, _PAF_NM)
         pos = put_int(buf, pos, edits)
         buf[pos] = NEWLINE

@@ -1,21 +1,21 @@
-"""``seqalign info``: what this installation can run on."""
+"""``seqalign info``: what this installation can run on, and which kernels of every family compile."""
 
 from __future__ import annotations
 
 import platform
 
-from . import __version__
+from . import __version__, families
 
 
 def report() -> list[str]:
     import numba
     import numpy
 
-    from .backends.cuda import gpu_available
+    from .backends import gpu_status
 
     lines = [f"seqalign {__version__}", f"python {platform.python_version()}, numpy {numpy.__version__}, "
              f"numba {numba.__version__}", f"cpu backend: yes ({numba.config.NUMBA_NUM_THREADS} threads available)"]
-    ok, why = gpu_available()
+    ok, why = gpu_status()
     lines.append(f"cuda backend: {'yes' if ok else 'no'} ({why})")
     if not ok:
         return lines
@@ -31,16 +31,10 @@ def report() -> list[str]:
         lines.append(f"GPU {dev}: {device_name(dev)}, compute capability {props['major']}.{props['minor']}, "
                      f"{props['multiProcessorCount']} SMs, {props['totalGlobalMem'] / 2**30:.0f} GiB")
     lines.append(f"kernels: {kernel_dir()}")
-    checks = {
-        "pairwise_warp.cu": tuple(f"pairwise_warp<{m}, {t}, {r}, {p}>" for m in range(4) for t in ("false", "true")
-                                  for r in (1, 8) for p in ("false", "true")) + ("pairwise_trace<1>", "pairwise_trace<8>"),
-        "pairwise_subwarp.cu": tuple(f"pairwise_subwarp<{m}, {t}, {g}, {r}, 1>" for m in range(4)
-                                     for t in ("false", "true") for g, r in ((1, 4), (8, 20), (32, 16)))
-        + tuple(f"pairwise_subwarp<{m}, false, 32, 16, 8>" for m in range(4))
-        + tuple(f"pairwise_subwarp16<{m}, {t}, 8, 20, 1>" for m in range(4) for t in ("false", "true"))
-        + tuple(f"pairwise_subwarp16<{m}, false, 32, 16, 8>" for m in range(3))
-        + ("subwarp_trace<8, 20, false>", "subwarp_trace<8, 20, true>"),
-    }
+    checks = {}
+    for family in families.FAMILIES.values():
+        if family.checks:
+            checks.update(family.load(family.checks)())
     for name, expressions in checks.items():
         try:
             module(name, expressions)

@@ -1,97 +1,169 @@
 """Alignment results of a batch, in input order, as arrays.
 
-Coordinates are 0-based half-open. Runs hold the CIGAR as (op, length) with op
-0 '=', 1 'X', 2 'I' (base only in the query), 3 'D' (base only in the target).
-An empty alignment has no runs, score 0 and all spans 0.
+Two layers:
+
+* ``RunStore``: the run-length alignment strings of every record of a batch
+  (CIGAR runs for pairs; column runs for triplets; a graph path's CIGAR),
+  each record with room for its runs at ``off`` and ``count`` runs in use.
+  Every family's results hold one, and the GPU scheduler, the CPU fallback
+  and the writers use its ``allocate``, ``take``, ``packed`` and ``view``.
+* ``Alignments``: the pairwise record (score, spans, edit statistics) around
+  a ``RunStore`` of CIGAR runs.
+
+Coordinates are 0-based half-open. Pairwise runs hold the CIGAR as
+(op, length) with the ops of ``Op``. An empty alignment has no runs, score 0
+and all spans 0.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
+from typing import NamedTuple
 
 import numpy as np
 
-OPS = "=XID"
+from .config import Mode
+
+
+class Op(IntEnum):
+    """Pairwise run ops; ``CIGAR_LETTERS[op]`` is the CIGAR letter."""
+
+    MATCH = 0  # '='
+    MISMATCH = 1  # 'X'
+    INSERTION = 2  # 'I': a base only in the query
+    DELETION = 3  # 'D': a base only in the target
+
+
+#: the CIGAR letter of each ``Op``
+CIGAR_LETTERS = np.frombuffer(b"=XID", np.uint8).copy()
+
+
+class RunView(NamedTuple):
+    """A ``RunStore``'s arrays as compiled formatters take them."""
+
+    off: np.ndarray
+    count: np.ndarray
+    op: np.ndarray
+    length: np.ndarray
 
 
 @dataclass
-class Alignments:
+class RunStore:
+    """Run-length alignment strings of n records: record k's runs are ``op/length[off[k]:off[k] + count[k]]``."""
+
+    off: np.ndarray  # (n,) first slot of each record
+    count: np.ndarray  # (n,) runs in use; 0 for empty alignments and score-only runs
+    op: np.ndarray  # uint8
+    length: np.ndarray  # int32
+
+    @classmethod
+    def allocate(cls, capacity: np.ndarray | None, n: int) -> "RunStore":
+        """Room for ``capacity[k]`` runs of record k (None: no runs at all, score only)."""
+        off = np.zeros(n, np.int64)
+        if capacity is not None:
+            np.cumsum(capacity[:-1], out=off[1:])
+            total = int(capacity.sum())
+        else:
+            total = 1
+        # slots are only read up to count: no need to clear them
+        return cls(off, np.zeros(n, np.int64), np.empty(total, np.uint8), np.empty(total, np.int32))
+
+    def runs(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        s = self.off[k]
+        e = s + self.count[k]
+        return self.op[s:e], self.length[s:e]
+
+    def take(self, idx: np.ndarray, other: "RunStore"):
+        """Copy the runs of ``other``'s records 0.. into records ``idx`` of self (counts included)."""
+        self.count[idx] = other.count
+        if len(self.op) <= 1:  # score only
+            return
+        for k, p in enumerate(idx):
+            ops, lens = other.runs(k)
+            s = self.off[p]
+            self.op[s:s + len(ops)] = ops
+            self.length[s:s + len(lens)] = lens
+
+    def packed(self, subset: np.ndarray) -> tuple[np.ndarray, int]:
+        """A layout with room for exactly the runs in use of ``subset`` and the full room of every other record.
+
+        Returns the new offsets and the slots in all; the GPU brings back
+        only those slots (the other records keep room for the CPU engine).
+        """
+        room = np.diff(np.append(self.off, len(self.op)))
+        room[subset] = self.count[subset]
+        off = np.zeros(len(room), np.int64)
+        np.cumsum(room[:-1], out=off[1:])
+        return off, int(off[-1] + room[-1]) if len(room) else 0
+
+    def view(self) -> RunView:
+        return RunView(self.off, self.count, self.op, self.length)
+
+
+class PairView(NamedTuple):
+    """An ``Alignments``' per-pair arrays as compiled formatters take them."""
+
     score: np.ndarray
     qstart: np.ndarray
     qend: np.ndarray
     tstart: np.ndarray
     tend: np.ndarray
-    run_off: np.ndarray  # (n,) start of each pair's runs
-    nruns: np.ndarray  # (n,) 0 for empty alignments and score-only runs
-    run_op: np.ndarray
-    run_len: np.ndarray
+    stats: np.ndarray
+
+
+@dataclass
+class Alignments:
+    """Pairwise alignments of a batch: scores, spans, edit statistics and CIGAR runs."""
+
+    score: np.ndarray
+    qstart: np.ndarray
+    qend: np.ndarray
+    tstart: np.ndarray
+    tend: np.ndarray
     stats: np.ndarray  # (n, 4): matches, mismatches, inserted bases, deleted bases
+    cigar: RunStore
     traceback: bool
 
     @classmethod
     def allocate(cls, qlen: np.ndarray, tlen: np.ndarray, traceback: bool) -> "Alignments":
         n = len(qlen)
-        if traceback:
-            cap = 2 * np.minimum(qlen, tlen) + 2
-            run_off = np.zeros(n, np.int64)
-            np.cumsum(cap[:-1], out=run_off[1:])
-            total = int(cap.sum())
-        else:
-            run_off = np.zeros(n, np.int64)
-            total = 1
+        cigar = RunStore.allocate(2 * np.minimum(qlen, tlen) + 2 if traceback else None, n)
         z = lambda: np.zeros(n, np.int64)  # noqa: E731
-        # run slots are only read up to nruns: no need to clear them
-        return cls(z(), z(), z(), z(), z(), run_off, z(), np.empty(total, np.uint8),
-                   np.empty(total, np.int32), np.zeros((n, 4), np.int64), traceback)
+        return cls(z(), z(), z(), z(), z(), np.zeros((n, 4), np.int64), cigar, traceback)
 
     @property
     def size(self) -> int:
         return len(self.score)
 
-    def runs(self, k: int):
-        s = self.run_off[k]
-        e = s + self.nruns[k]
-        return self.run_op[s:e], self.run_len[s:e]
-
     def take(self, idx: np.ndarray, other: "Alignments"):
         """Copy the results of ``other`` (pairs 0..) into pairs ``idx`` of self."""
-        for name in ("score", "qstart", "qend", "tstart", "tend", "nruns"):
+        for name in ("score", "qstart", "qend", "tstart", "tend", "stats"):
             getattr(self, name)[idx] = getattr(other, name)
-        self.stats[idx] = other.stats
-        if self.traceback:
-            for k, p in enumerate(idx):
-                ops, lens = other.runs(k)
-                s = self.run_off[p]
-                self.run_op[s:s + len(ops)] = ops
-                self.run_len[s:s + len(lens)] = lens
+        self.cigar.take(idx, other.cigar)
+
+    def view(self) -> PairView:
+        return PairView(self.score, self.qstart, self.qend, self.tstart, self.tend, self.stats)
 
     def cigars(self, merge_m: bool = False) -> list[str]:
         """CIGAR strings of all pairs ('*' for an empty alignment or score only)."""
-        from .formatting import format_cigars
+        from .formatting import format_runs
 
         if not self.traceback:
             return ["*"] * self.size
-        buf, offs = format_cigars(self.run_op, self.run_len, self.run_off, self.nruns, merge_m)
+        buf, offs = format_runs(self.cigar.view(), CIGAR_LETTERS, merge_m)
         text = buf.tobytes().decode("ascii")
         return [text[offs[k]:offs[k + 1]] or "*" for k in range(self.size)]
 
-    def normalize_empty(self, mode_code: int):
-        """Give empty alignments score 0 and zero spans.
+    def finish(self, cfg) -> "Alignments":
+        """Give empty alignments score 0 and zero spans; the last step of every backend.
 
-        With traceback an alignment is empty when it has no runs. Score only,
-        it is empty when its end cell lies on the matrix border and the mode
-        makes that border free (semi-global and local; glocal with an empty
-        query).
+        With traceback an alignment is empty when it has no runs; score only,
+        when its end cell lies on a border its mode makes free
+        (``Mode.empty_ends``).
         """
-        if self.traceback:
-            empty = self.nruns == 0
-        else:
-            border = (self.qend == 0) | (self.tend == 0)
-            if mode_code in (1, 3):
-                empty = border
-            elif mode_code == 2:
-                empty = self.qend == 0
-            else:
-                empty = (self.qend == 0) & (self.tend == 0)
+        mode: Mode = cfg.mode_code
+        empty = self.cigar.count == 0 if self.traceback else mode.empty_ends(self.qend, self.tend)
         for arr in (self.qstart, self.qend, self.tstart, self.tend):
             arr[empty] = 0
+        return self

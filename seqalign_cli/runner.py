@@ -1,7 +1,11 @@
-"""The pipeline of a run: read -> pair -> encode -> align -> write, streamed.
+"""The pipeline of a run, for every family: read -> align -> write, streamed.
 
-Three stages overlap: a reader thread reads, pairs and encodes the next
-chunks (record blocks, no object per record) while the calling thread aligns
+The family (``families``) supplies the pieces: how its inputs are read
+into chunks, its engines (through ``backends.select_backend``) and its
+writers (through ``writers.make_writer``); the runner only moves chunks.
+
+Three stages overlap: a reader thread reads and encodes the next chunks
+(record blocks, no object per record) while the calling thread aligns
 the current one and a writer thread formats and writes the previous one.
 The calling thread only begins each batch (``backend.start``) and hands the
 writer thread a pending result: the CPU engine's is finished at once, the
@@ -36,15 +40,16 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from .backends import select_backend
+from . import families
+from .backends import select_backend, warm_up
 from .config import RunConfig
-from .writers import make_writer
+from .writers import WriterContext, make_writer
 from .writers.output import OutputFile
 
 
 @dataclass
 class Summary:
-    pairs: int
+    records: int
     cells: int
     seconds: float
     backend: str
@@ -53,14 +58,14 @@ class Summary:
     peak_mb: float
     stages: dict
     steps: dict | None = None  # the aligning stage split by backend step (GPU engines)
-
+    unit: str = "pairs"  # what the family counts
 
     @property
     def gcups(self) -> float:
         return self.cells / self.seconds / 1e9 if self.seconds > 0 else 0.0
 
     def line(self) -> str:
-        return (f"{self.pairs} pairs, {self.cells:.3g} cells, {self.gcups:.2f} GCUPS, backend "
+        return (f"{self.records} {self.unit}, {self.cells:.3g} cells, {self.gcups:.2f} GCUPS, backend "
                 f"{self.backend} ({self.device}, {self.threads} thread{'s' if self.threads != 1 else ''}),"
                 f" {self.seconds:.2f} s wall ({', '.join(f'{k} {v:.2f} s' for k, v in self.stages.items())}),"
                 f"{self._steps()} peak memory {self.peak_mb:.0f} MB")
@@ -198,41 +203,38 @@ class _WriterThread:
         self.thread.join(timeout=5)
 
 
-def _progress(enabled: bool):
+def _progress(enabled: bool, unit: str):
     if not enabled:
         return None
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.completed} pairs"),
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn(f"{{task.completed}} {unit}"),
                         TimeElapsedColumn(), console=Console(stderr=True), transient=True)
     progress.start()
     return progress
 
 
 def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> Summary:
-    """Align every pair of the run described by ``cfg``; returns the summary."""
+    """Align every record of the run described by ``cfg``; returns the summary."""
     start = time.perf_counter()
-    if cfg.backend != "cpu":
-        from .backends.cuda import start_driver
-
-        start_driver(cfg.device)  # beside the imports below: numpy, numba, then CuPy
-    from .io.pairs import pair_chunks
-
+    family = families.get(cfg.family)
+    if family.cuda is not None:
+        warm_up(cfg.backend, cfg.device)  # beside the imports below: numpy, numba, then CuPy
+    chunks = family.read(cfg.inputs, cfg.batch_size)
     _keep_freed_memory()
-    reader = _Reader(pair_chunks(cfg.pairing, cfg.query, cfg.target, cfg.pairs_file, cfg.batch_size))
+    reader = _Reader(chunks)
     try:
-        backend = select_backend(cfg.backend, cfg.threads, log, cfg.device)
+        backend = select_backend(family, cfg.backend, cfg.threads, log, cfg.device)
         out = OutputFile(cfg.output)
-        target_file = cfg.target if cfg.target is not None else cfg.query
-        writer = make_writer(cfg.out_format, out, cfg.command_line, cfg.cigar_m, cfg.align.traceback,
-                             "<stdin>" if target_file == "-" else target_file)
+        writer = make_writer(family.name, cfg.out_format, WriterContext(
+            out, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs))
     except BaseException:
         reader.close()
         raise
-    progress = _progress(cfg.progress)
+    progress = _progress(cfg.progress, family.unit)
     task = progress.add_task("aligning", total=None) if progress else None
-    pairs = cells = 0
+    records = cells = 0
     stages = {"read": 0.0, "align": 0.0, "write": 0.0}
     writing = _WriterThread(writer)
     try:
@@ -246,10 +248,10 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
             writing.put(chunk, pending)
             now, clock = clock, time.perf_counter()
             stages["write"] += clock - now  # waiting for room in the writer's queue
-            pairs += batch.size
+            records += batch.size
             cells += batch.cells()
             if progress:
-                progress.update(task, completed=pairs)
+                progress.update(task, completed=records)
         now = time.perf_counter()
         writing.finish()
         writer.close()
@@ -265,5 +267,5 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
         if progress:
             progress.stop()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return Summary(pairs, cells, time.perf_counter() - start, backend.name, backend.device,
-                   backend.threads, peak, stages, getattr(backend, "steps", lambda: None)())
+    return Summary(records, cells, time.perf_counter() - start, backend.name, backend.device,
+                   backend.threads, peak, stages, backend.steps(), family.unit)

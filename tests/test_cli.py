@@ -27,12 +27,13 @@ from seqalign_cli import __version__
 from seqalign_cli.cli import cli, main
 from seqalign_cli.errors import SeqalignError
 
+from helpers import TSV_COLUMNS, parse_tsv
 from oracles import cigar_counts, parse_cigar, rescore
 
 import clidata
 from clidata import write_fasta
 from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
-COLUMNS = ["qname", "qlen", "qstart", "qend", "tname", "tlen", "tstart", "tend", "score", "cigar", "nm"]
+COLUMNS = TSV_COLUMNS
 MODES = ("global", "semi-global", "glocal", "local")
 
 
@@ -42,20 +43,6 @@ def read_fastx(path) -> list[tuple[str, str]]:
     """(name, sequence) of a small FASTA/FASTQ file."""
     return [(n, s) for n, s, _ in clidata.read_fastx(path)]
 
-
-def parse_tsv(text: str) -> list[dict]:
-    lines = text.splitlines()
-    assert lines, "no output at all"
-    assert lines[0].split("\t") == COLUMNS
-    rows = []
-    for line in lines[1:]:
-        f = line.split("\t")
-        assert len(f) == len(COLUMNS), line
-        row = dict(zip(COLUMNS, f))
-        for k in ("qlen", "qstart", "qend", "tlen", "tstart", "tend", "score", "nm"):
-            row[k] = int(row[k])
-        rows.append(row)
-    return rows
 
 
 def invoke(args, input=None):
@@ -632,6 +619,7 @@ def test_backends_that_defer_results(tmp_path, monkeypatch, fail_at):
     an error while finishing one leaves no output."""
     from seqalign_cli import runner
     from seqalign_cli.backends.cpu import CpuBackend
+    from seqalign_cli.backends.cpu.pairwise import CpuPairwise
 
     class DeferringCpu(CpuBackend):
         started = 0
@@ -640,7 +628,7 @@ def test_backends_that_defer_results(tmp_path, monkeypatch, fail_at):
             DeferringCpu.started += 1
             return _Deferred(self, batch, cfg, DeferringCpu.started == fail_at)
 
-    monkeypatch.setattr(runner, "select_backend", lambda name, threads, log, device: DeferringCpu(threads))
+    monkeypatch.setattr(runner, "select_backend", lambda family, name, threads, log, device: DeferringCpu(CpuPairwise(threads)))
     out = tmp_path / "o.sam"
     res = invoke(["pair", "-q", "--mode", "local", "--batch-size", "7", GQ, GT, "-o", out])
     if fail_at:

@@ -8,25 +8,28 @@ import random
 import numpy as np
 import pytest
 
-from seqalign_cli.backends.cpu import CpuBackend
+from seqalign_cli.backends.cpu.pairwise import CpuPairwise
 from seqalign_cli.backends.cuda import gpu_available
+from seqalign_cli.backends.cuda.pairwise import Tuning
 from seqalign_cli.config import MODES, AlignConfig, Scoring
 from seqalign_cli.io.encode import make_batch
 from seqalign_cli.io.fastx import FastxReader
 
+from helpers import assert_same_results
 from generators import AFFINE, BWA, LINEAR, mutate, random_dna, random_pairs
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not gpu_available()[0], reason=gpu_available()[1])]
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "pairwise")
-FIELDS = ("score", "qstart", "qend", "tstart", "tend", "nruns", "stats")
 
 
 @pytest.fixture(scope="module")
 def backends():
-    from seqalign_cli.backends.cuda.engine import CudaBackend
+    from seqalign_cli import families
+    from seqalign_cli.backends import select_backend
 
-    return CpuBackend(os.cpu_count() or 1), CudaBackend(0, os.cpu_count() or 1)
+    gpu = select_backend(families.get("pairwise"), "cuda", os.cpu_count() or 1, lambda m: None, 0)
+    return CpuPairwise(os.cpu_count() or 1), gpu
 
 
 def assert_same(backends, qs, ts, scoring, mode, traceback=True):
@@ -34,13 +37,7 @@ def assert_same(backends, qs, ts, scoring, mode, traceback=True):
     batch = make_batch([q.encode() if isinstance(q, str) else q for q in qs],
                        [t.encode() if isinstance(t, str) else t for t in ts])
     cfg = AlignConfig(scoring=scoring, mode=mode, traceback=traceback)
-    a = cpu.align(batch, cfg)
-    b = gpu.align(batch, cfg)
-    for name in FIELDS:
-        x, y = getattr(a, name), getattr(b, name)
-        bad = np.flatnonzero((x != y).reshape(len(qs), -1).any(axis=1))
-        assert not len(bad), f"{name} differs for pairs {bad[:5]}: cpu {x[bad[:5]]} gpu {y[bad[:5]]}"
-    assert a.cigars() == b.cigars()
+    assert_same_results(cpu.align(batch, cfg), gpu.align(batch, cfg), ("cpu", "gpu"))
 
 
 @pytest.mark.parametrize("traceback", [True, False])
@@ -61,7 +58,7 @@ def engines(backends):
     """The GPU engines, restored to their plan after the test."""
     yield backends[1].engines
     for e in backends[1].engines:
-        e.shape, e.kernel, e.pack16 = None, "subwarp", True
+        e.tuning = Tuning()
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=[f"G{g}R{r}" for g, r in SHAPES])
@@ -69,11 +66,11 @@ def engines(backends):
 def test_every_shape(backends, engines, shape, mode):
     qs, ts = random_pairs(MODES.index(mode) * 7 + shape[0] * 100 + shape[1], 800, long_share=0.03)
     for e in engines:
-        e.shape = shape
+        e.tuning = Tuning(shape=shape)
     assert_same(backends, qs, ts, AFFINE, mode, True)  # 16-bit lanes with traceback (plane layout)
     assert_same(backends, qs, ts, BWA, mode, False)  # 16-bit lanes
     for e in engines:
-        e.pack16 = False
+        e.tuning = Tuning(shape=shape, pack16=False)
     assert_same(backends, qs, ts, LINEAR, mode, False)  # int32 lanes
     assert_same(backends, qs, ts, AFFINE, mode, True)  # int32 lanes with traceback (nibble layout)
 
@@ -82,7 +79,7 @@ def test_every_shape(backends, engines, shape, mode):
 def test_warp_kernel(backends, engines, mode):
     qs, ts = random_pairs(MODES.index(mode) + 40, 1500, long_share=0.05)
     for e in engines:
-        e.kernel = "warp"
+        e.tuning = Tuning(kernel="warp")
     assert_same(backends, qs, ts, AFFINE, mode, True)
     assert_same(backends, qs, ts, AFFINE, mode, False)
 
@@ -190,7 +187,7 @@ def test_shared_pairs_in_16bit_lanes(backends, engines, mode):
     for scoring in (WIDE, AFFINE):
         assert_same(backends, qs, ts, scoring, mode, False)
     for e in engines:
-        e.pack16 = False
+        e.tuning = Tuning(pack16=False)
     assert_same(backends, qs, ts, WIDE, mode, False)
 
 
@@ -198,19 +195,16 @@ def test_shared_pairs_in_16bit_lanes(backends, engines, mode):
 def test_checkpointed_traceback(backends, mode):
     # a budget of 64 KB per pair sends every query of more than one stage
     # (512 rows) through the checkpointed traceback on the GPU
-    from seqalign_cli.backends.cuda.pairwise import traceback_routes
+    from seqalign_cli.backends.cuda.pairwise import routes
 
     qs, ts = long_pairs(random.Random(21 + MODES.index(mode)), (100, 512, 513, 1024, 1025, 1500, 2600, 4000),
                         0.08, n_at=1500)
     cpu, gpu = backends
     batch = make_batch([q.encode() for q in qs], [t.encode() for t in ts])
     cfg = AlignConfig(scoring=AFFINE, mode=mode, traceback=True, matrix_budget=64 * 1024)
-    full, ckpt = traceback_routes(batch.qlen.astype(np.int64), batch.tlen.astype(np.int64), cfg)
-    assert ckpt.sum() >= 6 and not (full & ckpt).any()
-    a, b = cpu.align(batch, cfg), gpu.align(batch, cfg)
-    for name in FIELDS:
-        assert (getattr(a, name) == getattr(b, name)).all(), name
-    assert a.cigars() == b.cigars()
+    ckpt = routes(batch.qlen.astype(np.int64), batch.tlen.astype(np.int64), cfg).checkpointed
+    assert ckpt.sum() >= 6
+    assert_same_results(cpu.align(batch, cfg), gpu.align(batch, cfg), ("cpu", "gpu"))
 
 
 def test_large_values_and_cpu_fallback(backends):
@@ -262,10 +256,10 @@ def test_cli_cuda_equals_cpu(tmp_path):
                     reason="needs two GPUs")
 @pytest.mark.parametrize("traceback", [True, False])
 def test_several_gpus(traceback):
-    from seqalign_cli.backends.cuda import device_count
-    from seqalign_cli.backends.cuda.engine import CudaBackend
+    from seqalign_cli import families
+    from seqalign_cli.backends import select_backend
 
-    cpu = CpuBackend(os.cpu_count() or 1)
-    multi = CudaBackend(tuple(range(device_count())), os.cpu_count() or 1)
+    cpu = CpuPairwise(os.cpu_count() or 1)
+    multi = select_backend(families.get("pairwise"), "cuda", os.cpu_count() or 1, lambda m: None, "all")
     qs, ts = random_pairs(99, 4000, long_share=0.05)
     assert_same((cpu, multi), qs, ts, AFFINE, "local", traceback)

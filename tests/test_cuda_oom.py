@@ -16,16 +16,17 @@ import types
 import numpy as np
 import pytest
 
-from seqalign_cli.backends.cpu import CpuBackend
+from seqalign_cli.backends.cpu.pairwise import CpuPairwise
 from seqalign_cli.backends.cuda import is_out_of_memory
-from seqalign_cli.backends.cuda.engine import CudaBackend, halves
+from seqalign_cli.backends.cuda.pairwise import HOOKS
+from seqalign_cli.backends.cuda.scheduler import GpuScheduler, halves
 from seqalign_cli.config import AlignConfig
 from seqalign_cli.io.encode import make_batch
 
 from generators import AFFINE, random_pairs
+from helpers import assert_same_results
 
 THREADS = os.cpu_count() or 1
-FIELDS = ("score", "qstart", "qend", "tstart", "tend", "nruns", "stats")
 #: cells a fake device holds at once; some pairs of the batch hold more alone
 LIMIT = 400_000
 MESSAGE = "GPU 0 out of memory; aligning the batch in halves"
@@ -87,7 +88,7 @@ class FakeEngine:
     batch (its device copy) more than ``max_pairs`` pairs.
     """
 
-    compute = CpuBackend(THREADS)
+    compute = CpuPairwise(THREADS)
     lock = threading.Lock()  # one CPU alignment at a time across the engine threads
 
     def __init__(self, device, error, limit=LIMIT, max_pairs=None, barrier=None):
@@ -123,7 +124,7 @@ class FakeEngine:
                    for n, _, c in self.calls)
 
 
-class CountingCpu(CpuBackend):
+class CountingCpu(CpuPairwise):
     """The CPU engine, noting the pairs it aligns."""
 
     def __init__(self, threads):
@@ -135,15 +136,8 @@ class CountingCpu(CpuBackend):
         return super().align(batch, cfg)
 
 
-def backend(engines, log=None) -> CudaBackend:
-    b = object.__new__(CudaBackend)
-    b.engines = engines
-    b.cpu = CountingCpu(THREADS)
-    b.threads = b.cpu.threads
-    b.device = "fake GPU"
-    if log is not None:
-        b.log = log
-    return b
+def backend(engines, log=None) -> GpuScheduler:
+    return GpuScheduler(engines, CountingCpu(THREADS), HOOKS, log, device="fake GPU")
 
 
 def pairs(seed=5, count=400):
@@ -158,11 +152,7 @@ def pairs(seed=5, count=400):
 
 
 def assert_same(a, b):
-    for name in FIELDS:
-        x, y = getattr(a, name), getattr(b, name)
-        bad = np.flatnonzero((x != y).reshape(a.size, -1).any(axis=1))
-        assert not len(bad), f"{name} differs for pairs {bad[:5]}: cpu {x[bad[:5]]} halved {y[bad[:5]]}"
-    assert a.cigars() == b.cigars()
+    assert_same_results(a, b, ("cpu", "halved"))
 
 
 def assert_each_pair_once(b, batch, cells, limit=LIMIT):
@@ -185,7 +175,7 @@ def test_one_device_halves_until_pairs_fit(cupy, mode, traceback):
     engine = FakeEngine(0, lambda: cupy.OutOfMemoryError("out of memory allocating 2,147,483,648 bytes"))
     b = backend([engine], said.append)
     res = b.align(batch, cfg)
-    assert_same(CpuBackend(THREADS).align(batch, cfg), res)
+    assert_same(CpuPairwise(THREADS).align(batch, cfg), res)
     assert_each_pair_once(b, batch, cells)
     # the whole batch first, then ever smaller batches of their own
     assert engine.calls[0][:2] == (batch.size, batch.size)
@@ -204,7 +194,7 @@ def test_halves_shrink_the_device_copy(cupy):
     cfg = AlignConfig(scoring=AFFINE, mode="local", traceback=True)
     engine = FakeEngine(0, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf, max_pairs=40)
     b = backend([engine], lambda m: None)
-    assert_same(CpuBackend(THREADS).align(batch, cfg), b.align(batch, cfg))
+    assert_same(CpuPairwise(THREADS).align(batch, cfg), b.align(batch, cfg))
     assert_each_pair_once(b, batch, cells, limit=np.inf)
     assert b.cpu.pairs == []
     assert 0 < engine.failures() < batch.size // 4
@@ -219,7 +209,7 @@ def test_several_devices_halve_the_pieces_they_take(cupy):
     said = []
     b = backend(engines, said.append)
     res = b.align(batch, cfg)
-    assert_same(CpuBackend(THREADS).align(batch, cfg), res)
+    assert_same(CpuPairwise(THREADS).align(batch, cfg), res)
     assert_each_pair_once(b, batch, cells)
     assert all(len(e.done) for e in engines)
     assert all(e.calls[0][1] < batch.size for e in engines)  # queue pieces, not the whole batch
@@ -231,7 +221,7 @@ def test_several_devices_halve_the_pieces_they_take(cupy):
 def test_runtime_and_driver_allocation_errors_count_as_out_of_memory(cupy):
     batch, cells = pairs(seed=9, count=150)
     cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=True)
-    expected = CpuBackend(THREADS).align(batch, cfg)
+    expected = CpuPairwise(THREADS).align(batch, cfg)
     for error in (lambda: cupy.CUDARuntimeError("cudaErrorMemoryAllocation: out of memory"),
                   lambda: cupy.CUDADriverError("CUDA_ERROR_OUT_OF_MEMORY: out of memory")):
         b = backend([FakeEngine(0, error)], lambda m: None)

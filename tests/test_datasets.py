@@ -20,7 +20,7 @@ import re
 import numpy as np
 import pytest
 
-from seqalign_cli.backends.cpu import CpuBackend
+from seqalign_cli.backends.cpu.pairwise import CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.encode import make_batch
 
@@ -71,7 +71,7 @@ def scheme_scoring(scheme: str) -> Scoring:
 
 def align(queries, targets, scoring, mode, traceback=True):
     batch = make_batch([q.encode() for q in queries], [t.encode() for t in targets])
-    return CpuBackend(threads=2).align(batch, AlignConfig(scoring=scoring, mode=mode,
+    return CpuPairwise(threads=2).align(batch, AlignConfig(scoring=scoring, mode=mode,
                                                           traceback=traceback))
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from seqalign_cli.backends.cuda.engine import split_by_cells
+from seqalign_cli.backends.cuda.scheduler import split_by_cells
 from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
 from seqalign_cli.backends.cuda.pairwise import fitting_parts, run_slots
 from seqalign_cli.backends.cuda.pairwise_warp import dir_words, rows_per_lane
@@ -94,13 +94,15 @@ def test_fitting_parts_keep_order_and_limit():
 
 
 def test_traceback_routes():
-    from seqalign_cli.backends.cuda.pairwise import DIRS_BYTES, planned_dir_words, traceback_routes
+    from seqalign_cli.backends.cuda.pairwise import DIRS_BYTES, planned_dir_words, routes
     from seqalign_cli.config import AlignConfig
 
     q = np.array([150, 400, 600, 20_000, 100_000, 200])
     t = np.array([250, 9_000_000, 700, 20_000, 100_000, 3_000_000])
     cfg = AlignConfig(traceback=True, matrix_budget=64 * 1024 * 1024)
-    full, ckpt = traceback_routes(q, t, cfg)
+    route = routes(q, t, cfg)
+    assert route.kernel == "subwarp"
+    full, ckpt = route.gpu & ~route.checkpointed, route.checkpointed
     # within the budget: all codes at once; beyond it, several stages: checkpoints;
     # one stage beyond the budget: neither (the CPU engine)
     assert full.tolist() == [True, False, True, False, False, False]
@@ -111,7 +113,11 @@ def test_traceback_routes():
     assert subwarp.checkpoint_bytes(q, t)[4] * 20 < planned_dir_words(q, t)[4] * 4
     # scoring values past the byte profile: the warp kernel, which has no checkpoints
     big = AlignConfig(scoring=Scoring(match=200), traceback=True, matrix_budget=64 * 1024 * 1024)
-    assert not traceback_routes(q, t, big)[1].any()
+    assert routes(q, t, big).kernel == "warp" and not routes(q, t, big).checkpointed.any()
+    # score-only pairs all go to a GPU while their scores fit int32 lanes
+    assert routes(q, t, AlignConfig(traceback=False)).gpu.all()
+    wide = routes(q, t, AlignConfig(scoring=Scoring(match=2000), traceback=False)).gpu
+    assert wide.tolist() == [True, False, True, True, True, False]  # the CPU engine past the int32 bound
 
 
 def test_shared_warps_one_per_stage_at_most():
@@ -125,41 +131,39 @@ def test_compact_runs_keeps_every_cigar_and_room_for_the_cpu_pairs():
     """The packed run layout of a finished GPU job: same CIGARs, CPU pairs' room kept (numpy for CuPy)."""
     import types
 
-    from seqalign_cli.backends.cuda.pairwise import _compact_runs
+    from seqalign_cli.backends.cuda.device import fetch_runs
     from seqalign_cli.results import Alignments
 
     rng = np.random.default_rng(3)
     qlen = rng.integers(0, 40, 50)
     tlen = rng.integers(0, 40, 50)
     out = Alignments.allocate(qlen, tlen, True)
-    cap = np.diff(np.append(out.run_off, len(out.run_op)))
+    cap = np.diff(np.append(out.cigar.off, len(out.cigar.op)))
     nruns = rng.integers(0, cap + 1)
-    device_op = rng.integers(0, 4, len(out.run_op)).astype(np.uint8)  # the device's slots, all filled
-    device_len = rng.integers(1, 9, len(out.run_op)).astype(np.int32)
+    device_op = rng.integers(0, 4, len(out.cigar.op)).astype(np.uint8)  # the device's slots, all filled
+    device_len = rng.integers(1, 9, len(out.cigar.op)).astype(np.int32)
     gpu = np.flatnonzero(rng.random(50) < 0.8)
     cpu = np.setdiff1d(np.arange(50), gpu)
-    out.nruns[gpu] = nruns[gpu]
-    want = {k: (device_op[out.run_off[k]:out.run_off[k] + nruns[k]].tolist(),
-                device_len[out.run_off[k]:out.run_off[k] + nruns[k]].tolist()) for k in gpu}
+    out.cigar.count[gpu] = nruns[gpu]
+    want = {k: (device_op[out.cigar.off[k]:out.cigar.off[k] + nruns[k]].tolist(),
+                device_len[out.cigar.off[k]:out.cigar.off[k] + nruns[k]].tolist()) for k in gpu}
     shim = types.SimpleNamespace(asarray=np.asarray, asnumpy=np.asarray, arange=np.arange,
                                  searchsorted=np.searchsorted)
-    d = types.SimpleNamespace(run_off=out.run_off.copy(), run_op=device_op, run_len=device_len)
-    job = types.SimpleNamespace(out=out, d=d, subset=gpu)
-    _compact_runs(shim, job)
+    fetch_runs(shim, out.cigar, out.cigar.off.copy(), device_op, device_len, gpu, whole=True)
     for k in gpu:
-        ops, lens = out.runs(k)
+        ops, lens = out.cigar.runs(k)
         assert (ops.tolist(), lens.tolist()) == want[k]
-    assert len(out.run_op) == nruns[gpu].sum() + cap[cpu].sum()
-    room = np.diff(np.append(out.run_off, len(out.run_op)))
+    assert len(out.cigar.op) == nruns[gpu].sum() + cap[cpu].sum()
+    room = np.diff(np.append(out.cigar.off, len(out.cigar.op)))
     assert (room[cpu] == cap[cpu]).all() and (room[gpu] == nruns[gpu]).all()
     # a CPU result written afterwards fits its room and leaves the GPU pairs' runs alone
     other = Alignments.allocate(qlen[cpu], tlen[cpu], True)
-    other.nruns[:] = cap[cpu]
-    other.run_op[:] = 2
-    other.run_len[:] = 1
+    other.cigar.count[:] = cap[cpu]
+    other.cigar.op[:] = 2
+    other.cigar.length[:] = 1
     out.take(cpu, other)
     for k in gpu:
-        ops, lens = out.runs(k)
+        ops, lens = out.cigar.runs(k)
         assert (ops.tolist(), lens.tolist()) == want[k]
 
 

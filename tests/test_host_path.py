@@ -20,14 +20,13 @@ import numpy as np
 import pytest
 
 from seqalign_cli.errors import InputError
-from seqalign_cli.formatting import format_cigars, format_paf, format_tsv, put_int
+from seqalign_cli.formatting import format_paf, format_runs, format_tsv, put_int
 from seqalign_cli.io import fastx
 from seqalign_cli.io.block import Record, RecordBlock
-from seqalign_cli.io.encode import _LUT
+from seqalign_cli.io.encode import code_of, encode_all
 from seqalign_cli.io.fastx import FastxReader
-from seqalign_cli.io.pairs import PairChunk, pair_chunks
-from seqalign_cli.io.parse import code_of, encode_all
-from seqalign_cli.results import Alignments
+from seqalign_cli.io.pairs import PairChunk, PairInputs, pair_chunks
+from seqalign_cli.results import CIGAR_LETTERS, Alignments
 
 from fastx_reference import ReferenceReader
 
@@ -185,6 +184,12 @@ def test_fastq_after_a_multiline_record_stays_exact(tmp_path):
 
 # ------------------------------------------------------------ encoding
 
+#: the encoding written out letter by letter: A C G T/U (either case) -> 0 1 2 3, any other byte -> 4
+_LUT = np.full(256, 4, np.uint8)
+for _code, _letters in enumerate((b"Aa", b"Cc", b"Gg", b"TtUu")):
+    _LUT[list(_letters)] = _code
+
+
 def test_code_of_matches_the_lut():
     every = np.arange(256, dtype=np.uint8)
     assert np.array_equal(encode_all(every), _LUT[every])
@@ -195,7 +200,7 @@ def test_chunk_batch_equals_make_batch():
     from seqalign_cli.io.encode import make_batch
     from clidata import GQ, GT
 
-    for chunk in pair_chunks("zip", str(GQ), str(GT), None, 77):
+    for chunk in pair_chunks(PairInputs(str(GQ), str(GT), "zip", None), 77):
         a = chunk.batch()
         b = make_batch([r.seq for r in chunk.queries], [r.seq for r in chunk.targets])
         for x, y in ((a.q_codes, b.q_codes), (a.q_off, b.q_off), (a.t_codes, b.t_codes), (a.t_off, b.t_off)):
@@ -249,13 +254,13 @@ def test_cross_and_interleaved_chunks(tmp_path, size):
     t = tmp_path / "t.fa"
     t.write_bytes(b"".join(b">t%d\n%s\n" % (i, _seq(rng, 4)) for i in range(3)))
     qr, tr = list(FastxReader(str(q))), list(FastxReader(str(t)))
-    chunks = list(pair_chunks("cross", str(q), str(t), None, size))
+    chunks = list(pair_chunks(PairInputs(str(q), str(t), "cross", None), size))
     assert all(len(c) == size for c in chunks[:-1]) and 0 < len(chunks[-1]) <= size
     got = [(a, b) for c in chunks for a, b in zip(c.queries, c.targets)]
     assert got == [(a, b) for a in qr for b in tr]
     inter = tmp_path / "i.fa"
     inter.write_bytes(b"".join(b">%d\nAC\n" % i for i in range(10)))
-    got = [(a.name, b.name) for c in pair_chunks("interleaved", str(inter), None, None, size)
+    got = [(a.name, b.name) for c in pair_chunks(PairInputs(str(inter), None, "interleaved", None), size)
            for a, b in zip(c.queries, c.targets)]
     assert got == [(str(i), str(i + 1)) for i in range(0, 10, 2)]
 
@@ -280,17 +285,17 @@ def _fake(rng, qlen, tlen, traceback):
         for k in range(n):
             cap = int(2 * min(qlen[k], tlen[k]) + 2)
             nr = rng.choice([0, 1, 2, min(cap, 7), cap])
-            res.nruns[k] = nr
-            s = res.run_off[k]
-            res.run_op[s:s + nr] = [rng.randrange(4) for _ in range(nr)]
-            res.run_len[s:s + nr] = [rng.choice([1, 9, 10, 150, 99999, 2**31 - 1]) for _ in range(nr)]
+            res.cigar.count[k] = nr
+            s = res.cigar.off[k]
+            res.cigar.op[s:s + nr] = [rng.randrange(4) for _ in range(nr)]
+            res.cigar.length[s:s + nr] = [rng.choice([1, 9, 10, 150, 99999, 2**31 - 1]) for _ in range(nr)]
     return res
 
 
 def _old_cigars(res, merge_m):
     out = []
     for k in range(res.size):
-        ops, lens = res.runs(k)
+        ops, lens = res.cigar.runs(k)
         parts = []
         for op, n in zip(ops.tolist(), lens.tolist()):
             letter = "M" if merge_m and op <= 1 else "=XID"[op]
@@ -315,7 +320,7 @@ def _old_paf(qs, ts, res, merge_m):
     rows = []
     for k, (q, t) in enumerate(zip(qs, ts)):
         score = int(res.score[k])
-        if res.nruns[k] == 0:
+        if res.cigar.count[k] == 0:
             rows.append(f"{q.name}\t{len(q.seq)}\t0\t0\t*\t{t.name}\t{len(t.seq)}\t0\t0\t0\t0\t0\tAS:i:{score}\n")
             continue
         m, x, i, d = (int(v) for v in res.stats[k])
@@ -332,16 +337,13 @@ def test_bulk_rows_equal_fstring_rows(traceback, merge_m):
     qs, ts = _recs(60, False, rng), _recs(60, False, rng)
     q, t = RecordBlock.from_records(qs), RecordBlock.from_records(ts)
     res = _fake(rng, q.lengths, t.lengths, traceback)
-    rows = format_tsv(q.names, q.name_off, q.seq_off, res.qstart, res.qend, t.names, t.name_off, t.seq_off,
-                      res.tstart, res.tend, res.score, res.stats, res.run_op, res.run_len, res.run_off,
-                      res.nruns, merge_m)
+    views = (q.view(), t.view(), res.view(), res.cigar.view(), CIGAR_LETTERS, merge_m)
+    rows = format_tsv(*views)
     assert rows.tobytes() == _old_tsv(qs, ts, res, merge_m)
     if traceback:
-        paf = format_paf(q.names, q.name_off, q.seq_off, res.qstart, res.qend, t.names, t.name_off, t.seq_off,
-                         res.tstart, res.tend, res.score, res.stats, res.run_op, res.run_len, res.run_off,
-                         res.nruns, merge_m)
+        paf = format_paf(*views)
         assert paf.tobytes() == _old_paf(qs, ts, res, merge_m)
-        buf, offs = format_cigars(res.run_op, res.run_len, res.run_off, res.nruns, merge_m)
+        buf, offs = format_runs(res.cigar.view(), CIGAR_LETTERS, merge_m)
         text = buf.tobytes().decode()
         assert [text[offs[k]:offs[k + 1]] for k in range(res.size)] == _old_cigars(res, merge_m)
 

@@ -16,7 +16,7 @@ import pytest
 
 from seqalign_cli.errors import InputError, SeqalignError, UsageError
 from seqalign_cli.io.fastx import FastxReader, Record, open_binary
-from seqalign_cli.io.pairs import RegionFetcher, pair_chunks
+from seqalign_cli.io.pairs import PairInputs, RegionFetcher, pair_chunks
 
 from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
 
@@ -218,7 +218,7 @@ def flat(chunks):
 
 @pytest.mark.parametrize("size", [1, 7, 200, 100000])
 def test_zip_chunks_keep_order(size):
-    chunks = list(pair_chunks("zip", str(GQ), str(GT), None, size))
+    chunks = list(pair_chunks(PairInputs(str(GQ), str(GT), "zip", None), size))
     assert all(len(c) <= size for c in chunks)
     assert all(len(c) == size for c in chunks[:-1])
     pairs = flat(chunks)
@@ -228,11 +228,11 @@ def test_zip_chunks_keep_order(size):
 def test_zip_unequal_counts(tmp_path):
     three = write(tmp_path / "three.fa", "".join(f">t{i}\nACGT\n" for i in range(3)))
     with pytest.raises(InputError) as exc:
-        flat(pair_chunks("zip", str(GQ), str(three), None, 50))
+        flat(pair_chunks(PairInputs(str(GQ), str(three), "zip", None), 50))
     msg = str(exc.value)
     assert "200 queries" in msg and "3 targets" in msg and str(GQ) in msg and str(three) in msg
     with pytest.raises(InputError) as exc:
-        flat(pair_chunks("zip", str(three), str(GT), None, 50))
+        flat(pair_chunks(PairInputs(str(three), str(GT), "zip", None), 50))
     msg = str(exc.value)
     assert "3 queries" in msg and "200 targets" in msg
 
@@ -241,10 +241,10 @@ def test_zip_empty_inputs(tmp_path):
     empty = write(tmp_path / "empty.fa", "")
     for q, t in ((empty, GT), (empty, empty)):
         with pytest.raises(InputError) as exc:
-            flat(pair_chunks("zip", str(q), str(t), None, 50))
+            flat(pair_chunks(PairInputs(str(q), str(t), "zip", None), 50))
         assert "empty.fa" in str(exc.value)
     with pytest.raises(InputError) as exc:
-        flat(pair_chunks("zip", str(GQ), str(empty), None, 50))
+        flat(pair_chunks(PairInputs(str(GQ), str(empty), "zip", None), 50))
     assert "empty.fa" in str(exc.value) and "0 targets" in str(exc.value)
 
 
@@ -252,22 +252,22 @@ def test_zip_empty_inputs(tmp_path):
 def test_cross_query_major(tmp_path, size):
     q = write(tmp_path / "q.fa", ">q1\nA\n>q2\nC\n>q3\nG\n")
     t = write(tmp_path / "t.fa", ">t1\nA\n>t2\nC\n>t3\nG\n>t4\nT\n")
-    pairs = flat(pair_chunks("cross", str(q), str(t), None, size))
+    pairs = flat(pair_chunks(PairInputs(str(q), str(t), "cross", None), size))
     assert [(a, b) for a, b, _, _ in pairs] == [(f"q{i}", f"t{j}") for i in (1, 2, 3) for j in (1, 2, 3, 4)]
     empty = write(tmp_path / "e.fa", "")
     for a, b in ((q, empty), (empty, t)):
         with pytest.raises(InputError) as exc:
-            flat(pair_chunks("cross", str(a), str(b), None, size))
+            flat(pair_chunks(PairInputs(str(a), str(b), "cross", None), size))
         assert "e.fa" in str(exc.value)
 
 
 def test_interleaved(tmp_path):
     f = write(tmp_path / "i.fq", "@a\nAC\n+\nII\n@b\nACG\n+\nIII\n@c\n\n+\n\n@d\nT\n+\nI\n")
-    pairs = flat(pair_chunks("interleaved", str(f), None, None, 1))
+    pairs = flat(pair_chunks(PairInputs(str(f), None, "interleaved", None), 1))
     assert pairs == [("a", "b", b"AC", b"ACG"), ("c", "d", b"", b"T")]
     odd = write(tmp_path / "odd.fa", ">a\nA\n>b\nC\n>c\nG\n")
     with pytest.raises(InputError) as exc:
-        flat(pair_chunks("interleaved", str(odd), None, None, 10))
+        flat(pair_chunks(PairInputs(str(odd), None, "interleaved", None), 10))
     assert "odd.fa" in str(exc.value) and "record 3 (c)" in str(exc.value)
 
 
@@ -325,7 +325,7 @@ def test_region_fetcher_rejects_stdin_and_non_fasta(tmp_path):
 
 
 def test_pairs_file_pairing(tmp_path, ex1_copy):
-    pairs = flat(pair_chunks("pairs", str(EX1_READS), str(ex1_copy), str(EX1_PAIRS), 7))
+    pairs = flat(pair_chunks(PairInputs(str(EX1_READS), str(ex1_copy), "pairs", str(EX1_PAIRS)), 7))
     assert len(pairs) == 100
     chroms = ex1_chroms()
     reads = {r.name: r.seq for r in records(EX1_READS)}
@@ -341,7 +341,7 @@ def test_pairs_file_pairing(tmp_path, ex1_copy):
 def test_pairs_file_errors(tmp_path, ex1_copy):
     def run(text, query=EX1_READS):
         p = write(tmp_path / "p.tsv", text)
-        return flat(pair_chunks("pairs", str(query), str(ex1_copy), str(p), 10))
+        return flat(pair_chunks(PairInputs(str(query), str(ex1_copy), "pairs", str(p)), 10))
 
     first = EX1_PAIRS.read_text().splitlines()[1].split("\t")[0]
     with pytest.raises(InputError) as exc:
@@ -366,7 +366,7 @@ def test_pairs_file_errors(tmp_path, ex1_copy):
 def test_pairs_file_from_stdin(monkeypatch, ex1_copy):
     first = EX1_PAIRS.read_text().splitlines()[1].split("\t")[0]
     monkeypatch.setattr(sys, "stdin", io.StringIO(f"{first}\tchr2:11-20\n"))
-    pairs = flat(pair_chunks("pairs", str(EX1_READS), str(ex1_copy), "-", 10))
+    pairs = flat(pair_chunks(PairInputs(str(EX1_READS), str(ex1_copy), "pairs", "-"), 10))
     assert [(a, b, t) for a, b, _, t in pairs] == [(first, "chr2:11-20", ex1_chroms()["chr2"][10:20].encode())]
 
 

@@ -1,4 +1,8 @@
-"""Correctness of the CPU pairwise engine against independent oracles.
+"""Correctness of the pairwise engines against independent oracles.
+
+The tests that take the ``backend`` fixture (conftest) run on the CPU engine
+and, where a GPU is usable, on the cuda backend too; the others exercise
+CPU-only routes (threads, float lanes, hypothesis).
 
 * brute force: tiny pairs (and every pair of sequences up to length 2) vs the
   pure-Python Gotoh of ``oracles.py`` in every mode, for several scorings: the
@@ -19,16 +23,18 @@ from __future__ import annotations
 import itertools
 import random
 import zlib
+from operator import attrgetter
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from seqalign_cli.backends.cpu import CpuBackend
+from seqalign_cli.backends.cpu.pairwise import CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.encode import make_batch
 
+from helpers import RESULT_FIELDS, assert_same_results
 from generators import AFFINE, BWA, LINEAR, mutate, random_dna, random_pair, random_pairs  # noqa: F401
 from oracles import (MODES, CigarError, biopython_score, canon, cigar_counts, parasail_score,
                      ref_align, ref_score, rescore)
@@ -59,12 +65,13 @@ def as_bytes(s) -> bytes:
     return s.encode() if isinstance(s, str) else bytes(s)
 
 
-def run(queries, targets, scoring, mode, traceback=True, matrix_budget=None, threads=1):
+def run(queries, targets, scoring, mode, traceback=True, matrix_budget=None, threads=1, backend=None):
+    """The results of the pairs on ``backend`` (the conftest fixture), or on the CPU engine with ``threads``."""
     cfg = dict(scoring=scoring, mode=mode, traceback=traceback)
     if matrix_budget is not None:
         cfg["matrix_budget"] = matrix_budget
     batch = make_batch([as_bytes(q) for q in queries], [as_bytes(t) for t in targets])
-    return CpuBackend(threads=threads).align(batch, AlignConfig(**cfg))
+    return (backend or CpuPairwise(threads=threads)).align(batch, AlignConfig(**cfg))
 
 
 def check_alignments(queries, targets, res, scoring, mode):
@@ -91,8 +98,8 @@ def check_alignments(queries, targets, res, scoring, mode):
             problems.append(f"CIGAR rescores to {got}, engine score {score}")
         if tuple(int(x) for x in res.stats[k]) != cigar_counts(cig):
             problems.append(f"stats {res.stats[k].tolist()} != CIGAR counts {cigar_counts(cig)}")
-        ops, lens = res.runs(k)
-        if int(res.nruns[k]) != (0 if cig == "*" else len(ops)) or "".join(
+        ops, lens = res.cigar.runs(k)
+        if int(res.cigar.count[k]) != (0 if cig == "*" else len(ops)) or "".join(
                 f"{ln}{'=XID'[op]}" for op, ln in zip(ops, lens)) != ("" if cig == "*" else cig):
             problems.append("runs() disagree with cigars()")
         if cig == "*":
@@ -127,7 +134,7 @@ def check_score_only(res_tb, res_so, mode):
     np.testing.assert_array_equal(res_so.qend, res_tb.qend)
     np.testing.assert_array_equal(res_so.tend, res_tb.tend)
     assert all(c == "*" for c in res_so.cigars())
-    assert not res_so.nruns.any()
+    assert not res_so.cigar.count.any()
     empty = (res_so.qend == 0) & (res_so.tend == 0)
     if mode == "global":
         fixed_q, fixed_t = 0, 0
@@ -159,7 +166,7 @@ def tiny_pairs(seed, count, maxlen=6, alphabet="ACGTN"):
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("scoring_name", list(SCORINGS))
-def test_brute_force_vs_reference(mode, scoring_name):
+def test_brute_force_vs_reference(mode, scoring_name, backend):
     scoring = SCORINGS[scoring_name]
     short = ["".join(p) for k in range(3) for p in itertools.product("ACGTN", repeat=k)]
     qs = [a for a in short for b in short]
@@ -167,10 +174,10 @@ def test_brute_force_vs_reference(mode, scoring_name):
     rq, rt = tiny_pairs(zlib.crc32(f"{mode}/{scoring_name}".encode()), 1500)
     qs += rq
     ts += rt
-    res = run(qs, ts, scoring, mode)
+    res = run(qs, ts, scoring, mode, backend=backend)
     check_alignments(qs, ts, res, scoring, mode)
     compare_with_reference(qs, ts, res, scoring, mode)
-    check_score_only(res, run(qs, ts, scoring, mode, traceback=False), mode)
+    check_score_only(res, run(qs, ts, scoring, mode, traceback=False, backend=backend), mode)
 
 
 def engine_tuple(res, cigars, k):
@@ -210,23 +217,23 @@ def test_each_pair_alone_equals_batch(mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_letter_normalisation(mode):
+def test_letter_normalisation(mode, backend):
     """Lowercase, U and non-ACGT letters align exactly like their canonical form."""
     qs, ts = random_pairs(12, 400, long_share=0.0)
-    raw = run(qs, ts, AFFINE, mode)
-    canonical = run([canon(q) for q in qs], [canon(t) for t in ts], AFFINE, mode)
+    raw = run(qs, ts, AFFINE, mode, backend=backend)
+    canonical = run([canon(q) for q in qs], [canon(t) for t in ts], AFFINE, mode, backend=backend)
     for name in ("score", "qstart", "qend", "tstart", "tend", "stats"):
         np.testing.assert_array_equal(getattr(raw, name), getattr(canonical, name), err_msg=name)
     assert raw.cigars() == canonical.cigars()
 
 
-def test_n_scoring_rules():
+def test_n_scoring_rules(backend):
     """N vs N is a -n_penalty 'X'; IUPAC letters are N; U equals T."""
     sc = Scoring(match=2, mismatch=4, gap_open=4, gap_extend=2, n_penalty=1)
-    res = run(["NNNN", "ACGU", "aRgt", "acgt"], ["NNNN", "ACGT", "ACGT", "ACGT"], sc, "global")
+    res = run(["NNNN", "ACGU", "aRgt", "acgt"], ["NNNN", "ACGT", "ACGT", "ACGT"], sc, "global", backend=backend)
     assert res.score.tolist() == [-4, 8, 5, 8]
     assert res.cigars() == ["4X", "4=", "1=1X2=", "4="]
-    res = run(["NNNN"], ["NNNN"], sc, "local")
+    res = run(["NNNN"], ["NNNN"], sc, "local", backend=backend)
     assert res.score.tolist() == [0] and res.cigars() == ["*"]
 
 
@@ -242,10 +249,10 @@ def test_threads_do_not_change_results():
             assert one.cigars() == two.cigars(), (mode, kwargs)
 
 
-def test_empty_batch():
+def test_empty_batch(backend):
     for mode in MODES:
         for traceback in (True, False):
-            res = run([], [], AFFINE, mode, traceback=traceback)
+            res = run([], [], AFFINE, mode, traceback=traceback, backend=backend)
             assert res.size == 0 and res.cigars() == []
 
 
@@ -254,11 +261,11 @@ def test_empty_batch():
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("gap_model", list(GAP_MODELS))
-def test_random_pairs_vs_parasail(mode, gap_model):
+def test_random_pairs_vs_parasail(mode, gap_model, backend):
     scoring = GAP_MODELS[gap_model]
     seed = 1000 + MODES.index(mode) * 10 + list(GAP_MODELS).index(gap_model)
     qs, ts = random_pairs(seed, 10_000)
-    res = run(qs, ts, scoring, mode, threads=2)
+    res = run(qs, ts, scoring, mode, threads=2, backend=backend)
     check_alignments(qs, ts, res, scoring, mode)
     bad = []
     bio_done = 0
@@ -275,7 +282,7 @@ def test_random_pairs_vs_parasail(mode, gap_model):
             bad.append(f"pair {k} {q!r:.80} vs {t!r:.80}: expected {want}, got {res.score[k]}")
     assert not bad, f"{len(bad)} mismatches:\n" + "\n".join(bad[:20])
     assert bio_done >= 9_500  # about 3 % of the pairs have an empty side
-    so = run(qs, ts, scoring, mode, traceback=False, threads=2)
+    so = run(qs, ts, scoring, mode, traceback=False, threads=2, backend=backend)
     check_score_only(res, so, mode)
 
 
@@ -311,8 +318,8 @@ def test_checkpoint_traceback_equals_full_matrix(mode, gap_model):
     qs, ts = checkpoint_pairs(50 + MODES.index(mode))
     full = run(qs, ts, scoring, mode)
     ckpt = run(qs, ts, scoring, mode, matrix_budget=1)
-    for name in ("score", "qstart", "qend", "tstart", "tend", "nruns", "stats"):
-        np.testing.assert_array_equal(getattr(ckpt, name), getattr(full, name), err_msg=name)
+    for name in RESULT_FIELDS:
+        np.testing.assert_array_equal(attrgetter(name)(ckpt), attrgetter(name)(full), err_msg=name)
     fc, cc = full.cigars(), ckpt.cigars()
     diff = [k for k in range(len(qs)) if fc[k] != cc[k]]
     assert not diff, [(k, len(qs[k]), len(ts[k]), fc[k][:60], cc[k][:60]) for k in diff[:5]]
@@ -327,9 +334,7 @@ def test_checkpoint_traceback_wide_scores(mode):
     qs, ts = qs[:120], ts[:120]
     full = run(qs, ts, scoring, mode)
     ckpt = run(qs, ts, scoring, mode, matrix_budget=1)
-    for name in ("score", "qstart", "qend", "tstart", "tend", "nruns", "stats"):
-        np.testing.assert_array_equal(getattr(ckpt, name), getattr(full, name), err_msg=name)
-    assert full.cigars() == ckpt.cigars()
+    assert_same_results(full, ckpt, ("full", "checkpointed"))
     check_alignments(qs, ts, ckpt, scoring, mode)
     for k, (q, t) in enumerate(zip(qs, ts)):
         want = parasail_score(q, t, scoring, mode) if q and t else ref_score(q, t, scoring, mode)
@@ -414,7 +419,7 @@ HUGE_CASES = [
 
 
 @pytest.mark.parametrize("case", range(len(HUGE_CASES)))
-def test_huge_scores(case):
+def test_huge_scores(case, backend):
     q, t, sc, mode = HUGE_CASES[case]
     if len(q) > 100:  # all mismatches is optimal: every gap costs more than it saves
         want = (-sc.mismatch * len(q), 0, len(q), 0, len(t), f"{len(q)}X")
@@ -422,10 +427,10 @@ def test_huge_scores(case):
     else:
         want = ref_align(q, t, sc, mode)
     assert want[0] < -(2**30)
-    res = run([q], [t], sc, mode)
+    res = run([q], [t], sc, mode, backend=backend)
     assert engine_tuple(res, res.cigars(), 0) == want
     check_alignments([q], [t], res, sc, mode)
-    check_score_only(res, run([q], [t], sc, mode, traceback=False), mode)
+    check_score_only(res, run([q], [t], sc, mode, traceback=False, backend=backend), mode)
 
 
 # --------------------------------------------------------------- hypothesis

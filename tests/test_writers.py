@@ -22,6 +22,7 @@ from seqalign_cli import __version__
 from seqalign_cli.cli import cli
 from seqalign_cli.writers.sam import md_tag
 
+from helpers import TSV_COLUMNS, parse_tsv
 from oracles import canon, cigar_counts, parse_cigar
 
 pysam = pytest.importorskip("pysam")
@@ -31,7 +32,7 @@ from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
 SAMTOOLS = shutil.which("samtools")
 needs_samtools = pytest.mark.skipif(SAMTOOLS is None, reason="samtools not installed")
 MODES = ("global", "semi-global", "glocal", "local")
-COLUMNS = ["qname", "qlen", "qstart", "qend", "tname", "tlen", "tstart", "tend", "score", "cigar", "nm"]
+COLUMNS = TSV_COLUMNS
 
 
 # ----------------------------------------------------------------- helpers
@@ -45,15 +46,7 @@ def run_ok(args) -> str:
 
 
 def tsv_rows(args) -> list[dict]:
-    lines = run_ok([*args, "--format", "tsv"]).splitlines()
-    assert lines[0].split("\t") == COLUMNS
-    rows = []
-    for line in lines[1:]:
-        row = dict(zip(COLUMNS, line.split("\t")))
-        for k in ("qlen", "qstart", "qend", "tlen", "tstart", "tend", "score", "nm"):
-            row[k] = int(row[k])
-        rows.append(row)
-    return rows
+    return parse_tsv(run_ok([*args, "--format", "tsv"]))
 
 
 def sam_records(path):

@@ -1,4 +1,13 @@
-"""Backends: the one dispatch point that picks the engine for a run."""
+"""Backends: the one dispatch point that picks the backend of a run for a family.
+
+A backend is what the runner talks to: ``name``, ``device``, ``threads``,
+``start(batch, cfg)`` returning an object whose ``result()`` gives the
+batch's results, and ``steps()`` (host time by step, or None). The CPU
+backend runs the family's CPU engine; the cuda backend is the GPU scheduler
+over the family's engine on each device, with the CPU engine for what a GPU
+cannot hold. GPU queries go through here too (``gpu_status``,
+``warm_up``), so callers never reach into the cuda package for them.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +21,8 @@ BACKENDS = ("auto", "cpu", "cuda")
 class Done:
     """Results already finished: what ``start`` returns for a backend that aligns at once.
 
-    Every backend has ``start(batch, cfg)``, returning an object whose
-    ``result()`` gives the batch's alignments; the runner hands it to the
-    writer thread, which asks for the result when it writes the batch.
+    The runner hands it to the writer thread, which asks for the result when
+    it writes the batch.
     """
 
     def __init__(self, res):
@@ -24,37 +32,58 @@ class Done:
         return self.res
 
 
-def select_backend(name: str, threads: int, log: Callable[[str], None], device=0):
-    """The backend for ``name``; ``auto`` says on the log what it picked.
+def gpu_status() -> tuple[bool, str]:
+    """Whether a usable CUDA GPU is present, and why not when it is not."""
+    from .cuda import gpu_available
+
+    return gpu_available()
+
+
+def warm_up(name: str, device) -> None:
+    """Start the GPU driver in the background when backend ``name`` may use one (before heavy imports)."""
+    if name != "cpu":
+        from .cuda import start_driver
+
+        start_driver(device)
+
+
+def select_backend(family, name: str, threads: int, log: Callable[[str], None], device=0):
+    """The backend ``name`` for ``family`` (a ``families.Family``); ``auto`` says on the log what it picked.
 
     ``device``: a GPU number, a sequence of them, or "all".
     """
     from .cpu import CpuBackend
-    from .cuda import gpu_available
 
-    if name == "cpu":
-        return CpuBackend(threads)
-    if name not in ("auto", "cuda"):
+    if name not in BACKENDS:
         raise UsageError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)}")
-    ok, why = gpu_available()
-    if ok:
-        from .cuda import device_count
-        from .cuda.engine import CudaBackend
+    cpu = family.cpu_engine(threads)
+    if name == "cpu":
+        return CpuBackend(cpu)
+    if family.cuda is None:
+        if name == "cuda":
+            raise UsageError(f"--backend cuda: {family.command} has no GPU engine")
+        log(f"backend auto: picked cpu ({family.command} has no GPU engine)")
+        return CpuBackend(cpu)
+    ok, why = gpu_status()
+    if not ok:
+        if name == "cuda":
+            raise UsageError(f"--backend cuda: no usable GPU: {why}")
+        log(f"backend auto: picked cpu ({why})")
+        return CpuBackend(cpu)
+    from .cuda import device_count
+    from .cuda.scheduler import GpuScheduler
 
-        if device == "all":
-            device = tuple(range(device_count()))
-
-        try:
-            backend = CudaBackend(device, threads, log=log)
-        except Exception as exc:  # bad device number, driver trouble
-            if name == "cuda":
-                raise UsageError(f"--backend cuda: cannot use GPU {device} ({exc})") from None
-            log(f"backend auto: picked cpu (GPU {device} unusable: {exc})")
-            return CpuBackend(threads)
-        if name == "auto":
-            log(f"backend auto: picked cuda ({backend.device})")
-        return backend
-    if name == "cuda":
-        raise UsageError(f"--backend cuda: no usable GPU: {why}")
-    log(f"backend auto: picked cpu ({why})")
-    return CpuBackend(threads)
+    if device == "all":
+        device = tuple(range(device_count()))
+    devices = (device,) if isinstance(device, int) else tuple(device)
+    try:
+        backend = GpuScheduler([family.cuda_engine(dev) for dev in devices], cpu, family.load(family.cuda_hooks),
+                               log=log)
+    except Exception as exc:  # bad device number, driver trouble
+        if name == "cuda":
+            raise UsageError(f"--backend cuda: cannot use GPU {device} ({exc})") from None
+        log(f"backend auto: picked cpu (GPU {device} unusable: {exc})")
+        return CpuBackend(cpu)
+    if name == "auto":
+        log(f"backend auto: picked cuda ({backend.device})")
+    return backend

@@ -19,11 +19,12 @@ want them (SAM output, tests).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ..jit import nb
-from .parse import encode_all
+from .encode import encode_all
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 _EMPTY_U8 = np.zeros(0, np.uint8)
@@ -80,6 +81,14 @@ def _concat_offsets(offs: list[np.ndarray]) -> np.ndarray:
         at += m
         base += int(o[-1])
     return out
+
+
+class BlockView(NamedTuple):
+    """What compiled formatters read of a block: names and sequence offsets."""
+
+    names: np.ndarray
+    name_off: np.ndarray
+    seq_off: np.ndarray
 
 
 @dataclass(eq=False)
@@ -160,6 +169,9 @@ class RecordBlock:
                            _concat_offsets([b.seq_off for b in blocks]),
                            np.concatenate([b.qual for b in blocks]) if fastq else None,
                            np.concatenate([b.num for b in blocks]))
+
+    def view(self) -> BlockView:
+        return BlockView(self.names, self.name_off, self.seq_off)
 
     def codes(self) -> np.ndarray:
         """The codes of the sequences (see ``encode``), with the offsets ``seq_off``."""

@@ -246,13 +246,28 @@ def file_chunks(pairs_file: str, query: str, target: str | None, size: int) -> I
         yield PairChunk(queries.take(np.array(picked, np.int64)), RecordBlock.from_records(targets))
 
 
-def pair_chunks(pairing: str, query: str, target: str | None, pairs_file: str | None,
-                size: int) -> Iterator[PairChunk]:
+@dataclass(frozen=True)
+class PairInputs:
+    """The input files of a pairwise run and how their records pair up."""
+
+    query: str
+    target: str | None = None
+    pairing: str = "zip"  # zip | cross | interleaved | pairs
+    pairs_file: str | None = None
+
+    @property
+    def reference(self) -> str:
+        """The file the targets (SAM references) come from, as messages name it."""
+        path = self.target if self.target is not None else self.query
+        return "<stdin>" if path == "-" else path
+
+
+def pair_chunks(inputs: PairInputs, size: int) -> Iterator[PairChunk]:
     """The pairs of a run, in input order, in chunks of ``size``."""
-    if pairing == "pairs":
-        return file_chunks(pairs_file, query, target, size)
-    if pairing == "interleaved":
-        return interleaved_chunks(query, size)
-    if pairing == "cross":
-        return cross_chunks(query, target, size)
-    return zip_chunks(query, target, size)
+    if inputs.pairing == "pairs":
+        return file_chunks(inputs.pairs_file, inputs.query, inputs.target, size)
+    if inputs.pairing == "interleaved":
+        return interleaved_chunks(inputs.query, size)
+    if inputs.pairing == "cross":
+        return cross_chunks(inputs.query, inputs.target, size)
+    return zip_chunks(inputs.query, inputs.target, size)

@@ -55,19 +55,6 @@ def line_end(data, p, n):
 
 
 @nb.njit(**_JIT)
-def code_of(c):
-    """The code of one letter: A C G T/U -> 0 1 2 3 (any case), anything else 4 (as encode._LUT)."""
-    u = c & 0xDF
-    r = np.uint8(4)
-    r = np.uint8(0) if u == 65 else r
-    r = np.uint8(1) if u == 67 else r
-    r = np.uint8(2) if u == 71 else r
-    r = np.uint8(3) if u == 84 else r
-    r = np.uint8(3) if u == 85 else r
-    return r
-
-
-@nb.njit(**_JIT)
 def is_space(c):
     """ASCII whitespace as bytes.split()/strip() see it: space, \\t \\n \\v \\f \\r."""
     return c == 32 or (c >= 9 and c <= 13)
@@ -100,15 +87,6 @@ def put_name(data, hs, he, names, npos):
         npos += 1
         a += 1
     return npos, high
-
-
-@nb.njit(**_JIT)
-def encode_all(seq):
-    """The codes of seq (one vectorised pass)."""
-    codes = np.empty(seq.shape[0], np.uint8)
-    for q in range(np.uint64(seq.shape[0])):
-        codes[q] = code_of(seq[q])
-    return codes
 
 
 @nb.njit(**_JIT)

@@ -48,14 +48,14 @@ def md_tag(ops, lens, target: bytes, tstart: int) -> str:
 
 
 class SamWriter:
-    def __init__(self, out, command_line: str, cigar_m: bool = False, bam: bool = False,
-                 target_file: str = "target"):
-        self.out = out
-        self.command_line = command_line.replace("\t", " ").replace("\n", " ")
-        self.cigar_m = cigar_m
-        self.bam = bam
+    bam = False
+
+    def __init__(self, ctx):
+        self.out = ctx.out
+        self.command_line = ctx.command_line.replace("\t", " ").replace("\n", " ")
+        self.cigar_m = ctx.cigar_m
         self.targets: dict[str, tuple[int, int]] = {}
-        self.target_file = target_file
+        self.target_file = getattr(ctx.inputs, "reference", None) or "target"
         self.body = tempfile.TemporaryFile(mode="w+b")
 
     def _register(self, t):
@@ -74,14 +74,14 @@ class SamWriter:
             qual = q.qual.decode("ascii", "replace") if q.qual else "*"
             score = int(res.score[k])
             matches, mism, ins, dels = (int(x) for x in res.stats[k])
-            if len(t.seq) == 0 or res.nruns[k] == 0 or matches + mism == 0:
+            if len(t.seq) == 0 or res.cigar.count[k] == 0 or matches + mism == 0:
                 lines.append(f"{q.name}\t{UNMAPPED}\t*\t0\t0\t*\t*\t0\t0\t{seq}\t{qual}\tAS:i:{score}\n")
                 continue
             self._register(t)
             qs, qe = int(res.qstart[k]), int(res.qend[k])
             clip_l = f"{qs}S" if qs > 0 else ""
             clip_r = f"{len(q.seq) - qe}S" if qe < len(q.seq) else ""
-            ops, lens = res.runs(k)
+            ops, lens = res.cigar.runs(k)
             md = md_tag(ops.tolist(), lens.tolist(), t.seq, int(res.tstart[k]))
             lines.append(f"{q.name}\t0\t{t.name}\t{int(res.tstart[k]) + 1}\t255\t{clip_l}{cigars[k]}{clip_r}"
                          f"\t*\t0\t0\t{seq}\t{qual}\tAS:i:{score}\tNM:i:{mism + ins + dels}\tMD:Z:{md}\n")
@@ -126,3 +126,7 @@ class SamWriter:
 
     def discard(self):
         self.body.close()
+
+
+class BamWriter(SamWriter):
+    bam = True

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...config import Mode
 from ...jit import nb
 
-GLOBAL, SEMI, GLOCAL, LOCAL = 0, 1, 2, 3
+#: the mode codes as compile-time constants
+GLOBAL, SEMI, GLOCAL, LOCAL = (int(m) for m in Mode)
 OP_EQ, OP_X, OP_I, OP_D = 0, 1, 2, 3
 ST_H, ST_I, ST_D = 0, 1, 2
 N_CODE = 4

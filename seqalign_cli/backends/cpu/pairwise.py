@@ -1,4 +1,9 @@
-"""Pairwise alignment of packed lane groups on the CPU (the reference engine).
+"""Pairwise alignment on the CPU (the reference engine): ``CpuPairwise`` and its numba kernels.
+
+``CpuPairwise.align`` routes each pair: lane groups of float32 lanes, of
+float64 lanes where scores could pass 2**24, and the checkpointed route
+(one pair at a time, threads across pairs) where a traceback matrix would
+pass the budget.
 
 ``align_groups`` runs every group of a batch (numba, threads over groups):
 forward sweep, end cell, and, when asked, a full-matrix traceback. Pairs too
@@ -12,12 +17,17 @@ the full-matrix one, with O(N * sqrt(M)) memory.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ...formatting import format_cigars  # noqa: F401 - CIGAR text lives with the other formatting
+from ...batching import PairBatch, length_order, pack_groups
+from ...config import AlignConfig
+from ...errors import UsageError
+from ...results import Alignments
+
 from ...jit import nb
-from .dp import GLOBAL, GLOCAL, ST_H, finish_ops, init_rows, neg_inf, sweep, trace, track_row
+from .dp import GLOBAL, GLOCAL, LOCAL, ST_H, finish_ops, init_rows, neg_inf, sweep, trace, track_row
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
@@ -26,7 +36,7 @@ _JIT = dict(nogil=True, cache=True, boundscheck=False)
 def _start_best(mode, best, bi, bj):
     ninf = neg_inf(best)
     for l in range(best.shape[0]):
-        best[l] = 0.0 if mode == 3 else ninf
+        best[l] = 0.0 if mode == LOCAL else ninf
         bi[l] = 0
         bj[l] = 0
 
@@ -71,7 +81,7 @@ def align_groups(qbuf, qoff, gM, tbuf, toff, gN, qlen, tlen, index, bounds, mode
         bj = np.empty(lanes, np.int64)
         _start_best(mode, best, bi, bj)
         init_rows(mode, sc, H, F)
-        if mode != 3:
+        if mode != LOCAL:
             track_row(mode, 0, H, ql, tl, best, bi, bj)
         if want_trace:
             dirs = np.empty((M, N + 1, lanes), np.uint8)
@@ -119,7 +129,7 @@ def align_long(q1, t1, mode, sc, block, want_trace, run_op, run_len, stats, out)
     bj = np.empty(1, np.int64)
     _start_best(mode, best, bi, bj)
     init_rows(mode, sc, H, F)
-    if mode != 3:
+    if mode != LOCAL:
         track_row(mode, 0, H, ql, tl, best, bi, bj)
     nck = (M + block - 1) // block if want_trace else 0
     Hc = np.empty((max(nck, 1), N + 1), sc.dtype)
@@ -170,3 +180,64 @@ def align_long(q1, t1, mode, sc, block, want_trace, run_op, run_len, stats, out)
 def checkpoint_block(qlen: int) -> int:
     """Rows per checkpoint: about sqrt(8*M) balances checkpoints and one block."""
     return max(16, int(math.isqrt(8 * max(qlen, 1))))
+
+
+#: pairs aligned side by side in one group (SIMD lanes of the inner loop)
+LANES = 64
+#: float32 holds every integer below 2**24 exactly
+FLOAT32_LIMIT = 2**24
+#: float64 holds every integer below 2**53 exactly
+FLOAT64_LIMIT = 2**53
+
+
+class CpuPairwise:
+    """The pairwise engine on the CPU: ``align(batch, cfg)`` gives the batch's ``Alignments``."""
+
+    def __init__(self, threads: int = 1):
+        self.threads = max(1, min(threads, nb.config.NUMBA_NUM_THREADS))
+
+    def align(self, batch: PairBatch, cfg: AlignConfig) -> Alignments:
+        qlen = batch.qlen.astype(np.int64)
+        tlen = batch.tlen.astype(np.int64)
+        out = Alignments.allocate(qlen, tlen, cfg.traceback)
+        bound = cfg.scoring.score_bound(qlen, tlen)
+        wide = bound >= FLOAT32_LIMIT
+        if len(bound) and bound.max() >= FLOAT64_LIMIT:
+            raise UsageError("scoring values too large: scores could exceed 2**53 and lose exactness")
+        matrix_bytes = (qlen + 1) * (tlen + 1) * LANES
+        long = cfg.traceback & (matrix_bytes > cfg.matrix_budget)
+        nb.set_num_threads(self.threads)
+        for dtype, sel in ((np.float32, ~wide & ~long), (np.float64, wide & ~long)):
+            subset = np.flatnonzero(sel)
+            if len(subset):
+                self._groups(batch, qlen, tlen, subset, dtype, cfg, out)
+        long_idx = np.flatnonzero(long)
+        if len(long_idx):
+            with ThreadPoolExecutor(self.threads) as pool:
+                list(pool.map(lambda k: self._long(batch, int(k), bool(wide[k]), cfg, out), long_idx))
+        return out.finish(cfg)
+
+    def _groups(self, batch, qlen, tlen, subset, dtype, cfg, out):
+        order = length_order(qlen, tlen, subset)
+        g = pack_groups(batch, order, LANES)
+        sc = np.array(cfg.scoring.as_list(), dtype)
+        scores = np.zeros(out.size, dtype)
+        runs = out.cigar
+        align_groups(g.q_buf, g.q_off, g.q_dim, g.t_buf, g.t_off, g.t_dim, g.qlen, g.tlen, g.index,
+                     g.bounds, int(cfg.mode_code), sc, cfg.traceback, scores, out.qstart, out.qend,
+                     out.tstart, out.tend, runs.off, runs.count, runs.op, runs.length, out.stats)
+        out.score[subset] = scores[subset].astype(np.int64)
+
+    def _long(self, batch, k, wide, cfg, out):
+        q = batch.query(k)
+        t = batch.target(k)
+        sc = np.array(cfg.scoring.as_list(), np.float64 if wide else np.float32)
+        res = np.zeros(6, np.float64)
+        r0 = out.cigar.off[k]
+        stats = np.zeros(4, np.int64)
+        align_long(q, t, int(cfg.mode_code), sc, checkpoint_block(len(q)), True,
+                   out.cigar.op[r0:], out.cigar.length[r0:], stats, res)
+        out.score[k] = int(res[0])
+        out.qstart[k], out.qend[k], out.tstart[k], out.tend[k] = (int(x) for x in res[1:5])
+        out.cigar.count[k] = int(res[5])
+        out.stats[k] = stats

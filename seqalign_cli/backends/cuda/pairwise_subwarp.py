@@ -116,9 +116,9 @@ def shared_warps(stages: np.ndarray) -> np.ndarray:
 def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool, warps: int = 1):
     """The forward kernel of a shape (and the traceback kernel when tracing)."""
     if pack16:
-        fwd = f"pairwise_subwarp16<{mode}, {flag(trace)}, {G}, {R}, {warps}>"
+        fwd = f"pairwise_subwarp16<{int(mode)}, {flag(trace)}, {G}, {R}, {warps}>"
     else:
-        fwd = f"pairwise_subwarp<{mode}, {flag(trace)}, {G}, {R}, {warps}>"
+        fwd = f"pairwise_subwarp<{int(mode)}, {flag(trace)}, {G}, {R}, {warps}>"
     back = f"subwarp_trace<{G}, {R}, {flag(pack16)}>"
     mod = module(KERNEL, (fwd, back) if trace else (fwd,), device)
     return mod.get_function(fwd), (mod.get_function(back) if trace else None)

@@ -29,7 +29,7 @@ def dir_words(qlen: np.ndarray, tlen: np.ndarray, R: np.ndarray) -> np.ndarray:
 
 
 def kernels(device: int, mode: int, trace: bool, R: int, prof: bool):
-    fwd = f"pairwise_warp<{mode}, {flag(trace)}, {R}, {flag(prof)}>"
+    fwd = f"pairwise_warp<{int(mode)}, {flag(trace)}, {R}, {flag(prof)}>"
     back = f"pairwise_trace<{R}>"
     mod = module(KERNEL, (fwd, back), device)
     return mod.get_function(fwd), mod.get_function(back)

@@ -1,15 +1,24 @@
-"""The CUDA engine: batches on one or more GPUs, with the CPU engine for what a GPU cannot hold.
+"""The GPU scheduler (the cuda backend) of every family: batches on one or more GPUs, the CPU engine beside them.
 
-Pairs the GPU kernels cannot hold exactly (scores beyond int32 lanes), or
-whose traceback fits neither the per-pair memory budget nor the
-checkpointed route (pairwise.traceback_routes), are aligned by the CPU
-engine inside the same batch, so results are the same whatever the route.
+It knows records, cells and results only through the family's pieces:
+
+* ``engines``: the family's engine on each device (``device.DeviceEngine``:
+  ``submit``/``collect`` for the stream pipeline of one GPU, ``align`` for
+  pieces, ``release``);
+* ``cpu``: the family's CPU engine (``align(batch, cfg)``);
+* ``hooks``: ``on_gpu(batch, cfg)``, the records a GPU can hold exactly (the
+  family's routing), and ``allocate(batch, cfg)``, an empty result;
+* the batch: ``size``, ``subset(idx)``, ``cells_each()``; the result:
+  ``take(idx, other)`` and ``finish(cfg)``.
+
+Records a GPU cannot hold are aligned by the CPU engine inside the same
+batch, so results are the same whatever the route.
 
 Out of memory on a device halves the batch and continues: the engine drops
-its copy of the batch, CuPy's pools are emptied and each half of the pairs
+its copy of the batch, CuPy's pools are emptied and each half of the records
 (of similar cell counts) is aligned in turn as a batch of its own, halved
-again while it does not fit; a single pair that does not fit goes to the
-CPU engine. Results are written by pair index, so they are the same
+again while it does not fit; a single record that does not fit goes to the
+CPU engine. Results are written by record index, so they are the same
 whatever the split.
 """
 
@@ -21,14 +30,11 @@ from typing import Callable
 
 import numpy as np
 
-from ...batching import PairBatch
-from ...config import AlignConfig
-from ...results import Alignments
 from . import device_name, is_out_of_memory
 
 
 def split_by_cells(idx: np.ndarray, cells: np.ndarray, pieces: int) -> list[np.ndarray]:
-    """Pairs ``idx`` cut into about ``pieces`` parts of similar cell counts, largest pairs first."""
+    """Records ``idx`` cut into about ``pieces`` parts of similar cell counts, largest records first."""
     idx = idx[np.argsort(-cells[idx], kind="stable")]
     cum = np.cumsum(cells[idx])
     cuts = np.searchsorted(cum, np.linspace(0, cum[-1], pieces + 1)[1:-1], side="right")
@@ -36,9 +42,9 @@ def split_by_cells(idx: np.ndarray, cells: np.ndarray, pieces: int) -> list[np.n
 
 
 def halves(idx: np.ndarray, cells: np.ndarray) -> list[np.ndarray]:
-    """``idx`` (two pairs or more) in two parts of similar cell counts.
+    """``idx`` (two records or more) in two parts of similar cell counts.
 
-    The largest pair goes alone when it outweighs all the others; pairs of
+    The largest record goes alone when it outweighs all the others; records of
     no cells are halved by count.
     """
     parts = split_by_cells(idx, cells, 2)
@@ -55,7 +61,7 @@ def _stderr(message: str):
 _said_lock = threading.Lock()
 
 
-class CudaBackend:
+class GpuScheduler:
     """Aligns batches on one or more GPUs, with the CPU engine for what a GPU cannot hold.
 
     With several GPUs, each batch is cut into pieces of similar cell counts
@@ -67,35 +73,34 @@ class CudaBackend:
     """
 
     name = "cuda"
-    log: Callable[[str], None] = staticmethod(_stderr)
     _said_oom = False
 
-    def __init__(self, devices=(0,), threads: int = 1, log: Callable[[str], None] | None = None):
-        from ..cpu import CpuBackend
-        from .pairwise import CudaPairwise
-
-        devices = (devices,) if isinstance(devices, int) else tuple(devices)
-        self.engines = [CudaPairwise(dev) for dev in devices]
-        self.cpu = CpuBackend(threads)
-        self.threads = self.cpu.threads
-        names = {device_name(dev) for dev in devices}
-        self.device = (f"GPU {devices[0]}: {names.pop()}" if len(devices) == 1
-                       else f"GPUs {','.join(map(str, devices))}: {', '.join(sorted(names))}")
-        if log is not None:
-            self.log = log
+    def __init__(self, engines: list, cpu, hooks, log: Callable[[str], None] | None = None,
+                 device: str | None = None):
+        self.engines = list(engines)
+        self.cpu = cpu
+        self.hooks = hooks
+        self.threads = cpu.threads
+        self.log = log or _stderr
+        if device is None:
+            devices = [e.device for e in self.engines]
+            names = {device_name(dev) for dev in devices}
+            device = (f"GPU {devices[0]}: {names.pop()}" if len(devices) == 1
+                      else f"GPUs {','.join(map(str, devices))}: {', '.join(sorted(names))}")
+        self.device = device
 
     def steps(self) -> dict:
         """Host time of the aligning stage by step, summed over the engines (for the summary)."""
         total: dict[str, float] = {}
         for engine in self.engines:
-            for step, secs in getattr(engine, "seconds", {}).items():
+            for step, secs in engine.seconds.items():
                 total[step] = total.get(step, 0.0) + secs
         return total
 
-    def align(self, batch: PairBatch, cfg: AlignConfig) -> Alignments:
+    def align(self, batch, cfg):
         return self.start(batch, cfg).result()
 
-    def start(self, batch: PairBatch, cfg: AlignConfig) -> Pending:
+    def start(self, batch, cfg) -> "Pending":
         """Begin aligning ``batch``; ``result()`` of the returned object finishes it.
 
         With one GPU the batch's GPU work is queued on a stream and this
@@ -104,33 +109,24 @@ class CudaBackend:
         several GPUs, or after the device ran out of memory, the batch is
         aligned before this returns.
         """
-        from .pairwise import INT32_LIMIT, traceback_routes
-
-        qlen = batch.qlen.astype(np.int64)
-        tlen = batch.tlen.astype(np.int64)
-        out = Alignments.allocate(qlen, tlen, cfg.traceback)
-        sc = cfg.scoring
-        bound = sc.score_bound(qlen, tlen)
-        on_gpu = bound < INT32_LIMIT
-        if cfg.traceback:
-            full, ckpt = traceback_routes(qlen, tlen, cfg)
-            on_gpu &= full | ckpt
+        out = self.hooks.allocate(batch, cfg)
+        on_gpu = self.hooks.on_gpu(batch, cfg)
         gpu_idx = np.flatnonzero(on_gpu)
         cpu_idx = np.flatnonzero(~on_gpu)
         job = None
         if len(gpu_idx) and len(self.engines) == 1:
             job, spilled = self._submit(self.engines[0], batch, cfg, gpu_idx, out)
         elif len(gpu_idx):
-            spilled = self._gpu(batch, cfg, gpu_idx, qlen * tlen, out)
+            spilled = self._gpu(batch, cfg, gpu_idx, batch.cells_each(), out)
         else:
             spilled = gpu_idx
         cpu_idx = np.sort(np.concatenate([cpu_idx, spilled]))
         cpu_res = self.cpu.align(batch.subset(cpu_idx), cfg) if len(cpu_idx) else None  # while the GPU works
-        return Pending(self, out, job, cpu_idx, cpu_res, cfg.mode_code)
+        return Pending(self, out, job, cpu_idx, cpu_res, cfg)
 
     def _submit(self, engine, batch, cfg, idx, out):
-        """Queue the pairs ``idx`` on the one engine: (job, no pairs spilled), or (None, spilled) when
-        the device ran out of memory and the pairs were aligned in halves instead."""
+        """Queue the records ``idx`` on the one engine: (job, no records spilled), or (None, spilled) when
+        the device ran out of memory and the records were aligned in halves instead."""
         try:
             return engine.submit(batch, cfg, idx, out), idx[:0]
         except Exception as exc:
@@ -145,7 +141,7 @@ class CudaBackend:
         return None, (np.concatenate(spilled) if spilled else idx[:0])
 
     def _gpu(self, batch, cfg, idx, cells, out) -> np.ndarray:
-        """Align the pairs ``idx`` on several GPUs; returns the pairs left for the CPU engine."""
+        """Align the records ``idx`` on several GPUs; returns the records left for the CPU engine."""
         spilled: list[np.ndarray] = []
         import queue
 
@@ -177,12 +173,12 @@ class CudaBackend:
         return np.concatenate(spilled) if spilled else idx[:0]
 
     def _fit(self, engine, batch, cfg, idx, out, spilled: list, where=None, tried=False):
-        """Align the pairs ``idx`` of ``batch`` on ``engine``, in halves while they do not fit.
+        """Align the records ``idx`` of ``batch`` on ``engine``, in halves while they do not fit.
 
         Each half goes to the device as a batch of its own, so that the device
-        copy of the batch shrinks too. A single pair that does not fit is noted
-        in ``spilled`` for the CPU engine, by its number in the backend's batch
-        (``where`` maps the pairs of ``batch`` to those numbers). ``tried``:
+        copy of the batch shrinks too. A single record that does not fit is noted
+        in ``spilled`` for the CPU engine, by its number in the scheduler's batch
+        (``where`` maps the records of ``batch`` to those numbers). ``tried``:
         the whole of ``idx`` already ran out of memory; start with halves.
         """
         if not tried:
@@ -198,14 +194,14 @@ class CudaBackend:
         if len(idx) == 1:
             spilled.append(where[idx])
             return
-        for half in halves(idx, batch.qlen.astype(np.int64) * batch.tlen):
+        for half in halves(idx, batch.cells_each()):
             part = batch.subset(half)
-            res = Alignments.allocate(part.qlen.astype(np.int64), part.tlen.astype(np.int64), cfg.traceback)
+            res = self.hooks.allocate(part, cfg)
             try:
                 self._fit(engine, part, cfg, np.arange(len(half)), res, spilled, where[half])
             finally:
                 engine.release()  # this half's copy goes before the next one is uploaded
-            out.take(half, res)  # spilled pairs included: the CPU engine writes them over
+            out.take(half, res)  # spilled records included: the CPU engine writes them over
 
     def _free(self, engine):
         """Drop the engine's device copy and empty CuPy's pools; say so the first time."""
@@ -222,18 +218,17 @@ class CudaBackend:
 
 
 class Pending:
-    """A batch begun by ``CudaBackend.start``; ``result()`` waits for the GPU and returns the alignments."""
+    """A batch begun by ``GpuScheduler.start``; ``result()`` waits for the GPU and returns the results."""
 
-    def __init__(self, backend, out, job, cpu_idx, cpu_res, mode_code):
-        self.backend, self.out, self.job = backend, out, job
-        self.cpu_idx, self.cpu_res, self.mode_code = cpu_idx, cpu_res, mode_code
+    def __init__(self, scheduler, out, job, cpu_idx, cpu_res, cfg):
+        self.scheduler, self.out, self.job = scheduler, out, job
+        self.cpu_idx, self.cpu_res, self.cfg = cpu_idx, cpu_res, cfg
 
-    def result(self) -> Alignments:
+    def result(self):
         if self.job is not None:
-            self.backend.engines[0].collect(self.job)
+            self.scheduler.engines[0].collect(self.job)
             self.job = None
         if self.cpu_res is not None:
             self.out.take(self.cpu_idx, self.cpu_res)
             self.cpu_res = None
-        self.out.normalize_empty(self.mode_code)
-        return self.out
+        return self.out.finish(self.cfg)

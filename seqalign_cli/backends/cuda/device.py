@@ -1,0 +1,211 @@
+"""What every family's engine on one GPU shares: pinned buffers, streams, uploads, offsets, the job cycle.
+
+``DeviceEngine`` is the base of a family's engine on one device. It holds
+the streams that batches in flight take turns on and the device copy of the
+last batch, and gives the scheduler its three calls:
+
+* ``submit(batch, cfg, subset, out)``: upload through pinned buffers, plan
+  and queue the kernels and the copy back of results on a stream of its
+  own, return a job at once;
+* ``collect(job)``: wait for the job and fill ``out``;
+* ``align(batch, cfg, subset, out)``: the same, synchronously, for a piece of
+  a batch (several GPUs, halves after an out-of-memory error); the batch is
+  uploaded once while later calls bring more pieces of it;
+* ``release()``: drop the device copy.
+
+A family supplies ``upload(batch, out, cfg, staged)`` (its device copy),
+``queue(batch, cfg, subset, out, d, stream, clock)`` (kernels and copies
+back, returning a ``Job``) and ``results(job, clock, whole)`` (fill ``out``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+#: streams an engine takes turns on: batches submitted and not yet collected overlap
+STREAMS = 3
+
+
+def pinned(shape, dtype) -> np.ndarray:
+    """A host array in page-locked memory (CuPy's pinned pool), for copies that do not wait."""
+    import cupy
+
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape))
+    mem = cupy.cuda.alloc_pinned_memory(max(count, 1) * dtype.itemsize)
+    return np.frombuffer(mem, dtype, count).reshape(shape)
+
+
+def offsets(sizes: np.ndarray) -> np.ndarray:
+    """Exclusive prefix sums: where each of ``sizes`` starts when laid back to back."""
+    off = np.zeros(len(sizes), np.int64)
+    if len(sizes) > 1:
+        np.cumsum(sizes[:-1], out=off[1:])
+    return off
+
+
+def run_slots(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Indices of the slots starts[k] .. starts[k]+counts[k]-1 of every record."""
+    total = int(counts.sum())
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    return np.repeat(starts, counts) + (np.arange(total) - first)
+
+
+def upload(cp, host: np.ndarray, staged: list | None, pad16: bool = False):
+    """A device copy of ``host`` queued on the current stream.
+
+    With ``staged`` (a list that keeps the staging buffers alive until the
+    stream has copied them) the array goes through a pinned buffer and the
+    copy does not wait; without it, a plain synchronous copy. ``pad16``:
+    the device array is padded to a multiple of 16 bytes (kernels that read
+    16-byte pieces).
+    """
+    size = -(-len(host) // 16) * 16 if pad16 else len(host)
+    dev = cp.empty(size, host.dtype)
+    if staged is None:
+        dev[:len(host)].set(host)
+        return dev
+    buf = pinned((size,), host.dtype)
+    np.copyto(buf[:len(host)], host)
+    staged.append(buf)
+    dev.set(buf, stream=cp.cuda.get_current_stream())
+    return dev
+
+
+def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool):
+    """Bring back the runs that ``subset``'s records wrote on the device into the ``RunStore`` ``runs``.
+
+    ``whole``: no other engine writes ``runs``, so its layout is made anew
+    (``RunStore.packed``): one gather on the device packs the runs in use,
+    one copy brings them back. Otherwise (a piece of a batch shared by
+    several devices) only the slots of ``subset`` are copied, so that other
+    devices' stay untouched.
+    """
+    if not whole:
+        slots = run_slots(runs.off[subset], runs.count[subset])
+        d_slots = cp.asarray(slots)
+        runs.op[slots] = cp.asnumpy(d_op[d_slots])
+        runs.length[slots] = cp.asnumpy(d_len[d_slots])
+        return
+    off, total = runs.packed(subset)
+    if total:
+        d_new = cp.asarray(off)
+        slot = cp.arange(total, dtype=np.int64)
+        record = cp.searchsorted(d_new, slot, side="right") - 1
+        src = d_off[record] + (slot - d_new[record])
+        op, length = cp.asnumpy(d_op[src]), cp.asnumpy(d_len[src])
+    else:
+        op, length = np.empty(1, np.uint8), np.empty(1, np.int32)
+    runs.off, runs.op, runs.length = off, op, length
+
+
+class Clock:
+    """Adds the time since the last call to ``seconds[step]``."""
+
+    def __init__(self, seconds: dict):
+        self.seconds = seconds
+        self.last = time.perf_counter()
+
+    def __call__(self, step: str):
+        now = time.perf_counter()
+        self.seconds[step] = self.seconds.get(step, 0.0) + now - self.last
+        self.last = now
+
+
+@dataclass
+class Job:
+    """Work of one batch queued on a stream: what ``collect`` needs to finish it."""
+
+    batch: object
+    cfg: object
+    subset: np.ndarray
+    out: object
+    d: object  # the family's device copy of the batch
+    stream: object
+    host: dict  # pinned host arrays the stream copies results into, by name
+    staged: list | None = None  # pinned upload buffers, kept until the stream has read them
+
+
+class DeviceEngine:
+    """The base of a family's engine on one GPU (see the module's docstring)."""
+
+    def __init__(self, device: int = 0):
+        import cupy
+
+        self.cp = cupy
+        self.device = device
+        self._held = None  # (batch, out, device copy) of the batch on the device
+        self._streams = None  # created on first use, on the engine's device
+        self._turn = 0
+        self.seconds: dict[str, float] = {}  # host time by step (upload, prepare, kernels, wait, results)
+
+    def release(self):
+        """Drop the device copy of the last batch."""
+        self._held = None
+
+    def _stream(self):
+        """The next of the engine's streams (batches in flight take turns)."""
+        if self._streams is None:
+            self._streams = [self.cp.cuda.Stream(non_blocking=True) for _ in range(STREAMS)]
+        self._turn = (self._turn + 1) % STREAMS
+        return self._streams[self._turn]
+
+    def align(self, batch, cfg, subset: np.ndarray, out):
+        """Align the records ``subset`` of ``batch`` into ``out`` (indexed by record), synchronously.
+
+        Only the records of ``subset`` (and their run slots) are written, so
+        several devices can fill one ``out``; a subset that is the whole
+        batch gets the packed run layout.
+        """
+        cp = self.cp
+        clock = Clock(self.seconds)
+        with cp.cuda.Device(self.device):
+            if self._held is None or self._held[0] is not batch or self._held[1] is not out:
+                self._held = (batch, out, self.upload(batch, out, cfg, None))
+            job = self.queue(batch, cfg, subset, out, self._held[2], cp.cuda.get_current_stream(), clock)
+            self._finish(job, clock, whole=len(subset) == batch.size)
+
+    def submit(self, batch, cfg, subset: np.ndarray, out) -> Job:
+        """Queue the whole work of the records ``subset`` on a stream of its own and return at once.
+
+        The host work of the next batch (reading, planning, uploading)
+        overlaps this batch's kernels. ``out``'s run slots are laid out anew
+        by ``collect``: records outside ``subset`` keep room for their runs
+        but not their contents.
+        """
+        cp = self.cp
+        clock = Clock(self.seconds)
+        with cp.cuda.Device(self.device):
+            stream = self._stream()
+            with stream:
+                staged: list = []
+                d = self.upload(batch, out, cfg, staged)
+                clock("upload")
+                job = self.queue(batch, cfg, subset, out, d, stream, clock)
+                job.staged = staged
+        return job
+
+    def collect(self, job: Job):
+        """Wait for a submitted job and fill its ``out``."""
+        clock = Clock(self.seconds)
+        with self.cp.cuda.Device(self.device), job.stream:
+            self._finish(job, clock, whole=True)
+
+    def _finish(self, job: Job, clock: Clock, whole: bool):
+        job.stream.synchronize()
+        clock("wait")
+        self.results(job, clock, whole)
+        clock("results")
+
+    # the family's part
+    def upload(self, batch, out, cfg, staged: list | None):
+        raise NotImplementedError
+
+    def queue(self, batch, cfg, subset, out, d, stream, clock) -> Job:
+        raise NotImplementedError
+
+    def results(self, job: Job, clock: Clock, whole: bool):
+        raise NotImplementedError

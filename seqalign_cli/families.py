@@ -1,0 +1,89 @@
+"""The family table: what each algorithm family brings, and the one place that is asked for it.
+
+A family is one kind of alignment (pairs today; triplets and graphs follow
+the same shape) with one subcommand. Its entry says:
+
+* ``chunks``: how its inputs are read: ``chunks(inputs, batch_size)`` yields
+  chunks in input order; a chunk has ``batch()``, the encoded records a
+  backend aligns, and whatever its writers read (names, sequences);
+* ``cpu``: its CPU engine class, ``Engine(threads)`` with ``align(batch, cfg)``;
+* ``cuda``: its engine on one GPU, ``Engine(device)`` (see
+  ``backends/cuda/device.DeviceEngine``), or None when it has none; and
+  ``cuda_hooks``: what the GPU scheduler asks of the family (which records
+  a GPU can hold, how results are allocated);
+* ``unit``: what it counts ("pairs"), for progress and the summary; cells
+  are counted by its batches (``cells()`` and ``cells_each()``);
+* its output formats: the writers registered for it in ``writers.WRITERS``;
+* ``checks``: the kernel variants ``seqalign info`` compiles, and ``bench``,
+  the kernel benchmark behind ``seqalign bench``.
+
+Entries name code as "module:attr" strings, imported when a run needs them,
+so that asking the table costs nothing. The runner, ``info``, ``bench`` and
+the command line ask this table; routing inside a family (which kernel,
+which lane width, checkpoints, the CPU fallback) is the family's own
+engines' business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import writers
+from .errors import UsageError
+from .writers import load
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str  # one name end to end: kernels/<name>*.cu, backends/*/<name>.py, tests/test_<name>.py
+    command: str  # the subcommand
+    unit: str  # what one record of the family is, in the plural ("pairs")
+    chunks: str | object  # "module:function" (or the function): (inputs, batch_size) -> chunks in input order
+    cpu: str | type  # "module:Class" (or the class): the CPU engine
+    cuda: str | None = None  # "module:Class": the engine on one GPU
+    cuda_hooks: str | None = None  # "module:object": what the GPU scheduler asks of the family
+    checks: str | None = None  # "module:function": {kernel file: template variants} for ``seqalign info``
+    bench: str | None = None  # "module:function": the kernel benchmark of ``seqalign bench``
+
+    load = staticmethod(load)
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        return writers.formats(self.name)
+
+    def read(self, inputs, batch_size: int):
+        return load(self.chunks)(inputs, batch_size)
+
+    def cpu_engine(self, threads: int):
+        return load(self.cpu)(threads)
+
+    def cuda_engine(self, device: int):
+        return load(self.cuda)(device)
+
+
+FAMILIES: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    FAMILIES[family.name] = family
+    return family
+
+
+def get(name: str) -> Family:
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise UsageError(f"unknown family {name!r}; known: {', '.join(FAMILIES)}") from None
+
+
+register(Family(
+    name="pairwise",
+    command="pair",
+    unit="pairs",
+    chunks="seqalign_cli.io.pairs:pair_chunks",
+    cpu="seqalign_cli.backends.cpu.pairwise:CpuPairwise",
+    cuda="seqalign_cli.backends.cuda.pairwise:CudaPairwise",
+    cuda_hooks="seqalign_cli.backends.cuda.pairwise:HOOKS",
+    checks="seqalign_cli.backends.cuda.pairwise:compile_checks",
+    bench="seqalign_cli.bench:run",
+))

@@ -1,0 +1,39 @@
+"""Test helpers shared by several test modules: result comparison and TSV parsing."""
+
+from __future__ import annotations
+
+from operator import attrgetter
+
+import numpy as np
+
+#: the per-pair arrays two pairwise results must agree on (CIGARs compared as text)
+RESULT_FIELDS = ("score", "qstart", "qend", "tstart", "tend", "cigar.count", "stats")
+
+#: the pairwise TSV columns and the integer ones among them
+TSV_COLUMNS = ["qname", "qlen", "qstart", "qend", "tname", "tlen", "tstart", "tend", "score", "cigar", "nm"]
+TSV_INTS = ("qlen", "qstart", "qend", "tlen", "tstart", "tend", "score", "nm")
+
+
+def assert_same_results(a, b, what=("a", "b")):
+    """Two pairwise results of the same pairs are identical, field by field and CIGAR by CIGAR."""
+    for name in RESULT_FIELDS:
+        x, y = attrgetter(name)(a), attrgetter(name)(b)
+        bad = np.flatnonzero((x != y).reshape(a.size, -1).any(axis=1))
+        assert not len(bad), f"{name} differs for pairs {bad[:5]}: {what[0]} {x[bad[:5]]} {what[1]} {y[bad[:5]]}"
+    assert a.cigars() == b.cigars()
+
+
+def parse_tsv(text: str) -> list[dict]:
+    """The rows of a pairwise TSV output as dicts (integers converted); checks the header and widths."""
+    lines = text.splitlines()
+    assert lines, "no output at all"
+    assert lines[0].split("\t") == TSV_COLUMNS
+    rows = []
+    for line in lines[1:]:
+        f = line.split("\t")
+        assert len(f) == len(TSV_COLUMNS), line
+        row = dict(zip(TSV_COLUMNS, f))
+        for k in TSV_INTS:
+            row[k] = int(row[k])
+        rows.append(row)
+    return rows

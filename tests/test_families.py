@@ -1,0 +1,189 @@
+"""The seams of the family table: a toy family plugs into the table, the runner, the writers and the GPU scheduler.
+
+The "identity" family aligns each sequence with itself: its score is
+``match`` times its length. It has a CPU engine, a TSV writer and a reader
+of its own, all defined here, and no pairwise module is touched: what the
+runner, ``select_backend``, the writers' registry and the GPU scheduler
+need of a family is only what the table and its hooks give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from seqalign_cli import families, writers
+from seqalign_cli.backends import select_backend
+from seqalign_cli.backends.cuda.scheduler import GpuScheduler
+from seqalign_cli.config import AlignConfig, RunConfig
+from seqalign_cli.errors import UsageError
+from seqalign_cli.io.fastx import FastxReader
+from seqalign_cli.runner import run
+
+from clidata import GQ
+
+
+@dataclass
+class IdentityBatch:
+    lengths: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return len(self.lengths)
+
+    def cells_each(self) -> np.ndarray:
+        return self.lengths.astype(np.int64)
+
+    def cells(self) -> int:
+        return int(self.lengths.sum())
+
+    def subset(self, idx) -> "IdentityBatch":
+        return IdentityBatch(self.lengths[idx])
+
+
+@dataclass
+class IdentityScores:
+    score: np.ndarray
+
+    def take(self, idx, other):
+        self.score[idx] = other.score
+
+    def finish(self, cfg):
+        return self
+
+
+@dataclass
+class IdentityChunk:
+    block: object
+
+    def batch(self) -> IdentityBatch:
+        return IdentityBatch(self.block.lengths)
+
+
+def identity_chunks(path: str, size: int):
+    for block in FastxReader(path).blocks():
+        for start in range(0, len(block), size):
+            yield IdentityChunk(block.slice(start, start + size))
+
+
+class IdentityCpu:
+    def __init__(self, threads: int):
+        self.threads = threads
+        self.aligned = []
+
+    def align(self, batch, cfg):
+        self.aligned += batch.lengths.tolist()
+        return IdentityScores(batch.lengths.astype(np.int64) * cfg.scoring.match)
+
+
+class IdentityTsv:
+    score_only = True
+
+    def __init__(self, ctx):
+        self.out = ctx.out
+        self.stream = ctx.out.open()
+
+    def write(self, chunk, res):
+        for name, score in zip(chunk.block.names_list(), res.score.tolist()):
+            self.stream.write(f"{name}\t{score}\n".encode())
+
+    def close(self):
+        self.out.commit()
+
+
+class IdentityHooks:
+    @staticmethod
+    def allocate(batch, cfg):
+        return IdentityScores(np.full(batch.size, -1, np.int64))
+
+    @staticmethod
+    def on_gpu(batch, cfg):
+        return batch.lengths % 2 == 0  # odd lengths: the "CPU fallback"
+
+
+class FakeDevice:
+    """An engine on a pretend GPU: aligns what it is given with the CPU engine's rule."""
+
+    def __init__(self, device):
+        self.device = device
+        self.seconds = {}
+        self.aligned = []
+
+    def align(self, batch, cfg, subset, out):
+        self.aligned += batch.lengths[subset].tolist()
+        out.score[subset] = batch.lengths[subset] * cfg.scoring.match
+
+    def submit(self, batch, cfg, subset, out):
+        self.align(batch, cfg, subset, out)
+        return "job"
+
+    def collect(self, job):
+        assert job == "job"
+
+    def release(self):
+        pass
+
+
+@pytest.fixture
+def identity(monkeypatch):
+    family = families.Family(name="identity", command="identity", unit="sequences",
+                             chunks=identity_chunks, cpu=IdentityCpu)
+    monkeypatch.setitem(families.FAMILIES, "identity", family)
+    monkeypatch.setitem(writers.WRITERS, ("identity", "tsv"), IdentityTsv)
+    return family
+
+
+def test_toy_family_runs_through_the_runner(identity, tmp_path):
+    out = tmp_path / "scores.tsv"
+    said = []
+    cfg = RunConfig(inputs=str(GQ), family="identity", output=str(out), backend="auto", batch_size=7,
+                    align=AlignConfig())
+    summary = run(cfg, log=said.append)
+    records = FastxReader(str(GQ))
+    expected = [f"{r.name}\t{2 * len(r.seq)}" for r in records]
+    assert out.read_text().splitlines() == expected
+    assert summary.records == len(expected) and summary.unit == "sequences"
+    assert summary.line().startswith(f"{len(expected)} sequences,")
+    assert summary.backend == "cpu"
+    assert said == ["backend auto: picked cpu (identity has no GPU engine)"]
+
+
+def test_toy_family_formats_and_backends(identity, tmp_path):
+    assert identity.formats == ("tsv",)
+    assert families.get("pairwise").formats == ("tsv", "sam", "bam", "paf")
+    cfg = RunConfig(inputs=str(GQ), family="identity", output=str(tmp_path / "x.sam"), out_format="sam")
+    with pytest.raises(UsageError, match="identity alignments cannot be written as sam"):
+        run(cfg)
+    with pytest.raises(UsageError, match="identity has no GPU engine"):
+        select_backend(identity, "cuda", 1, lambda m: None)
+    assert not (tmp_path / "x.sam").exists()
+
+
+def test_gpu_scheduler_takes_a_toy_family(identity):
+    """Routes, the CPU fallback inside a batch and several devices come from the family's hooks alone."""
+    cpu = IdentityCpu(1)
+    lengths = np.arange(1, 60)
+    batch = IdentityBatch(lengths)
+    cfg = AlignConfig()
+    for devices in ([FakeDevice(0)], [FakeDevice(0), FakeDevice(1)]):
+        cpu.aligned = []
+        scheduler = GpuScheduler(devices, cpu, IdentityHooks(), device="fake")
+        res = scheduler.align(batch, cfg)
+        assert res.score.tolist() == (lengths * 2).tolist()
+        on_devices = sorted(x for d in devices for x in d.aligned)
+        assert on_devices == [x for x in lengths.tolist() if x % 2 == 0]
+        assert sorted(cpu.aligned) == [x for x in lengths.tolist() if x % 2]
+
+
+def test_command_line_and_runner_import_nothing_heavy():
+    """The GPU driver starts before numpy, numba and CuPy load: the modules loaded before it must not pull them in."""
+    import subprocess
+    import sys
+
+    code = ("import sys, seqalign_cli.cli, seqalign_cli.runner, seqalign_cli.families, seqalign_cli.backends; "
+            "from seqalign_cli import families; families.get('pairwise').formats; "
+            "print(sorted(m for m in ('numpy', 'numba', 'cupy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
