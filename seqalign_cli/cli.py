@@ -125,7 +125,7 @@ def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap
     QUERY and TARGET are FASTA or FASTQ, plain or gzip; '-' reads stdin. By
     default the i-th query is aligned with the i-th target.
     """
-    from .io.pairs import PairInputs
+    from .io.inputs import PairInputs
 
     if pairs_file is not None:
         if pairing is not None:

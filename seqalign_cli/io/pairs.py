@@ -24,6 +24,7 @@ from ..batching import PairBatch
 from ..errors import InputError, UsageError
 from .block import Record, RecordBlock
 from .fastx import FastxReader, display_name
+from .inputs import PairInputs
 
 
 @dataclass(eq=False)
@@ -244,22 +245,6 @@ def file_chunks(pairs_file: str, query: str, target: str | None, size: int) -> I
         raise InputError("no pairs listed (empty pairs file)", path=shown)
     if picked:
         yield PairChunk(queries.take(np.array(picked, np.int64)), RecordBlock.from_records(targets))
-
-
-@dataclass(frozen=True)
-class PairInputs:
-    """The input files of a pairwise run and how their records pair up."""
-
-    query: str
-    target: str | None = None
-    pairing: str = "zip"  # zip | cross | interleaved | pairs
-    pairs_file: str | None = None
-
-    @property
-    def reference(self) -> str:
-        """The file the targets (SAM references) come from, as messages name it."""
-        path = self.target if self.target is not None else self.query
-        return "<stdin>" if path == "-" else path
 
 
 def pair_chunks(inputs: PairInputs, size: int) -> Iterator[PairChunk]:

@@ -1,0 +1,25 @@
+"""The input descriptions of the families: light objects the command line builds before anything heavy loads.
+
+The command line makes them (and the run configuration) before the runner
+starts the GPU driver; this module imports neither numpy nor numba.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PairInputs:
+    """The input files of a pairwise run and how their records pair up."""
+
+    query: str
+    target: str | None = None
+    pairing: str = "zip"  # zip | cross | interleaved | pairs
+    pairs_file: str | None = None
+
+    @property
+    def reference(self) -> str:
+        """The file the targets (SAM references) come from, as messages name it."""
+        path = self.target if self.target is not None else self.query
+        return "<stdin>" if path == "-" else path
