@@ -37,3 +37,27 @@ def parse_tsv(text: str) -> list[dict]:
             row[k] = int(row[k])
         rows.append(row)
     return rows
+
+
+class FakeDeviceEngine:
+    """The job cycle of a family's engine on a pretend GPU (``backends/cuda/device.DeviceEngine``'s calls).
+
+    A subclass gives ``align(batch, cfg, subset, out)``; ``submit`` does the
+    work at once (so work that cannot be queued raises there, as the real
+    engine's does) and ``collect`` has nothing left to do.
+    """
+
+    def __init__(self, device):
+        self.device = device
+        self.seconds = {}
+        self.releases = 0
+
+    def submit(self, batch, cfg, subset, out):
+        self.align(batch, cfg, subset, out)
+        return "job"
+
+    def collect(self, job):
+        assert job == "job"
+
+    def release(self):
+        self.releases += 1

@@ -24,7 +24,7 @@ from seqalign_cli.config import AlignConfig
 from seqalign_cli.io.encode import make_batch
 
 from generators import AFFINE, random_pairs
-from helpers import assert_same_results
+from helpers import FakeDeviceEngine, assert_same_results
 
 THREADS = os.cpu_count() or 1
 #: cells a fake device holds at once; some pairs of the batch hold more alone
@@ -81,7 +81,7 @@ def key(batch, k):
     return batch.query(k).tobytes(), batch.target(k).tobytes()
 
 
-class FakeEngine:
+class FakeEngine(FakeDeviceEngine):
     """Aligns subsets with the CPU engine.
 
     Raises ``error()`` when the subset holds more than ``limit`` cells, or the
@@ -92,10 +92,10 @@ class FakeEngine:
     lock = threading.Lock()  # one CPU alignment at a time across the engine threads
 
     def __init__(self, device, error, limit=LIMIT, max_pairs=None, barrier=None):
-        self.device, self.error, self.limit, self.max_pairs, self.barrier = device, error, limit, max_pairs, barrier
+        super().__init__(device)
+        self.error, self.limit, self.max_pairs, self.barrier = error, limit, max_pairs, barrier
         self.calls = []  # (pairs in the batch, pairs in the subset, cells in the subset) of every call
         self.done = []  # the pairs aligned
-        self.releases = 0
 
     def align(self, batch, cfg, subset, out):
         if self.barrier is not None and not self.calls:
@@ -107,17 +107,6 @@ class FakeEngine:
         with self.lock:
             out.take(subset, self.compute.align(batch.subset(subset), cfg))
         self.done += [key(batch, k) for k in subset]
-
-    def submit(self, batch, cfg, subset, out):
-        """As the real engine's: work that cannot be queued raises here; the fake does it at once."""
-        self.align(batch, cfg, subset, out)
-        return "job"
-
-    def collect(self, job):
-        assert job == "job"
-
-    def release(self):
-        self.releases += 1
 
     def failures(self):
         return sum(c > self.limit or (self.max_pairs is not None and n > self.max_pairs)

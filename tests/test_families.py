@@ -23,6 +23,7 @@ from seqalign_cli.io.fastx import FastxReader
 from seqalign_cli.runner import run
 
 from clidata import GQ
+from helpers import FakeDeviceEngine
 
 
 @dataclass
@@ -103,27 +104,16 @@ class IdentityHooks:
         return batch.lengths % 2 == 0  # odd lengths: the "CPU fallback"
 
 
-class FakeDevice:
+class FakeDevice(FakeDeviceEngine):
     """An engine on a pretend GPU: aligns what it is given with the CPU engine's rule."""
 
     def __init__(self, device):
-        self.device = device
-        self.seconds = {}
+        super().__init__(device)
         self.aligned = []
 
     def align(self, batch, cfg, subset, out):
         self.aligned += batch.lengths[subset].tolist()
         out.score[subset] = batch.lengths[subset] * cfg.scoring.match
-
-    def submit(self, batch, cfg, subset, out):
-        self.align(batch, cfg, subset, out)
-        return "job"
-
-    def collect(self, job):
-        assert job == "job"
-
-    def release(self):
-        pass
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import tempfile
 
 from .. import __version__
 from ..errors import InputError
+from ..results import Op
 
 UNMAPPED = 4
 #: reference letters as MD:Z shows them: upper case, U as T
@@ -31,15 +32,15 @@ def md_tag(ops, lens, target: bytes, tstart: int) -> str:
     num = 0
     tpos = tstart
     for op, n in zip(ops, lens):
-        if op == 0:
+        if op == Op.MATCH:
             num += n
             tpos += n
-        elif op == 1:
+        elif op == Op.MISMATCH:
             for b in target[tpos:tpos + n]:
                 parts.append(f"{num}{_REF_LETTER.get(b, 'N')}")
                 num = 0
             tpos += n
-        elif op == 3:
+        elif op == Op.DELETION:
             parts.append(f"{num}^{''.join(_REF_LETTER.get(b, 'N') for b in target[tpos:tpos + n])}")
             num = 0
             tpos += n
