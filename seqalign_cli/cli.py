@@ -24,6 +24,7 @@ from .writers import format_from_path, formats
 
 SCORE = click.IntRange(0, 2**31 - 1)
 CONTEXT = dict(help_option_names=["-h", "--help"], max_content_width=100)
+TRIPLET_MODES = ("global", "semi-global", "local")
 
 
 @click.group(context_settings=CONTEXT)
@@ -32,20 +33,25 @@ def cli():
     """seqalign: exact pairwise alignment of reads, on CPU and GPU."""
 
 
-def scoring_options(func):
-    """--match, --mismatch, --gap-open, --gap-extend, --n-penalty (every family scores alike)."""
+def scoring_options(gap_open: int = 4, gap_open_help: str = ""):
+    """--match, --mismatch, --gap-open, --gap-extend, --n-penalty (every family scores alike; its own gap-open default)."""
     options = [
         click.option("--match", type=SCORE, default=2, show_default=True, help="Match score."),
         click.option("--mismatch", type=SCORE, default=4, show_default=True, help="Mismatch penalty."),
-        click.option("--gap-open", type=SCORE, default=4, show_default=True,
-                     help="Gap open penalty: a gap of length k costs gap-open + k*gap-extend (0: linear gaps)."),
+        click.option("--gap-open", type=SCORE, default=gap_open, show_default=True,
+                     help="Gap open penalty: a gap of length k costs gap-open + k*gap-extend (0: linear gaps)."
+                          + gap_open_help),
         click.option("--gap-extend", type=SCORE, default=2, show_default=True, help="Gap extension penalty per base."),
         click.option("--n-penalty", type=SCORE, default=1, show_default=True,
                      help="Penalty of any pair involving N (or another non-ACGT letter)."),
     ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+
+    def decorate(func):
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
 
 
 def run_options(family_name: str):
@@ -108,7 +114,7 @@ def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: b
 @click.option("--pairs", "pairs_file", type=str, metavar="FILE",
               help="TSV of query_name<TAB>target_name[:start-end] (1-based inclusive); targets are cut "
                    "from TARGET (or QUERY) as an indexed FASTA.")
-@scoring_options
+@scoring_options()
 @click.option("--mode", type=click.Choice(MODES), default="global", show_default=True,
               help="global; semi-global (all end gaps free); glocal (query end to end, target ends free); "
                    "local.")
@@ -141,6 +147,45 @@ def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap
     align = AlignConfig(scoring=Scoring(match, mismatch, gap_open, gap_extend, n_penalty), mode=mode,
                         traceback=not score_only, matrix_budget=max_matrix_mb * 1024 * 1024)
     execute(ctx, "pairwise", PairInputs(query, target, pairing, pairs_file), align, opts, cigar_m)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.pass_context
+@click.argument("a", type=str)
+@click.argument("b", type=str, required=False)
+@click.argument("c", type=str, required=False)
+@click.option("--interleaved", is_flag=True, help="A alone holds the triplets as records 3t, 3t+1, 3t+2.")
+@scoring_options(gap_open=0, gap_open_help=" Triplets take linear gaps only.")
+@click.option("--mode", type=click.Choice(TRIPLET_MODES), default="global", show_default=True,
+              help="global; semi-global (start and end faces free); local.")
+@click.option("--score-only", is_flag=True, help="Skip the traceback (columns '*'; TSV output only).")
+@click.option("--max-matrix-mb", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Traceback memory per triplet; larger triplets use the checkpointed traceback.")
+@run_options("triplet")
+def triplet(ctx, a, b, c, interleaved, match, mismatch, gap_open, gap_extend, n_penalty, mode, score_only,
+            max_matrix_mb, **opts):
+    """Align sequence triplets exactly (3-way, sum-of-pairs): A, B and C.
+
+    The i-th records of A, B and C form triplet i (FASTA or FASTQ, plain or
+    gzip; '-' reads stdin for one of them). Output: TSV or MAF.
+    """
+    from .io.inputs import TripletInputs
+
+    if interleaved:
+        if b is not None:
+            raise UsageError("--interleaved takes A alone (no B, C)")
+        paths = (a,)
+    else:
+        if b is None or c is None:
+            raise UsageError("B and C are required (or use --interleaved)")
+        paths = (a, b, c)
+    if list(paths).count("-") > 1:
+        raise UsageError("only one input can be read from stdin ('-')")
+    if gap_open:
+        raise UsageError("triplets take linear gaps only: --gap-open must be 0")
+    align = AlignConfig(scoring=Scoring(match, mismatch, gap_open, gap_extend, n_penalty), mode=mode,
+                        traceback=not score_only, matrix_budget=max_matrix_mb * 1024 * 1024)
+    execute(ctx, "triplet", TripletInputs(paths, interleaved), align, opts)
 
 
 @cli.command(context_settings=CONTEXT)

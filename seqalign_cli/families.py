@@ -87,3 +87,11 @@ register(Family(
     checks="seqalign_cli.backends.cuda.pairwise:compile_checks",
     bench="seqalign_cli.bench:run",
 ))
+
+register(Family(
+    name="triplet",
+    command="triplet",
+    unit="triplets",
+    chunks="seqalign_cli.io.triplet:triplet_chunks",
+    cpu="seqalign_cli.backends.cpu.triplet:CpuTriplet",
+))

@@ -228,3 +228,37 @@ def format_paf(q, t, rec, runs, letters, merge_m):
         buf[pos] = NEWLINE
         pos += 1
     return buf[:pos]
+
+
+@nb.njit(**_JIT)
+def format_triplet_tsv(a, b, c, rec, runs, letters):
+    """Triplet TSV rows: name1 name2 name3 len1 len2 len3 score beg1 end1 beg2 end2 beg3 end3 columns.
+
+    ``a``, ``b``, ``c``: the three ``BlockView``s; ``rec``: a ``TripletView``;
+    the columns spelled with ``letters`` ('*' for no runs).
+    """
+    n = runs.count.shape[0]
+    total = 0
+    for p in range(n):
+        total += (a.name_off[p + 1] - a.name_off[p]) + (b.name_off[p + 1] - b.name_off[p])
+        total += (c.name_off[p + 1] - c.name_off[p]) + 10 * (INT_WIDTH + 1) + runs.count[p] * RUN_WIDTH + 8
+    buf = np.empty(total, np.uint8)
+    pos = 0
+    for p in range(n):
+        pos = put_bytes(buf, pos, a.names, a.name_off[p], a.name_off[p + 1])
+        buf[pos] = TAB
+        pos = put_bytes(buf, pos + 1, b.names, b.name_off[p], b.name_off[p + 1])
+        buf[pos] = TAB
+        pos = put_bytes(buf, pos + 1, c.names, c.name_off[p], c.name_off[p + 1])
+        for block in (a, b, c):
+            buf[pos] = TAB
+            pos = put_int(buf, pos + 1, block.seq_off[p + 1] - block.seq_off[p])
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, rec.score[p])
+        for s in range(3):
+            pos = put_span(buf, pos, rec.start[p, s], rec.end[p, s])
+        buf[pos] = TAB
+        pos = put_runs(buf, pos + 1, runs, p, letters, False, _STAR)
+        buf[pos] = NEWLINE
+        pos += 1
+    return buf[:pos]

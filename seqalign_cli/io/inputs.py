@@ -23,3 +23,11 @@ class PairInputs:
         """The file the targets (SAM references) come from, as messages name it."""
         path = self.target if self.target is not None else self.query
         return "<stdin>" if path == "-" else path
+
+
+@dataclass(frozen=True)
+class TripletInputs:
+    """The input files of a triplet run: three read in lockstep, or one interleaved file."""
+
+    paths: tuple[str, ...]
+    interleaved: bool = False

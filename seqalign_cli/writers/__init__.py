@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from .output import OutputFile
 
-EXTENSIONS = {".tsv": "tsv", ".txt": "tsv", ".sam": "sam", ".bam": "bam", ".paf": "paf"}
+EXTENSIONS = {".tsv": "tsv", ".txt": "tsv", ".sam": "sam", ".bam": "bam", ".paf": "paf", ".maf": "maf"}
 
 #: (family, format) -> "module:Class"
 WRITERS: dict[tuple[str, str], str] = {
@@ -25,6 +25,8 @@ WRITERS: dict[tuple[str, str], str] = {
     ("pairwise", "sam"): "seqalign_cli.writers.sam:SamWriter",
     ("pairwise", "bam"): "seqalign_cli.writers.sam:BamWriter",
     ("pairwise", "paf"): "seqalign_cli.writers.paf:PafWriter",
+    ("triplet", "tsv"): "seqalign_cli.writers.triplet:TripletTsvWriter",
+    ("triplet", "maf"): "seqalign_cli.writers.triplet:MafWriter",
 }
 
 

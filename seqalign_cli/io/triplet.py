@@ -1,0 +1,133 @@
+"""Triplets: three records read in lockstep (or three consecutive records of one file), streamed in chunks.
+
+* lockstep (default): the i-th records of A, B and C form triplet i;
+  different record counts are an error naming the three counts;
+* interleaved: records 3t, 3t+1, 3t+2 of one file form triplet t.
+
+A chunk holds three record blocks of equal length (``blocks``); its
+``batch()`` is a ``TripletBatch``: the codes of the three sequences of every
+triplet, flat, with offsets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from ..errors import InputError
+from .block import RecordBlock
+from .fastx import FastxReader
+from .inputs import TripletInputs
+from .pairs import _Records, _require_records
+
+
+@dataclass
+class TripletBatch:
+    """Encoded sequences of a batch of triplets: for each of A, B, C the flat codes and (n+1,) offsets.
+
+    What every family's batch offers the runner and the GPU scheduler:
+    ``size``, ``cells()``, ``cells_each()`` (3-D cells, n1*n2*n3) and ``subset(idx)``.
+    """
+
+    codes: tuple[np.ndarray, np.ndarray, np.ndarray]
+    offs: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+    @property
+    def size(self) -> int:
+        return len(self.offs[0]) - 1
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """(n, 3) int64: the lengths of A, B and C of each triplet."""
+        return np.stack([np.diff(o) for o in self.offs], axis=1).astype(np.int64) if self.size else \
+            np.zeros((0, 3), np.int64)
+
+    def seq(self, s: int, k: int) -> np.ndarray:
+        """The codes of sequence ``s`` (0 A, 1 B, 2 C) of triplet ``k``."""
+        return self.codes[s][self.offs[s][k]:self.offs[s][k + 1]]
+
+    def cells_each(self) -> np.ndarray:
+        lens = self.lengths
+        return lens[:, 0] * lens[:, 1] * lens[:, 2]
+
+    def cells(self) -> int:
+        return int(self.cells_each().sum())
+
+    def subset(self, idx: np.ndarray) -> "TripletBatch":
+        """A new batch holding the triplets ``idx`` in that order."""
+        codes, offs = [], []
+        for s in range(3):
+            parts = [self.seq(s, int(k)) for k in idx]
+            off = np.zeros(len(idx) + 1, np.int64)
+            np.cumsum([len(p) for p in parts], out=off[1:])
+            codes.append(np.concatenate(parts) if parts else self.codes[s][:0])
+            offs.append(off)
+        return TripletBatch(tuple(codes), tuple(offs))
+
+
+@dataclass(eq=False)
+class TripletChunk:
+    """Up to batch-size triplets in input order: ``blocks[s]`` holds sequence s (A, B, C) of each."""
+
+    blocks: tuple[RecordBlock, RecordBlock, RecordBlock]
+
+    def __len__(self) -> int:
+        return len(self.blocks[0])
+
+    def batch(self) -> TripletBatch:
+        return TripletBatch(tuple(b.codes() for b in self.blocks), tuple(b.seq_off for b in self.blocks))
+
+
+def make_triplets(a: list[bytes], b: list[bytes], c: list[bytes]) -> TripletBatch:
+    """A TripletBatch from three parallel lists of sequences (tests, benchmarks, the API)."""
+    from .encode import encode_many
+
+    codes, offs = zip(*(encode_many(list(s)) for s in (a, b, c)))
+    return TripletBatch(tuple(codes), tuple(offs))
+
+
+def lockstep_chunks(paths: tuple[str, str, str], size: int) -> Iterator[TripletChunk]:
+    readers = [FastxReader(p) for p in paths]
+    records = [_Records(r) for r in readers]
+
+    def mismatch():
+        for r in records:
+            r.drain()
+        counts = ", ".join(f"{r.count} in {r.name}" for r in readers)
+        return InputError(f"unequal record counts: {counts}")
+
+    while True:
+        first = records[0].take(size)
+        if not len(first):
+            break
+        rest = [r.take(len(first)) for r in records[1:]]
+        if any(len(b) < len(first) for b in rest):
+            raise mismatch()
+        yield TripletChunk((first, *rest))
+    if any(r.drain() for r in records[1:]):
+        raise mismatch()
+    _require_records(readers[0], readers[0].count)
+
+
+def interleaved_chunks(path: str, size: int) -> Iterator[TripletChunk]:
+    reader = FastxReader(path)
+    records = _Records(reader)
+    while True:
+        block = records.take(3 * size)
+        if len(block) % 3:
+            raise InputError(f"{reader.count} records in an interleaved triplet file: not a multiple of 3",
+                             path=reader.name)
+        if not len(block):
+            break
+        idx = np.arange(0, len(block), 3, dtype=np.int64)
+        yield TripletChunk((block.take(idx), block.take(idx + 1), block.take(idx + 2)))
+    _require_records(reader, reader.count)
+
+
+def triplet_chunks(inputs: TripletInputs, size: int) -> Iterator[TripletChunk]:
+    """The triplets of a run, in input order, in chunks of ``size``."""
+    if inputs.interleaved:
+        return interleaved_chunks(inputs.paths[0], size)
+    return lockstep_chunks(inputs.paths, size)
