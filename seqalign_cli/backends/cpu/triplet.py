@@ -77,64 +77,80 @@ def _tables(a, b, c, sc, neg):
 
 @nb.njit(**_JIT)
 def _row(Pm, P, Qm, Q, bcr, acr, sab, g2):
-    """Row ``Q`` of a slice from the six moves that do not come from the left (score only)."""
-    for kk in range(1, Q.shape[0]):
-        m = Pm[kk - 1] + sab + acr[kk] + bcr[kk]
-        m = max(m, Qm[kk - 1] + bcr[kk] - g2)
-        m = max(m, P[kk - 1] + acr[kk] - g2)
-        m = max(m, Pm[kk] + sab - g2)
-        m = max(m, max(P[kk], Qm[kk]) - g2)
-        Q[kk] = m
+    """Row ``Q`` of a slice from the six moves that do not come from the left (score only).
+
+    Rows are padded (index 0 is the guard); the loop runs over shifted
+    views with unsigned indices, so that it carries no negative-index
+    checks and the compiler vectorises it.
+    """
+    n = np.uint64(Q.shape[0] - 1)
+    pm0, pm1, p0, p1, qm0, qm1 = Pm[:-1], Pm[1:], P[:-1], P[1:], Qm[:-1], Qm[1:]
+    q1, bc1, ac1 = Q[1:], bcr[1:], acr[1:]
+    for u in range(n):
+        m = max(pm0[u] + sab + ac1[u] + bc1[u], qm0[u] + bc1[u] - g2)
+        m = max(m, p0[u] + ac1[u] - g2)
+        m = max(m, pm1[u] + sab - g2)
+        q1[u] = max(m, max(p1[u], qm1[u]) - g2)
 
 
 @nb.njit(**_JIT)
 def _row_dirs(Pm, P, Qm, Q, bcr, acr, sab, g2, code):
     """As ``_row``, noting the winning column kind (the first of equal ones) in ``code``."""
-    for kk in range(1, Q.shape[0]):
-        m = Pm[kk - 1] + sab + acr[kk] + bcr[kk]
-        d = 0
-        t = Qm[kk - 1] + bcr[kk] - g2
-        d = 1 if t > m else d
+    n = np.uint64(Q.shape[0] - 1)
+    pm0, pm1, p0, p1, qm0, qm1 = Pm[:-1], Pm[1:], P[:-1], P[1:], Qm[:-1], Qm[1:]
+    q1, bc1, ac1, code1 = Q[1:], bcr[1:], acr[1:], code[1:]
+    for u in range(n):
+        m = pm0[u] + sab + ac1[u] + bc1[u]
+        d = np.uint8(0)
+        t = qm0[u] + bc1[u] - g2
+        d = np.uint8(1) if t > m else d
         m = max(m, t)
-        t = P[kk - 1] + acr[kk] - g2
-        d = 2 if t > m else d
+        t = p0[u] + ac1[u] - g2
+        d = np.uint8(2) if t > m else d
         m = max(m, t)
-        t = Pm[kk] + sab - g2
-        d = 3 if t > m else d
+        t = pm1[u] + sab - g2
+        d = np.uint8(3) if t > m else d
         m = max(m, t)
-        t = P[kk] - g2
-        d = 4 if t > m else d
+        t = p1[u] - g2
+        d = np.uint8(4) if t > m else d
         m = max(m, t)
-        t = Qm[kk] - g2
-        d = 5 if t > m else d
-        m = max(m, t)
-        Q[kk] = m
-        code[kk] = d
+        t = qm1[u] - g2
+        d = np.uint8(5) if t > m else d
+        q1[u] = max(m, t)
+        code1[u] = d
 
 
 @nb.njit(**_JIT)
 def _finish_row(Q, code, mode, i, j, g2):
-    """Start cells, the local floor and the move from the left (a running maximum) of one row."""
+    """Start cells, the local floor and the move from the left (a running maximum) of one row.
+
+    D[k] = max(T[k], D[k-1] - g2) is a prefix maximum of T[k] + k*g2 shifted
+    back; the move from the left wins where the previous cell's value minus
+    g2 is strictly above T[k].
+    """
+    n = np.uint64(Q.shape[0] - 1)
+    q1, code1 = Q[1:], code[1:]
     if mode == SEMI and (i == 0 or j == 0):
-        Q[1:] = 0
-        code[1:] = START
+        for u in range(n):
+            q1[u] = 0
+            code1[u] = START
         return
-    if mode == GLOBAL and i == 0 and j == 0:
-        Q[1] = 0
-        code[1] = START
-    elif mode == SEMI:
-        Q[1] = 0
-        code[1] = START
+    if (mode == GLOBAL and i == 0 and j == 0) or mode == SEMI:
+        q1[0] = 0
+        code1[0] = START
     if mode == LOCAL:
-        for kk in range(1, Q.shape[0]):
-            if Q[kk] <= 0:
-                Q[kk] = 0
-                code[kk] = START
-    for kk in range(2, Q.shape[0]):
-        t = Q[kk - 1] - g2
-        if t > Q[kk]:
-            Q[kk] = t
-            code[kk] = 6
+        for u in range(n):
+            start = q1[u] <= 0
+            q1[u] = 0 if start else q1[u]
+            code1[u] = START if start else code1[u]
+    run = q1[0]
+    for u in range(np.uint64(1), n):
+        run = run - g2
+        if run > q1[u]:
+            q1[u] = run
+            code1[u] = 6
+        else:
+            run = q1[u]
 
 
 @nb.njit(**_JIT)
@@ -142,10 +158,15 @@ def _track(Q, mode, i, j, n1, n2, best, at):
     """Keep the best allowed end cell of row (i, j) (the first of equal ones in (i, j, k) order)."""
     n3 = Q.shape[0] - 2
     if mode == LOCAL or (mode == SEMI and (i == n1 or j == n2)):
-        for kk in range(1, Q.shape[0]):
-            if Q[kk] > best[0]:
-                best[0] = Q[kk]
-                at[0], at[1], at[2] = i, j, kk - 1
+        top = Q[1]
+        for u in range(np.uint64(1), np.uint64(n3 + 2)):
+            top = max(top, Q[u])
+        if top > best[0]:
+            for kk in range(1, n3 + 2):
+                if Q[kk] == top:
+                    best[0] = top
+                    at[0], at[1], at[2] = i, j, kk - 1
+                    break
     elif mode == SEMI or (i == n1 and j == n2):
         if Q[n3 + 1] > best[0]:
             best[0] = Q[n3 + 1]
