@@ -1,0 +1,292 @@
+"""Correctness of the triplet family (exact 3-way alignment) against independent oracles, on every backend.
+
+* brute force (every alignment of tiny triplets, all modes): the score; the
+  plain-Python 3-D DP of ``triplet_oracles``: the exact alignment the tie
+  rules pick (score, spans, columns), random triplets up to 40 bp;
+* invariants on every alignment: the columns cover the spans, rescoring
+  gives the score, and (linear gaps) so does the sum of the three pairwise
+  projections;
+* what follows from the definitions: identical sequences score 3*match*n;
+  (X, X, Y) in global mode scores n*match + 2 * the pairwise score of X and Y;
+* score only against traceback, checkpointed walk against the full cube,
+  wide (int64) scores;
+* the real SARS-CoV-2 set (``tests/data/triplet``) against the oracle's scores;
+* the command line: TSV and MAF (read back by Biopython, rows projecting to
+  the inputs), lockstep and interleaved input, bad input, usage errors.
+
+Tests taking ``triplet_backend`` run on the CPU engine and, where a GPU is
+usable, on the cuda backend.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+from seqalign_cli.config import AlignConfig, Scoring
+from seqalign_cli.io.encode import make_batch
+from seqalign_cli.io.triplet import make_triplets
+
+from triplet_oracles import brute_force, gapped_rows, projection_score, ref_align, rescore
+
+MODES = ("global", "semi-global", "local")
+LINEAR = Scoring(match=2, mismatch=4, gap_open=0, gap_extend=2, n_penalty=1)
+SCORINGS = {
+    "default": LINEAR,
+    "cheap_gaps": Scoring(match=5, mismatch=3, gap_open=0, gap_extend=1, n_penalty=2),
+    "edit": Scoring(match=0, mismatch=1, gap_open=0, gap_extend=1, n_penalty=1),
+}
+#: int64 cells on the CPU (bound past 2**28), scores past 2**24 and 2**32
+WIDE = Scoring(match=300_000_000, mismatch=500_000_000, gap_open=0, gap_extend=200_000_000, n_penalty=7)
+DATA = Path(__file__).parent / "data" / "triplet"
+
+
+def align(backend, a, b, c, scoring, mode, traceback=True, budget=None):
+    enc = lambda xs: [x.encode() if isinstance(x, str) else x for x in xs]  # noqa: E731
+    cfg = dict(scoring=scoring, mode=mode, traceback=traceback)
+    if budget is not None:
+        cfg["matrix_budget"] = budget
+    return backend.align(make_triplets(enc(a), enc(b), enc(c)), AlignConfig(**cfg))
+
+
+def records(res):
+    cols = res.column_strings()
+    return [(int(res.score[t]), tuple(res.start[t].tolist()), tuple(res.end[t].tolist()), cols[t])
+            for t in range(res.size)]
+
+
+def random_dna(rng, n, alphabet="ACGT"):
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def related_triplet(rng, n, rate=0.15, alphabet="ACGT"):
+    """Three mutated copies (substitutions, insertions, deletions) of one random sequence."""
+    base = random_dna(rng, n, alphabet)
+    out = []
+    for _ in range(3):
+        s = []
+        for x in base:
+            r = rng.random()
+            if r < rate / 3:
+                continue
+            s.append(rng.choice(alphabet) if r < 2 * rate / 3 else x)
+            if r > 1 - rate / 3:
+                s.append(rng.choice(alphabet))
+        out.append("".join(s))
+    return out
+
+
+def check_invariants(a, b, c, res, scoring):
+    for t, (score, begins, ends, cols) in enumerate(records(res)):
+        if cols == "*":
+            assert begins == ends == (0, 0, 0)
+            continue
+        assert rescore(a[t], b[t], c[t], begins, ends, cols, scoring) == score, t
+        assert projection_score(a[t], b[t], c[t], begins, ends, cols, scoring) == score, t
+
+
+# ------------------------------------------------------------- oracles
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", list(SCORINGS))
+def test_tiny_triplets_vs_brute_force(triplet_backend, mode, name):
+    scoring = SCORINGS[name]
+    words = ["".join(p) for k in range(3) for p in itertools.product("ACN", repeat=k)]
+    rng = random.Random(hash((mode, name)) & 0xFFFF)
+    trip = [(x, y, z) for x in words[:7] for y in words[:7] for z in words[:7]]
+    trip += [tuple(random_dna(rng, rng.randint(0, 4), "ACGTN") for _ in range(3)) for _ in range(120)]
+    a, b, c = (list(x) for x in zip(*trip))
+    res = align(triplet_backend, a, b, c, scoring, mode)
+    got = records(res)
+    bad = []
+    for t in range(len(a)):
+        want = brute_force(a[t], b[t], c[t], scoring, mode)[0]
+        exact = ref_align(a[t], b[t], c[t], scoring, mode)
+        if got[t][0] != want or got[t] != tuple(exact):
+            bad.append((a[t], b[t], c[t], want, exact, got[t]))
+    assert not bad, bad[:5]
+    check_invariants(a, b, c, res, scoring)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_random_triplets_vs_reference(triplet_backend, mode):
+    rng = random.Random(7 + MODES.index(mode))
+    trip = [related_triplet(rng, rng.randint(0, 40), alphabet="ACGTN" if k % 5 == 0 else "ACGT") for k in range(40)]
+    trip += [[random_dna(rng, rng.randint(0, 30)) for _ in range(3)] for _ in range(20)]
+    a, b, c = (list(x) for x in zip(*trip))
+    for name in ("default", "cheap_gaps"):
+        res = align(triplet_backend, a, b, c, SCORINGS[name], mode)
+        got = records(res)
+        for t in range(len(a)):
+            assert got[t] == tuple(ref_align(a[t], b[t], c[t], SCORINGS[name], mode)), (name, a[t], b[t], c[t])
+        check_invariants(a, b, c, res, SCORINGS[name])
+        only = align(triplet_backend, a, b, c, SCORINGS[name], mode, traceback=False)
+        assert only.score.tolist() == res.score.tolist()
+        assert only.end.tolist() == res.end.tolist()
+        assert only.column_strings() == ["*"] * len(a)
+        start = 0 if mode == "global" else -1
+        empty = res.columns.count == 0
+        assert (only.start[~empty] == start).all() and (only.start[empty] == 0).all()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_checkpointed_walk_equals_full_cube(mode):
+    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+
+    rng = random.Random(30 + MODES.index(mode))
+    trip = [related_triplet(rng, rng.randint(1, 70)) for _ in range(25)]
+    a, b, c = (list(x) for x in zip(*trip))
+    engine = CpuTriplet(2)
+    full = records(align(engine, a, b, c, LINEAR, mode))
+    assert records(align(engine, a, b, c, LINEAR, mode, budget=1)) == full
+    assert records(align(engine, a, b, c, LINEAR, mode, budget=5000)) == full
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_wide_scores(triplet_backend, mode):
+    rng = random.Random(50 + MODES.index(mode))
+    trip = [related_triplet(rng, rng.randint(0, 25), alphabet="ACGTN") for _ in range(20)]
+    a, b, c = (list(x) for x in zip(*trip))
+    res = align(triplet_backend, a, b, c, WIDE, mode)
+    for t, got in enumerate(records(res)):
+        assert got == tuple(ref_align(a[t], b[t], c[t], WIDE, mode))
+    assert np.abs(res.score).max() > 2**32
+
+
+# ------------------------------------------------------- from the definitions
+
+
+def test_identical_sequences_score_three_matches_a_column(triplet_backend):
+    rng = random.Random(3)
+    seqs = [random_dna(rng, n) for n in (1, 8, 64, 150)]
+    res = align(triplet_backend, seqs, seqs, seqs, LINEAR, "global")
+    assert res.score.tolist() == [3 * LINEAR.match * len(s) for s in seqs]
+    assert res.column_strings() == [f"{len(s)}M" for s in seqs]
+
+
+@pytest.mark.parametrize("scoring", [LINEAR, SCORINGS["cheap_gaps"]], ids=["default", "cheap_gaps"])
+def test_x_x_y_is_x_against_itself_plus_twice_x_against_y(triplet_backend, scoring):
+    """Global, linear gaps, ACGT only: the sum of pairs is at most opt(X,X) + 2 opt(X,Y), and aligning the two X
+    identically reaches it; so the 3-way score is len(X) * match + 2 * the pairwise global score of X and Y."""
+    rng = random.Random(11)
+    xs = [random_dna(rng, rng.randint(1, 60)) for _ in range(30)]
+    ys = [related_triplet(rng, len(x))[0] if k % 2 else random_dna(rng, rng.randint(0, 60)) for k, x in enumerate(xs)]
+    res = align(triplet_backend, xs, xs, ys, scoring, "global")
+    pair = CpuPairwise(1).align(make_batch([x.encode() for x in xs], [y.encode() for y in ys]),
+                                AlignConfig(scoring=scoring, mode="global", traceback=False))
+    expected = [len(x) * scoring.match + 2 * int(p) for x, p in zip(xs, pair.score)]
+    assert res.score.tolist() == expected
+
+
+def test_zero_length_sequences(triplet_backend):
+    a, b, c = ["", "ACGT", "", ""], ["", "", "AC", ""], ["", "", "", "G"]
+    for mode in MODES:
+        res = align(triplet_backend, a, b, c, LINEAR, mode)
+        for t, got in enumerate(records(res)):
+            assert got == tuple(ref_align(a[t], b[t], c[t], LINEAR, mode)), (mode, t)
+
+
+# --------------------------------------------------------------- real data
+
+
+def _sars():
+    from seqalign_cli.io.fastx import FastxReader
+
+    seqs = [[r.seq.decode() for r in FastxReader(str(DATA / f"sars.{s}.fa"))] for s in "abc"]
+    expected = {}
+    with open(DATA / "sars.expected.tsv") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            expected[int(row["index"]), row["mode"]] = int(row["score"])
+    return seqs, expected
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sars_cov_2_triplets(triplet_backend, mode):
+    (a, b, c), expected = _sars()
+    res = align(triplet_backend, a, b, c, LINEAR, mode)
+    assert res.score.tolist() == [expected[t, mode] for t in range(len(a))]
+    small = [t for t in range(len(a)) if max(len(a[t]), len(b[t]), len(c[t])) <= 40]
+    for t in small:
+        assert records(res)[t] == tuple(ref_align(a[t], b[t], c[t], LINEAR, mode))
+    check_invariants(a, b, c, res, LINEAR)
+
+
+# ------------------------------------------------------------ command line
+
+
+def seqalign(*args, input=None):
+    return subprocess.run([sys.executable, "-m", "seqalign_cli", *map(str, args)], capture_output=True, input=input)
+
+
+def test_tsv_and_maf_from_the_command_line(tmp_path):
+    from Bio import Align
+
+    files = [DATA / f"sars.{s}.fa" for s in "abc"]
+    (a, b, c), _ = _sars()
+    tsv, maf = tmp_path / "out.tsv", tmp_path / "out.maf"
+    for out in (tsv, maf):
+        proc = seqalign("triplet", "-q", "--mode", "local", *files, "-o", out)
+        assert proc.returncode == 0, proc.stderr
+    rows = [line.split("\t") for line in tsv.read_text().splitlines()]
+    assert rows[0][:7] == ["name1", "name2", "name3", "len1", "len2", "len3", "score"] and len(rows) == len(a) + 1
+    blocks = list(Align.parse(str(maf), "maf"))
+    assert len(blocks) == len(a)
+    for t, (row, block) in enumerate(zip(rows[1:], blocks)):
+        assert int(block.score) == int(row[6])
+        begins, ends = [int(x) for x in row[7:13:2]], [int(x) for x in row[8:13:2]]
+        kept = [s for s in range(3) if ends[s] > begins[s]]
+        assert [str(r.id) for r in block.sequences] == [row[s] for s in kept]
+        texts = [str(block[k]) for k in range(len(kept))] if kept else []
+        for k, s in enumerate(kept):
+            assert texts[k].replace("-", "") == (a, b, c)[s][t][begins[s]:ends[s]]
+        if kept:
+            full = gapped_rows(a[t], b[t], c[t], begins, row[13])
+            assert texts == [full[s] for s in kept]
+    interleaved = seqalign("triplet", "-q", "--mode", "local", "--interleaved", DATA / "sars.interleaved.fa")
+    assert interleaved.returncode == 0 and interleaved.stdout.decode() == tsv.read_text()
+
+
+def test_score_only_writes_tsv_only(tmp_path):
+    files = [DATA / f"sars.{s}.fa" for s in "abc"]
+    proc = seqalign("triplet", "--score-only", *files, "-o", tmp_path / "x.maf")
+    assert proc.returncode == 2 and b"--score-only writes TSV only" in proc.stderr
+    proc = seqalign("triplet", "-q", "--score-only", "--mode", "semi-global", *files)
+    assert proc.returncode == 0
+    rows = [line.split("\t") for line in proc.stdout.decode().splitlines()[1:]]
+    assert all(r[13] == "*" for r in rows)
+    assert all(r[7] == r[9] == r[11] in ("-1", "0") for r in rows)
+
+
+@pytest.mark.parametrize("args,code,needle", [
+    (["--gap-open", "3"], 2, "linear gaps only"),
+    (["--mode", "glocal"], 2, "Invalid value for '--mode'"),
+])
+def test_usage_errors(tmp_path, args, code, needle):
+    files = [DATA / f"sars.{s}.fa" for s in "abc"]
+    proc = seqalign("triplet", *args, *files)
+    assert proc.returncode == code and needle.encode() in proc.stderr
+    assert b"Traceback" not in proc.stderr
+
+
+def test_bad_input(tmp_path):
+    short = tmp_path / "short.fa"
+    short.write_text(">x\nACGT\n")
+    files = [DATA / f"sars.{s}.fa" for s in "ab"]
+    out = tmp_path / "o.tsv"
+    proc = seqalign("triplet", *files, short, "-o", out)
+    assert proc.returncode == 1 and b"unequal record counts" in proc.stderr and b"short.fa" in proc.stderr
+    assert not out.exists() and b"Traceback" not in proc.stderr
+    four = tmp_path / "four.fa"
+    four.write_text("".join(f">r{k}\nACGT\n" for k in range(4)))
+    proc = seqalign("triplet", "--interleaved", four, "-o", out)
+    assert proc.returncode == 1 and b"not a multiple of 3" in proc.stderr and b"four.fa" in proc.stderr
+    assert not out.exists()
