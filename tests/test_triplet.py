@@ -139,16 +139,20 @@ def test_random_triplets_vs_reference(triplet_backend, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_checkpointed_walk_equals_full_cube(mode):
+def test_checkpointed_walk_equals_the_whole_cube(mode):
+    """The walk through recomputed blocks of slices (budget 1 byte: every triplet; 5,000: the larger ones)."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
 
     rng = random.Random(30 + MODES.index(mode))
     trip = [related_triplet(rng, rng.randint(1, 70)) for _ in range(25)]
+    trip += [[random_dna(rng, rng.randint(0, 12)) for _ in range(3)] for _ in range(20)]
     a, b, c = (list(x) for x in zip(*trip))
     engine = CpuTriplet(2)
     full = records(align(engine, a, b, c, LINEAR, mode))
     assert records(align(engine, a, b, c, LINEAR, mode, budget=1)) == full
     assert records(align(engine, a, b, c, LINEAR, mode, budget=5000)) == full
+    one = align(CpuTriplet(1), a, b, c, SCORINGS["cheap_gaps"], mode)
+    assert records(one) == records(align(engine, a, b, c, SCORINGS["cheap_gaps"], mode, budget=1))
 
 
 @pytest.mark.parametrize("mode", MODES)
