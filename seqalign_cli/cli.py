@@ -30,7 +30,7 @@ TRIPLET_MODES = ("global", "semi-global", "local")
 @click.group(context_settings=CONTEXT)
 @click.version_option(__version__, "--version", "-V", prog_name="seqalign", message="%(prog)s %(version)s")
 def cli():
-    """seqalign: exact pairwise alignment of reads, on CPU and GPU."""
+    """seqalign: exact alignment of read pairs and sequence triplets, on CPU and GPU."""
 
 
 def scoring_options(gap_open: int = 4, gap_open_help: str = ""):

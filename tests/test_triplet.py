@@ -294,3 +294,12 @@ def test_bad_input(tmp_path):
     proc = seqalign("triplet", "--interleaved", four, "-o", out)
     assert proc.returncode == 1 and b"not a multiple of 3" in proc.stderr and b"four.fa" in proc.stderr
     assert not out.exists()
+
+
+def test_help_shows_the_triplet_defaults():
+    proc = seqalign("triplet", "--help")
+    text = " ".join(proc.stdout.decode().split())
+    assert proc.returncode == 0
+    for needle in ("Triplets take linear gaps only. [default: 0;", "--mode [global|semi-global|local]",
+                   "--interleaved", "--format [tsv|maf]"):
+        assert needle in text, needle
