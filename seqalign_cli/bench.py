@@ -68,14 +68,15 @@ def time_kernels(engine, batch, cfg, reps):
     return statistics.median(times), statistics.median(walks)
 
 
-def run(lengths, modes, scorings, reps, target_cells, out=print):
+def run(lengths, modes, scorings=None, reps=5, target_cells=2e10, out=print):
     from seqalign_cli.backends.cuda import device_name
     from seqalign_cli.backends.cuda.pairwise import CudaPairwise
 
+    scorings = scorings or {"affine": Scoring()}
     engine = CudaPairwise(0)
     out(f"# {device_name(0)}; kernel time by device events, median of {reps} after warm-up")
     out("length\tpairs\tmode\tgaps\ttraceback\tms\tGCUPS\twalk_ms")
-    for L, count, batch, cells in length_batches(lengths, target_cells):
+    for L, count, batch, cells in length_batches(lengths, int(target_cells)):
         for mode in modes:
             for gname, sc in scorings.items():
                 for trace in (False, True) if L <= 4096 else (False,):
@@ -117,7 +118,7 @@ def sweep(lengths, groups, rows, reps, target_cells, out=print):
     sc = Scoring()
     out(f"# {device_name(0)}; global affine; kernel time by device events, median of {reps} after warm-up")
     out("length\tpairs\tkernel\tG\tR\tlanes\ttraceback\tms\tGCUPS")
-    for L, count, batch, cells in length_batches(lengths, target_cells):
+    for L, count, batch, cells in length_batches(lengths, int(target_cells)):
         runs = [("warp", None), ("plan", None)] + [("subwarp", sh) for sh in shapes]
         for kernel, shape in runs:
             for trace, pack in ((False, True), (False, False), (True, True), (True, False)):

@@ -210,8 +210,8 @@ def bench(lengths, reps, family):
     if not ok:
         raise UsageError(f"seqalign bench needs a GPU: {why}")
     fam = next(f for f in families.FAMILIES.values() if f.command == family)
-    fam.load(fam.bench)([int(x) for x in lengths.split(",")], ["global", "local"], {"affine": Scoring()}, reps,
-                        int(2e10), out=click.echo)
+    fam.load(fam.bench)([int(x) for x in lengths.split(",")], ["global", "local"], reps=reps, target_cells=2e10,
+                        out=click.echo)
 
 
 def _parse_devices(text: str):
