@@ -1,0 +1,605 @@
+// triplet.cu: exact 3-way (triplet) alignment scores, linear gaps, one group of T lanes per triplet.
+//
+// Computes D(i, j, k) over the cube (n1+1) x (n2+1) x (n3+1) of sequences A,
+// B, C exactly as the CPU engine does (seqalign_cli/backends/cpu/triplet.py;
+// definition, modes and tie rules: the triplet section of the docs): seven
+// moves a cell, sum-of-pairs column scores, gap g = gap_extend for every
+// residue facing a gap (gap_open must be 0). Score only; traceback stays on
+// the CPU. Global: D(n1, n2, n3). Semi-global: start faces (i, j or k = 0)
+// are 0, the best cell of the end faces (i = n1, j = n2 or k = n3). Local:
+// every cell floored at 0, the best cell. Ties: the smallest (i, j, k) in
+// lexicographic order.
+//
+// Kernel triplet_score<MODE, R, T>  (int32 lanes, one triplet a group)
+// Kernel triplet_score16<MODE, R, T>  (16-bit lanes, two triplets a group)
+//   a, b, c     uint8 codes of all triplets' A, B and C, flat (A C G T = 0..3,
+//               other = 4)
+//   aoff, boff, coff  int64 (ntriplets+1): triplet p's A is a[aoff[p] .. aoff[p+1])
+//   order       int32 (nwork * H): the triplets work item w aligns,
+//               order[H*w + h] in half h (H = 1 for int32, 2 for 16-bit;
+//               -1: none). Sorted by shape on the host, so the groups of a
+//               warp have similar work.
+//   match, mismatch, gap_open, gap_extend, n_penalty: int32 scoring, each
+//               at most 127 (pair scores come from byte profiles); gap_open
+//               is ignored (the host sends only gap_open = 0 here)
+//   border      int32 scratch of the work items that need several passes
+//               (n2 or n3 past the group's S*R): at border + border_off[p]
+//               (p = the item's first triplet) a plane of (N1+1) x W ints
+//               (W = KT*S*R; row J*S*R - 1 of the slice, every k, for each i)
+//               then (N1+1) x (S*R+1) ints (the last column of the previous
+//               tile, its top corner first). N1, N2, N3: the largest
+//               lengths of the item's triplets; KT = (N3 + S*R) / (S*R).
+//   out         int32 (ntriplets, 4): score, end i, end j, end k
+//
+// Thread mapping (TrioSeq): T = S*S lanes a group (T = 1, 4 or 16; several
+// groups a warp), lane l = u*S + v owning the R x R square of rows
+// j = J*S*R + u*R + [0, R) and columns k = K*S*R + v*R + [0, R) of the
+// (j, k) slice of every i, in registers. The group sweeps i (A) one slice at
+// a time; lanes run as an anti-diagonal wavefront over the S x S squares:
+// at step t lane (u, v) computes slice i = t - u - v, so a pass takes
+// n1 + 2S - 1 steps. Before each step a lane takes, by shuffles, the last
+// row of lane (u-1, v) with its left neighbour's corner in front (R + 1
+// values, slice i) and the last column of lane (u, v-1) (R values); the
+// previous step's borders are those of slice i-1. Lanes of the top row and
+// left column take j = -1 and k = -1 as minus infinity. Triplets whose
+// slice (n2+1) x (n3+1) exceeds the group's (S*R)^2 run in several passes,
+// tile (J, K) after tile (J, K-1) in row-major order, each a full sweep
+// over i: the bottom lanes write their last row into the plane (read by the
+// top lanes of tile (J+1, K)), the right lanes their last column into the
+// column buffer (read by the left lanes of tile (J, K+1)); the warp
+// synchronizes before and after the cells of every step. Cells past a
+// sequence's end (j > n2, k > n3, or i > n1 in a 16-bit half) are computed
+// with a pad code whose pair scores are -g: such a cell never exceeds the
+// cell it projects on (j, k clamped to n2, n3), which comes before it in
+// (i, j, k) order, so end cells need no masks in local mode and the face
+// masks of semi-global mode are per row and column (semi-global triplets
+// with an empty sequence score 0 at (0, 0, 0) without any DP).
+// Per slice: one byte profile lookup for each of the lane's R rows (B) and R
+// columns (C) against A's letter; the B-C pair score of each cell does not
+// change along i: R*R registers for R <= 6, else one lookup a cell.
+// Global mode starts the origin through the corner of slice -1 (3g, so the
+// pad-pad-pad column gives D(0,0,0) = 0). Each lane keeps the best end cell
+// it has seen (the first of its slice maxima in (i, j, k) order); the group
+// reduces them by (score desc, i, j, k asc).
+//
+// triplet_score16: the same sweep with two triplets in the low and high
+// 16-bit halves of every register (one DPX instruction updates two cells);
+// the host pairs triplets of similar shape and sends only items whose every
+// value fits (seqalign_cli/backends/cuda/triplet.py: fits16). Loops cover
+// the larger lengths of the two; each half keeps its own end cell.
+#include "common.cuh"
+
+using namespace sa;
+
+namespace tri {
+
+// code of a position past a sequence's end (and of the residue-less row,
+// column and slice 0): scores -g against anything
+constexpr int PAD = 5;
+// threads a block (the host's THREADS)
+constexpr int THREADS = 128;
+// 16-bit minus infinity: finite values stay within +-16000 (host bound), so
+// minus infinity plus three pair scores never wraps and never wins
+constexpr int NEG16 = -(3 << 13);
+
+template <int T>
+struct Side {
+  static constexpr int S = T == 1 ? 1 : T == 4 ? 2 : T == 16 ? 4 : T == 64 ? 8 : 0;
+  static_assert(S > 0 && T <= SA_WARP, "T: 1, 4, 16 (64 on a 64-wide warp)");
+};
+
+// Pair scores of code x against codes 0..5 as signed bytes: 0..3 in lo,
+// 4 (N) in byte 0 of hi, 5 (pad) in byte 1 of hi.
+__device__ __forceinline__ void profile6(const Scoring& s, int x, uint32_t& lo, uint32_t& hi) {
+  const uint32_t g = (uint32_t)(-s.gap_extend) & 0xffu;
+  if (x == PAD) {
+    lo = g * 0x01010101u;
+    hi = g | (g << 8);
+    return;
+  }
+  const uint32_t nb = (uint32_t)(-s.n_penalty) & 0xffu;
+  if (x > 3) {
+    lo = nb * 0x01010101u;
+  } else {
+    lo = ((uint32_t)(-s.mismatch) & 0xffu) * 0x01010101u;
+    lo = (lo & ~(0xffu << (8 * x))) | (((uint32_t)s.match & 0xffu) << (8 * x));
+  }
+  hi = nb | (g << 8);
+}
+
+// End-cell order of every backend: higher score, then smaller i, j, k.
+__device__ __forceinline__ bool better4(int s, int i, int j, int k, int bs, int bi, int bj, int bk) {
+  return s > bs || (s == bs && (i < bi || (i == bi && (j < bj || (j == bj && k < bk)))));
+}
+
+// Whether a square whose first row is j0 and whose largest value at slice i
+// is m may hold a better end cell than (bs, bi, bj, .): a tie can win only
+// by a smaller (i, j, k), and a later tile of the same rows (several passes)
+// revisits slice i with smaller j than cells of an earlier one.
+__device__ __forceinline__ bool may_win(int m, int i, int j0, int bs, int bi, int bj) {
+  return m > bs || (m == bs && (i < bi || (i == bi && j0 <= bj)));
+}
+
+// The best of (bs, bi, bj, bk) over an aligned group of T lanes (every lane gets it).
+template <int T>
+__device__ __forceinline__ void group_best4(int& bs, int& bi, int& bj, int& bk) {
+#pragma unroll
+  for (int off = T / 2; off > 0; off /= 2) {
+    const int os = SA_SHFL_XOR(bs, off), oi = SA_SHFL_XOR(bi, off);
+    const int oj = SA_SHFL_XOR(bj, off), ok = SA_SHFL_XOR(bk, off);
+    if (better4(os, oi, oj, ok, bs, bi, bj, bk)) { bs = os; bi = oi; bj = oj; bk = ok; }
+  }
+}
+
+// The warp's memory order between the steps of a multi-pass sweep.
+__device__ __forceinline__ void step_fence() {
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+  __threadfence_block();
+#else
+  SA_SYNCWARP();
+#endif
+}
+
+// ---- lane types: one int32 cell a register, or two 16-bit cells ----
+
+struct Lane32 {
+  using V = int;
+  static constexpr int H = 1;
+  __device__ static V neg() { return NEG; }
+  __device__ static V splat(int x) { return x; }
+  __device__ static V add(V a, V b) { return a + b; }
+  __device__ static V vmax(V a, V b) { return max(a, b); }
+  __device__ static V vmax3(V a, V b, V c) { return max3(a, b, c); }
+  __device__ static V addmax(V a, V b, V c) { return max(a + b, c); }  // one VIADDMNMX on sm_90
+  __device__ static V addmax0(V a, V b, V c) { return max(max(a + b, c), 0); }
+  __device__ static int half(V x, int) { return x; }
+  __device__ static int bits(V x) { return x; }
+  __device__ static V from_bits(int x) { return x; }
+  // the pair scores of the (one) half against letter sel (profile_selector)
+  __device__ static V score(const uint32_t (&lo)[1], uint32_t hi, const uint32_t (&sel)[1]) {
+    return profile_score(lo[0], hi, sel[0]);
+  }
+  __device__ static uint32_t selector(int code, int) { return profile_selector((uint32_t)code); }
+  // the profile words of codes x[h] (hi: bytes 0, 1 of the half)
+  __device__ static void profiles(const Scoring& s, const int (&x)[1], uint32_t (&lo)[1], uint32_t& hi) {
+    profile6(s, x[0], lo[0], hi);
+  }
+  // row masks: 0 or all ones (per half)
+  __device__ static V mask(bool m0, bool) { return m0 ? -1 : 0; }
+  __device__ static V select(V m, V a, V b) { return (a & m) | (b & ~m); }
+};
+
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+__device__ __forceinline__ uint32_t add_max16_relu(uint32_t a, uint32_t b, uint32_t c) {
+  return pk16(max(max(lo16(a) + lo16(b), lo16(c)), 0), max(max(hi16(a) + hi16(b), hi16(c)), 0));
+}
+#else
+__device__ __forceinline__ uint32_t add_max16_relu(uint32_t a, uint32_t b, uint32_t c) {
+  return __viaddmax_s16x2_relu(a, b, c);
+}
+#endif
+
+struct Lane16 {
+  using V = uint32_t;
+  static constexpr int H = 2;
+  __device__ static V neg() { return pk16(NEG16, NEG16); }
+  __device__ static V splat(int x) { return pk16(x, x); }
+  __device__ static V add(V a, V b) { return add16(a, b); }
+  __device__ static V vmax(V a, V b) { return max16(a, b); }
+  __device__ static V vmax3(V a, V b, V c) { return max3_16(a, b, c); }
+  __device__ static V addmax(V a, V b, V c) { return add_max16(a, b, c); }
+  __device__ static V addmax0(V a, V b, V c) { return add_max16_relu(a, b, c); }
+  __device__ static int half(V x, int h) { return h ? hi16(x) : lo16(x); }
+  __device__ static int bits(V x) { return (int)x; }
+  __device__ static V from_bits(int x) { return (uint32_t)x; }
+  // low half: byte sel[0] of (lo[0], hi); high half: byte sel[1] of (lo[1], hi)
+  __device__ static V score(const uint32_t (&lo)[2], uint32_t hi, const uint32_t (&sel)[2]) {
+    const uint32_t l = byte_perm(lo[0], hi, sel[0]), h = byte_perm(lo[1], hi, sel[1]);
+    return byte_perm(l, h, 0x5410u);
+  }
+  // hi holds bytes N, pad of half 0 then of half 1: half 1's are bytes 6, 7
+  __device__ static uint32_t selector(int code, int h) {
+    return profile_selector((uint32_t)(h && code > 3 ? code + 2 : code));
+  }
+  __device__ static void profiles(const Scoring& s, const int (&x)[2], uint32_t (&lo)[2], uint32_t& hi) {
+    uint32_t h0, h1;
+    profile6(s, x[0], lo[0], h0);
+    profile6(s, x[1], lo[1], h1);
+    hi = (h0 & 0xffffu) | (h1 << 16);
+  }
+  __device__ static V mask(bool m0, bool m1) { return (m0 ? 0xffffu : 0u) | (m1 ? 0xffff0000u : 0u); }
+  __device__ static V select(V m, V a, V b) { return (a & m) | (b & ~m); }
+};
+
+// ---- the sweep ----
+
+template <int MODE, int R, int T, class L>
+__device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64_t* __restrict__ aoff,
+                                      const uint8_t* __restrict__ b, const int64_t* __restrict__ boff,
+                                      const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
+                                      const int* __restrict__ order, int nwork, const Scoring& sc,
+                                      int* __restrict__ border, const int64_t* __restrict__ border_off,
+                                      int* __restrict__ out) {
+  using V = typename L::V;
+  constexpr int H = L::H;
+  constexpr int S = Side<T>::S;
+  constexpr int SR = S * R;
+  constexpr bool BC_REGS = R * R <= 36;  // the B-C pair scores held, or looked up every cell
+  static_assert(MODE == GLOBAL || MODE == SEMI || MODE == LOCAL, "triplet modes: global, semi-global, local");
+  static_assert(R >= 1 && R <= 16, "R: 1 .. 16");
+  const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  const int w = (int)(tid / T);
+  const int lane = (int)(threadIdx.x % T);
+  const int u = lane / S, v = lane % S;
+  if ((tid / SA_WARP) * (SA_WARP / T) >= nwork) return;  // the whole warp is idle
+  const bool item = w < nwork;
+
+  // the item's triplets (one per half), their lengths and the loop's extent
+  int p[H], n1[H], n2[H], n3[H];
+  const uint8_t *as[H], *bs[H], *cs[H];
+  bool track[H];  // the half has a DP to follow (live, and not an empty semi-global one)
+  int N1 = 0, N2 = 0, N3 = 0;
+  bool work = false;
+#pragma unroll
+  for (int h = 0; h < H; ++h) {
+    p[h] = item ? order[H * w + h] : -1;
+    const bool live = p[h] >= 0;
+    const int q = live ? p[h] : 0;
+    n1[h] = live ? (int)(aoff[q + 1] - aoff[q]) : 0;
+    n2[h] = live ? (int)(boff[q + 1] - boff[q]) : 0;
+    n3[h] = live ? (int)(coff[q + 1] - coff[q]) : 0;
+    as[h] = a + (live ? aoff[q] : 0);
+    bs[h] = b + (live ? boff[q] : 0);
+    cs[h] = c + (live ? coff[q] : 0);
+    track[h] = live && !(MODE == SEMI && (n1[h] == 0 || n2[h] == 0 || n3[h] == 0));
+    work |= track[h];
+    N1 = max(N1, n1[h]);
+    N2 = max(N2, n2[h]);
+    N3 = max(N3, n3[h]);
+  }
+  const int JT = (N2 + SR) / SR, KT = (N3 + SR) / SR;  // tiles covering rows 0..N2, columns 0..N3
+  const int passes = work ? JT * KT : 0;
+  const int steps = N1 + 2 * S - 1;  // slices 0..N1 and the wavefront's fill and drain
+  const int total = passes * steps;
+  const int total_w = warp_max(total);
+  const bool multi_w = warp_max(passes > 1 ? 1 : 0) > 0;
+  const int W = KT * SR;
+  int* plane = border + (passes > 1 ? border_off[p[0] >= 0 ? p[0] : p[H - 1]] : 0);
+  int* colb = plane + (int64_t)(N1 + 1) * W;
+
+  // best end cell seen by this lane, per half
+  int bsc[H], bi[H], bj[H], bk[H];
+#pragma unroll
+  for (int h = 0; h < H; ++h) {
+    bsc[h] = MODE == GLOBAL ? NEG : 0;
+    bi[h] = MODE == GLOBAL ? 0x7fffffff : 0;
+    bj[h] = MODE == GLOBAL ? 0x7fffffff : 0;
+    // semi-global: (0, 0, n3) is the first end-face cell, and it is 0
+    bk[h] = MODE == GLOBAL ? 0x7fffffff : (MODE == SEMI && track[h] ? n3[h] : 0);
+  }
+
+  const int ng2 = -2 * sc.gap_extend;
+  const V vng2 = L::splat(ng2);
+  V hv[R][R];          // the lane's square: slice i-1 before a step, slice i after
+  V upc[R + 1], upp[R + 1];  // row above (corner first): slice i, slice i-1
+  V lfc[R], lfp[R];    // column on the left: slice i, slice i-1
+  uint32_t blo[R][H], bhi[R], clo[R][H], chi[R];  // B and C profiles of the lane's rows and columns
+  V bc[BC_REGS ? R : 1][BC_REGS ? R : 1];         // B-C pair scores (BC_REGS)
+  uint32_t csel[BC_REGS ? 1 : R][H];              // C selectors (else)
+  int t = 0, J = 0, K = 0, j0 = 0, k0 = 0;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+#pragma unroll
+    for (int x = 0; x < R; ++x) hv[r][x] = L::neg();
+    upc[r] = upp[r] = lfc[r] = lfp[r] = L::neg();
+  }
+  upc[R] = upp[R] = L::neg();
+
+  for (int x = 0; x < total_w; ++x) {
+    const bool on = x < total;
+    if (on && t == 0) {  // a new tile: codes, profiles, slice -1
+      j0 = J * SR + u * R;
+      k0 = K * SR + v * R;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        int cb[H], cc[H];
+#pragma unroll
+        for (int h = 0; h < H; ++h) {
+          const int j = j0 + r, k = k0 + r;
+          cb[h] = (j >= 1 && j <= n2[h]) ? bs[h][j - 1] : PAD;
+          cc[h] = (k >= 1 && k <= n3[h]) ? cs[h][k - 1] : PAD;
+          if (!BC_REGS) csel[BC_REGS ? 0 : r][h] = L::selector(cc[h], h);
+        }
+        L::profiles(sc, cb, blo[r], bhi[r]);
+        L::profiles(sc, cc, clo[r], chi[r]);
+      }
+      if (BC_REGS) {
+#pragma unroll
+        for (int cx = 0; cx < R; ++cx) {
+          uint32_t sel[H];
+          int cc[H];
+#pragma unroll
+          for (int h = 0; h < H; ++h) {
+            const int k = k0 + cx;
+            cc[h] = (k >= 1 && k <= n3[h]) ? cs[h][k - 1] : PAD;
+            sel[h] = L::selector(cc[h], h);
+          }
+#pragma unroll
+          for (int r = 0; r < R; ++r) bc[BC_REGS ? r : 0][BC_REGS ? cx : 0] = L::score(blo[r], bhi[r], sel);
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+#pragma unroll
+        for (int cx = 0; cx < R; ++cx) hv[r][cx] = L::neg();
+        upc[r] = lfc[r] = L::neg();
+      }
+      upc[R] = L::neg();
+      // global: D(0,0,0) = 0 through the pad-pad-pad column from the corner of slice -1
+      if (MODE == GLOBAL && J == 0 && K == 0 && u == 0 && v == 0) upc[0] = L::splat(3 * sc.gap_extend);
+    }
+    const int i = t - u - v;
+
+    // borders from the neighbours (their squares after the last step)
+    V nup[R + 1], nlf[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) nup[r] = nlf[r] = L::neg();
+    nup[R] = L::neg();
+    if (S > 1) {
+      nup[0] = L::from_bits(SA_SHFL_UP_W(L::bits(lfc[R - 1]), S, T));
+#pragma unroll
+      for (int cx = 0; cx < R; ++cx) nup[cx + 1] = L::from_bits(SA_SHFL_UP_W(L::bits(hv[R - 1][cx]), S, T));
+#pragma unroll
+      for (int r = 0; r < R; ++r) nlf[r] = L::from_bits(SA_SHFL_UP_W(L::bits(hv[r][R - 1]), 1, T));
+    }
+    const bool in = i >= 0 && i <= N1;
+    if (on) {
+#pragma unroll
+      for (int r = 0; r <= R; ++r) upp[r] = upc[r];
+#pragma unroll
+      for (int r = 0; r < R; ++r) lfp[r] = lfc[r];
+      if (u == 0) {
+        if (J == 0 || !in) {
+#pragma unroll
+          for (int r = 0; r <= R; ++r) upc[r] = L::neg();
+        } else {
+          const int* row = plane + (int64_t)i * W + k0 - 1;
+#pragma unroll
+          for (int r = 1; r <= R; ++r) upc[r] = L::from_bits(row[r]);
+          upc[0] = v > 0 ? L::from_bits(row[0])
+                         : (K > 0 ? L::from_bits(colb[(int64_t)i * (SR + 1)]) : L::neg());
+        }
+      } else {
+#pragma unroll
+        for (int r = 0; r <= R; ++r) upc[r] = nup[r];
+      }
+      if (v == 0) {
+        if (K == 0 || !in) {
+#pragma unroll
+          for (int r = 0; r < R; ++r) lfc[r] = L::neg();
+        } else {
+          const int* col = colb + (int64_t)i * (SR + 1) + 1 + u * R;
+#pragma unroll
+          for (int r = 0; r < R; ++r) lfc[r] = L::from_bits(col[r]);
+        }
+      } else {
+#pragma unroll
+        for (int r = 0; r < R; ++r) lfc[r] = nlf[r];
+      }
+    }
+    if (multi_w) step_fence();  // border reads of this step before its writes
+
+    if (on && in) {
+      // A's letter of slice i in each half, and its pair scores against the rows and columns
+      uint32_t asel[H];
+#pragma unroll
+      for (int h = 0; h < H; ++h) asel[h] = L::selector((i >= 1 && i <= n1[h]) ? as[h][i - 1] : PAD, h);
+      V sab[R], sac[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        sab[r] = L::score(blo[r], bhi[r], asel);
+        sac[r] = L::score(clo[r], chi[r], asel);
+      }
+      const bool top = MODE == SEMI && J == 0 && u == 0;    // holds row j = 0
+      const bool left = MODE == SEMI && K == 0 && v == 0;   // holds column k = 0
+      if (MODE == SEMI && i == 0) {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+          for (int cx = 0; cx < R; ++cx) hv[r][cx] = L::splat(0);
+      } else {
+        V prow[R + 1], crow[R + 1];  // the row above: slice i-1, slice i (column -1 first)
+#pragma unroll
+        for (int cx = 0; cx <= R; ++cx) { prow[cx] = upp[cx]; crow[cx] = upc[cx]; }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          V pl = lfp[r], cl = lfc[r];
+          V nprow[R + 1];
+          nprow[0] = lfp[r];
+#pragma unroll
+          for (int cx = 0; cx < R; ++cx) {
+            const V pv = hv[r][cx];
+            const V sbc = BC_REGS ? bc[BC_REGS ? r : 0][BC_REGS ? cx : 0]
+                                  : L::score(blo[r], bhi[r], csel[BC_REGS ? 0 : cx]);
+            // moves A, B, C (-2g); a (B-C pair), b (A-C), c (A-B) (their pair score - 2g); M (three pairs)
+            V y = L::vmax3(pv, crow[cx + 1], cl);
+            y = L::addmax(crow[cx], sbc, y);
+            y = L::addmax(pl, sac[cx], y);
+            y = L::addmax(prow[cx + 1], sab[r], y);
+            y = L::add(y, vng2);
+            const V m = L::add(L::add(prow[cx], sab[r]), sac[cx]);
+            V hn = MODE == LOCAL ? L::addmax0(m, sbc, y) : L::addmax(m, sbc, y);
+            if (left && cx == 0) hn = L::splat(0);
+            nprow[cx + 1] = pv;
+            pl = pv;
+            hv[r][cx] = hn;
+            cl = hn;
+          }
+          if (top && r == 0) {
+#pragma unroll
+            for (int cx = 0; cx < R; ++cx) hv[0][cx] = L::splat(0);
+          }
+#pragma unroll
+          for (int cx = 0; cx <= R; ++cx) prow[cx] = nprow[cx];
+          crow[0] = lfc[r];
+#pragma unroll
+          for (int cx = 0; cx < R; ++cx) crow[cx + 1] = hv[r][cx];
+        }
+      }
+
+      // end cells
+      if (MODE == LOCAL) {
+        V m = hv[0][0];
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+          for (int cx = (r == 0 ? 1 : 0); cx < R; ++cx) m = L::vmax(m, hv[r][cx]);
+#pragma unroll
+        for (int h = 0; h < H; ++h) {
+          const int mh = L::half(m, h);
+          if (track[h] && may_win(mh, i, j0, bsc[h], bi[h], bj[h])) {
+            int fr = -1, fc = -1;
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+              for (int cx = 0; cx < R; ++cx)
+                if (fr < 0 && L::half(hv[r][cx], h) == mh) { fr = r; fc = cx; }
+            if (better4(mh, i, j0 + fr, k0 + fc, bsc[h], bi[h], bj[h], bk[h])) {
+              bsc[h] = mh; bi[h] = i; bj[h] = j0 + fr; bk[h] = k0 + fc;
+            }
+          }
+        }
+      }
+      if (MODE == SEMI && i > 0) {
+        // end faces: rows j >= n2, columns k >= n3, slices i >= n1 (cells past the ends never win)
+        bool face[H], any = false;
+        int rf[H], cf[H];
+#pragma unroll
+        for (int h = 0; h < H; ++h) {
+          rf[h] = i >= n1[h] ? 0 : n2[h] - j0;  // first face row of the square (all rows on the last slice)
+          cf[h] = n3[h] - k0;
+          face[h] = track[h] && (rf[h] < R || cf[h] < R);
+          any |= face[h];
+        }
+        if (any) {
+          V rowm[R], colm[R];
+#pragma unroll
+          for (int r = 0; r < R; ++r) {
+            rowm[r] = hv[r][0];
+#pragma unroll
+            for (int cx = 1; cx < R; ++cx) rowm[r] = L::vmax(rowm[r], hv[r][cx]);
+          }
+#pragma unroll
+          for (int cx = 0; cx < R; ++cx) {
+            colm[cx] = hv[0][cx];
+#pragma unroll
+            for (int r = 1; r < R; ++r) colm[cx] = L::vmax(colm[cx], hv[r][cx]);
+          }
+          V m = L::neg();
+#pragma unroll
+          for (int r = 0; r < R; ++r) m = L::vmax(m, L::select(L::mask(r >= rf[0], r >= rf[H - 1]), rowm[r], L::neg()));
+#pragma unroll
+          for (int cx = 0; cx < R; ++cx)
+            m = L::vmax(m, L::select(L::mask(cx >= cf[0], cx >= cf[H - 1]), colm[cx], L::neg()));
+#pragma unroll
+          for (int h = 0; h < H; ++h) {
+            const int mh = L::half(m, h);
+            if (face[h] && may_win(mh, i, j0, bsc[h], bi[h], bj[h])) {
+              int fr = -1, fc = -1;
+#pragma unroll
+              for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int cx = 0; cx < R; ++cx)
+                  if (fr < 0 && (r >= rf[h] || cx >= cf[h]) && L::half(hv[r][cx], h) == mh) { fr = r; fc = cx; }
+              if (better4(mh, i, j0 + fr, k0 + fc, bsc[h], bi[h], bj[h], bk[h])) {
+                bsc[h] = mh; bi[h] = i; bj[h] = j0 + fr; bk[h] = k0 + fc;
+              }
+            }
+          }
+        }
+      }
+      if (MODE == GLOBAL) {
+#pragma unroll
+        for (int h = 0; h < H; ++h) {
+          const int rr = n2[h] - j0, cc = n3[h] - k0;
+          if (track[h] && i == n1[h] && rr >= 0 && rr < R && cc >= 0 && cc < R) {
+            V e = hv[0][0];
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+              for (int cx = 0; cx < R; ++cx)
+                if (r == rr && cx == cc) e = hv[r][cx];
+            bsc[h] = L::half(e, h); bi[h] = n1[h]; bj[h] = n2[h]; bk[h] = n3[h];
+          }
+        }
+      }
+
+      // borders for the next tiles
+      if (J < JT - 1 && u == S - 1) {
+        int* row = plane + (int64_t)i * W + k0;
+#pragma unroll
+        for (int cx = 0; cx < R; ++cx) row[cx] = L::bits(hv[R - 1][cx]);
+      }
+      if (K < KT - 1 && v == S - 1) {
+        int* col = colb + (int64_t)i * (SR + 1);
+#pragma unroll
+        for (int r = 0; r < R; ++r) col[1 + u * R + r] = L::bits(hv[r][R - 1]);
+        if (u == 0) col[0] = L::bits(upc[R]);  // the corner of tile (J, K+1): row J*SR - 1
+      }
+    }
+    if (multi_w) step_fence();  // this step's writes before the next step's reads
+    if (on && ++t == steps) {
+      t = 0;
+      if (++K == KT) { K = 0; ++J; }
+    }
+  }
+
+#pragma unroll
+  for (int h = 0; h < H; ++h) {
+    group_best4<T>(bsc[h], bi[h], bj[h], bk[h]);
+    if (p[h] >= 0 && lane == 0) {
+      int* o = out + 4 * (int64_t)p[h];
+      if (track[h]) { o[0] = bsc[h]; o[1] = bi[h]; o[2] = bj[h]; o[3] = bk[h]; }
+      else { o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0; }  // semi-global with an empty sequence
+    }
+  }
+}
+
+}  // namespace tri
+
+#define TRIPLET_PARAMS                                                                                  \
+  const uint8_t *__restrict__ a, const int64_t *__restrict__ aoff, const uint8_t *__restrict__ b,     \
+      const int64_t *__restrict__ boff, const uint8_t *__restrict__ c, const int64_t *__restrict__ coff, \
+      const int *__restrict__ order, int nwork, int match, int mismatch, int gap_open, int gap_extend,   \
+      int n_penalty, int *__restrict__ border, const int64_t *__restrict__ border_off, int *__restrict__ out
+
+template <int MODE, int R, int T>
+__global__ void __launch_bounds__(tri::THREADS) triplet_score(TRIPLET_PARAMS) {
+  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
+  tri::sweep<MODE, R, T, tri::Lane32>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out);
+}
+
+template <int MODE, int R, int T>
+__global__ void __launch_bounds__(tri::THREADS) triplet_score16(TRIPLET_PARAMS) {
+  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
+  tri::sweep<MODE, R, T, tri::Lane16>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out);
+}
+
+#ifdef SA_INSTANTIATE_ALL
+// Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): a spread of the variants the backend uses.
+#define TRIPLET_ARGS                                                                                     \
+  const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const uint8_t*, const int64_t*,      \
+      const int*, int, int, int, int, int, int, int*, const int64_t*, int*
+#define TRIPLET_VARIANTS(M)                                            \
+  template __global__ void triplet_score<M, 4, 1>(TRIPLET_ARGS);       \
+  template __global__ void triplet_score<M, 4, 4>(TRIPLET_ARGS);       \
+  template __global__ void triplet_score<M, 6, 4>(TRIPLET_ARGS);       \
+  template __global__ void triplet_score<M, 4, 16>(TRIPLET_ARGS);      \
+  template __global__ void triplet_score<M, 8, 16>(TRIPLET_ARGS);      \
+  template __global__ void triplet_score16<M, 4, 4>(TRIPLET_ARGS);     \
+  template __global__ void triplet_score16<M, 6, 16>(TRIPLET_ARGS);    \
+  template __global__ void triplet_score16<M, 8, 16>(TRIPLET_ARGS);
+TRIPLET_VARIANTS(0)
+TRIPLET_VARIANTS(1)
+TRIPLET_VARIANTS(3)
+#endif

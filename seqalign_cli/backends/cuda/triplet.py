@@ -1,0 +1,428 @@
+"""Triplet (exact 3-way) alignment scores on the GPU: the device copy of a batch, the kernel plan, the hooks.
+
+Kernels: ``kernels/triplet.cu`` (TrioSeq's mapping): a group of T = S*S
+lanes per triplet, each lane an R x R square of the (j, k) slice held in
+registers, the group sweeping A one slice at a time as an anti-diagonal
+wavefront over its S x S squares. ``triplet_score<MODE, R, T>`` holds one
+triplet a group in int32 lanes; ``triplet_score16<MODE, R, T>`` two
+triplets a group in 16-bit halves, for the pairs of triplets whose every
+value fits (``fits16``). Each triplet gets its (T, R) from ``PLAN`` by the
+larger of n2 and n3; slices larger than the group's (S*R)^2 run in several
+passes over tiles, their borders in a scratch buffer on the device
+(``border_ints``).
+
+Score only: what ``HOOKS.on_gpu`` sends here is the triplets of score-only
+runs whose score bound fits int32 lanes and whose pair scores fit the
+kernels' byte profiles; traceback runs (for now) and the rest go to the CPU
+engine (``backends/cpu/triplet.py``), which gives the same scores and end
+cells. ``results`` fills score and end; ``TripletAlignments.finish`` sets
+the starts.
+
+Benchmarks: ``time_triplets`` (kernel time of one batch) and ``bench_run``
+(TCUPS by length and mode, what ``seqalign bench --family triplet`` runs).
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...config import AlignConfig, Mode, Scoring
+from ...io.triplet import TripletBatch
+from ...results import TripletAlignments
+from .device import DeviceEngine, Job, pinned, upload
+from .loader import module
+
+KERNEL = "triplet.cu"
+#: threads a block (tri::THREADS in the kernel)
+THREADS = 128
+#: modes the kernels compute
+MODES = (Mode.GLOBAL, Mode.SEMI_GLOBAL, Mode.LOCAL)
+#: int32 lanes hold every value whose bound stays below this (minus infinity is -2**30)
+INT32_LIMIT = 2**29
+#: 16-bit lanes hold every value whose bound stays below this (minus infinity is -24576)
+INT16_LIMIT = 16000
+#: pair scores come from signed-byte profiles: every scoring value at most this
+PROFILE_LIMIT = 127
+#: scratch for the borders of multi-pass triplets held on the device at once
+BORDER_BYTES = 1 << 30
+#: (largest side, T, R): a triplet whose slice side max(n2, n3) + 1 is at most
+#: the first column takes T lanes of R x R cells. NOT MEASURED YET: a first
+#: guess (the smallest group whose squares cover the slice, squares of 4 to 8,
+#: no spilling at R = 8 in int32 lanes); the owner of the device replaces it
+#: with the fastest shapes of a sweep (``bench_run`` with ``Tuning(shape=...)``),
+#: as pairwise_subwarp.PLAN was.
+PLAN = (
+    (4, 1, 4),
+    (8, 4, 4),
+    (12, 4, 6),
+    (16, 16, 4),
+    (24, 16, 6),
+    (32, 16, 8),
+)
+#: sides past the table: whole 16-lane groups of 8 x 8, in tiles of 32 x 32 (several passes)
+LONG = (16, 8)
+#: group sizes the kernels take (T = S * S lanes dividing a warp)
+GROUPS = (1, 4, 16)
+#: 16-bit lanes only for squares whose B-C pair scores stay in registers (R * R <= 36 in the
+#: kernel): past it they are looked up every cell, and R = 8 spills (ptxas, sm_90)
+PACK16_MAX_R = 6
+
+
+def side(lengths: np.ndarray) -> np.ndarray:
+    """The side of each triplet's (j, k) slice: max(n2, n3) + 1 (rows and columns 0 included)."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    return np.maximum(lengths[:, 1], lengths[:, 2]) + 1
+
+
+def plan_shapes(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """T and R of each triplet ((n, 3) lengths), from ``PLAN``."""
+    limits = np.array([row[0] for row in PLAN])
+    T = np.array([row[1] for row in PLAN] + [LONG[0]], np.int64)
+    R = np.array([row[2] for row in PLAN] + [LONG[1]], np.int64)
+    k = np.searchsorted(limits, side(lengths), side="left")
+    return T[k], R[k]
+
+
+def lanes_side(T) -> np.ndarray:
+    """S, the lanes along each side of a group of T = S * S lanes."""
+    return np.rint(np.sqrt(np.asarray(T, np.float64))).astype(np.int64)
+
+
+def tiles(lengths: np.ndarray, T, R) -> tuple[np.ndarray, np.ndarray]:
+    """(JT, KT): tiles of S*R x S*R covering rows 0..n2 and columns 0..n3 (one pass each)."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    SR = lanes_side(T) * np.asarray(R, np.int64)
+    return (lengths[:, 1] + SR) // SR, (lengths[:, 2] + SR) // SR
+
+
+def border_ints(lengths: np.ndarray, T, R) -> np.ndarray:
+    """int32 scratch of each work item ((n, 3) lengths, the largest of its triplets): 0 for one pass.
+
+    Several passes keep, for every slice i, the row above the tile (KT*S*R
+    values) and the column on its left with its corner (S*R + 1 values).
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    JT, KT = tiles(lengths, T, R)
+    SR = lanes_side(T) * np.asarray(R, np.int64)
+    return np.where(JT * KT > 1, (lengths[:, 0] + 1) * (KT * SR + SR + 1), 0)
+
+
+def per_pair(scoring: Scoring) -> int:
+    """The largest magnitude a pair of a column can score."""
+    return max(scoring.match, scoring.mismatch, scoring.n_penalty, scoring.gap_extend)
+
+
+def score_bound(scoring: Scoring, lengths: np.ndarray) -> np.ndarray:
+    """A bound on |D| of any cell: three pairs a column, at most n1 + n2 + n3 columns."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    return 3 * per_pair(scoring) * (lengths.sum(axis=1) + 1)
+
+
+def scoring_fits(cfg: AlignConfig) -> bool:
+    """Whether the kernels compute this configuration: linear gaps, a triplet mode, byte-sized scores."""
+    sc = cfg.scoring
+    return sc.gap_open == 0 and cfg.mode_code in MODES and max(sc.as_list()) <= PROFILE_LIMIT
+
+
+def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
+    """Work items ((n, 3) lengths: the largest of the item's triplets) whose every value fits 16-bit lanes.
+
+    Cells past a triplet's ends (up to the item's lengths and the last
+    tile) lie within the bound of the cube they fill: three pairs a column,
+    at most (N1 + N2 + N3 + 2 S*R) columns.
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    SR = lanes_side(T) * np.asarray(R, np.int64)
+    return 3 * per_pair(scoring) * (lengths.sum(axis=1) + 2 * SR + 1) < INT16_LIMIT
+
+
+def kernel_name(mode: int, R: int, T: int, pack16: bool = False) -> str:
+    """The template instantiation of a shape, as ``loader.module`` takes it."""
+    return f"triplet_score{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}>"
+
+
+class TripletHooks:
+    """What the GPU scheduler asks of the triplet family."""
+
+    @staticmethod
+    def allocate(batch: TripletBatch, cfg: AlignConfig) -> TripletAlignments:
+        return TripletAlignments.allocate(batch.lengths, cfg.traceback)
+
+    @staticmethod
+    def on_gpu(batch: TripletBatch, cfg: AlignConfig) -> np.ndarray:
+        """The triplets a GPU aligns: score only (the CPU traces back, for now), scores within int32 lanes.
+
+        None where the configuration is one the kernels do not take
+        (affine gaps, glocal, scoring values past the byte profile: the CPU
+        engine reports what it refuses); a triplet whose border scratch
+        alone would pass BORDER_BYTES stays on the CPU too.
+        """
+        lengths = batch.lengths
+        if cfg.traceback or not scoring_fits(cfg):
+            return np.zeros(len(lengths), bool)
+        T, R = plan_shapes(lengths)
+        ok = score_bound(cfg.scoring, lengths) < INT32_LIMIT
+        ok &= border_ints(lengths, T, R) * 4 <= BORDER_BYTES
+        return ok
+
+
+HOOKS = TripletHooks()
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Kernel choices other than the plan, for benchmarks and sweeps."""
+
+    shape: tuple[int, int] | None = None  # a fixed (T, R) for every triplet instead of PLAN
+    pack16: bool = True  # two triplets a group in 16-bit lanes where values fit
+
+
+@dataclass
+class LaunchPlan:
+    """One launch: a kernel shape and its work items, host side (``plan_launches``)."""
+
+    name: str
+    T: int
+    R: int
+    pack16: bool
+    order: np.ndarray  # int32 (nwork * H): the triplets of each work item, -1 for none
+    nwork: int
+    border_off: np.ndarray | None  # int64 (ntriplets): an item's scratch at its first triplet; None: one pass each
+    border_size: int  # int32 values of scratch
+
+    @property
+    def grid(self) -> int:
+        return (self.nwork * self.T + THREADS - 1) // THREADS
+
+
+def pair_up(sel: np.ndarray, lengths: np.ndarray, scoring: Scoring, T: int, R: int) -> np.ndarray:
+    """Work items of the 16-bit kernel: neighbours of ``sel`` (sorted by size) two by two.
+
+    Two triplets whose shared cube would pass the 16-bit bound go alone (partner -1),
+    and alone a triplet may still not fit: (items, 2) int32 with a mask of the items that fit.
+    """
+    first = sel[0::2]
+    second = np.full(len(first), -1, np.int64)
+    second[:len(sel) // 2] = sel[1::2]
+    has = second >= 0
+    both = np.where(has[:, None], np.maximum(lengths[first], lengths[np.maximum(second, 0)]), lengths[first])
+    ok = ~has | fits16(scoring, both, T, R)
+    alone = second[~ok]
+    items = np.concatenate([np.stack([first[ok], second[ok]], 1), np.stack([first[~ok], np.full(len(alone), -1)], 1),
+                            np.stack([alone, np.full(len(alone), -1)], 1)])
+    return items.astype(np.int32)
+
+
+def item_lengths(items: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """(n, 3): the largest lengths of each work item's triplets (items: (n, H), -1 for none)."""
+    out = np.zeros((len(items), 3), np.int64)
+    for h in range(items.shape[1]):
+        live = items[:, h] >= 0
+        out[live] = np.maximum(out[live], lengths[items[live, h]])
+    return out
+
+
+def _parts(sizes: np.ndarray, limit: int) -> list[np.ndarray]:
+    """Consecutive index ranges whose ``sizes`` add up to ``limit`` at most (an item alone may pass it)."""
+    cum = np.cumsum(sizes)
+    parts, start = [], 0
+    while start < len(sizes):
+        base = cum[start - 1] if start else 0
+        end = max(start + 1, int(np.searchsorted(cum, base + limit, side="right")))
+        parts.append(np.arange(start, end))
+        start = end
+    return parts
+
+
+def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tuning: Tuning = Tuning()) -> list:
+    """The launches that score the triplets ``subset`` ((n, 3) lengths of the whole batch): no device needed.
+
+    Triplets of one shape run together, largest first (the groups of a warp
+    get similar work); in 16-bit lanes two by two where values fit, the
+    others (and every triplet of a shape with R > PACK16_MAX_R) in int32
+    lanes; in parts whose border scratch fits BORDER_BYTES.
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    mode = int(cfg.mode_code)
+    subset = np.asarray(subset, np.int64)
+    if tuning.shape is None:
+        T, R = plan_shapes(lengths[subset])
+    else:
+        T, R = (np.full(len(subset), v, np.int64) for v in tuning.shape)
+    key = T * 64 + R
+    cells = (lengths[:, 0] + 1) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
+    plans = []
+    for k in np.unique(key):
+        sel = subset[key == k]
+        t, r = int(k // 64), int(k % 64)
+        sel = sel[np.argsort(-cells[sel], kind="stable")]
+        groups = []  # (items (n, H), pack16)
+        if tuning.pack16 and r <= PACK16_MAX_R:
+            items = pair_up(sel, lengths, cfg.scoring, t, r)
+            fit = fits16(cfg.scoring, item_lengths(items, lengths), t, r)
+            if fit.any():
+                groups.append((items[fit], True))
+            rest = items[~fit].reshape(-1)
+            rest = rest[rest >= 0]
+            rest = rest[np.argsort(-cells[rest], kind="stable")]
+            if len(rest):
+                groups.append((rest.reshape(-1, 1).astype(np.int32), False))
+        else:
+            groups.append((sel.reshape(-1, 1).astype(np.int32), False))
+        for items, pack in groups:
+            ints = border_ints(item_lengths(items, lengths), t, r)
+            for part in _parts(ints, BORDER_BYTES // 4):
+                sub, need = items[part], ints[part]
+                off = None
+                if need.any():
+                    off = np.zeros(len(lengths), np.int64)
+                    off[sub[:, 0]] = np.cumsum(need) - need
+                plans.append(LaunchPlan(kernel_name(mode, r, t, pack), t, r, pack,
+                                        np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum())))
+    return plans
+
+
+@dataclass
+class _DeviceBatch:
+    """A batch's codes, offsets and results on the device."""
+
+    codes: tuple
+    offs: tuple
+    out: object
+
+
+class _Launch:
+    """A planned launch with its inputs on the device; ``run`` queues it (the scratch is allocated then)."""
+
+    def __init__(self, cp, device: int, d: _DeviceBatch, plan: LaunchPlan, cfg: AlignConfig):
+        self.fn = module(KERNEL, (plan.name,), device).get_function(plan.name)
+        self.plan = plan
+        self.order = cp.asarray(plan.order)
+        self.border_off = cp.asarray(plan.border_off) if plan.border_off is not None else cp.zeros(1, np.int64)
+        sc = cfg.scoring
+        self.head = (d.codes[0], d.offs[0], d.codes[1], d.offs[1], d.codes[2], d.offs[2], self.order,
+                     np.int32(plan.nwork), *(np.int32(v) for v in sc.as_list()))
+        self.tail = (self.border_off, d.out)
+
+    def run(self, cp):
+        border = cp.empty(max(self.plan.border_size, 1), np.int32)
+        self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail)
+
+
+class CudaTriplet(DeviceEngine):
+    """Scores triplets on one device (``device.DeviceEngine``'s job cycle; see the module's docstring)."""
+
+    def __init__(self, device: int = 0, tuning: Tuning = Tuning()):
+        super().__init__(device)
+        self.tuning = tuning
+
+    def upload(self, batch: TripletBatch, out: TripletAlignments, cfg: AlignConfig, staged: list | None):
+        """The batch's device copy, queued on the current stream (see ``device.upload``)."""
+        cp = self.cp
+        one = np.zeros(1, np.uint8)
+        codes = tuple(upload(cp, c if len(c) else one, staged) for c in batch.codes)
+        offs = tuple(upload(cp, np.asarray(o, np.int64), staged) for o in batch.offs)
+        return _DeviceBatch(codes, offs, cp.zeros(4 * max(batch.size, 1), np.int32))
+
+    def prepare(self, batch: TripletBatch, cfg: AlignConfig, subset: np.ndarray, d: _DeviceBatch) -> list:
+        """The launches of ``subset``, their inputs uploaded (not timed by benchmarks)."""
+        return [_Launch(self.cp, self.device, d, plan, cfg)
+                for plan in plan_launches(batch.lengths, subset, cfg, self.tuning)]
+
+    def queue(self, batch, cfg, subset, out, d, stream, clock) -> Job:
+        """Plan and queue the kernels of ``subset``, then the copy back of scores and end cells."""
+        launches = self.prepare(batch, cfg, subset, d)
+        clock("prepare")
+        for launch in launches:
+            launch.run(self.cp)
+        host = {"out": pinned((max(batch.size, 1), 4), np.int32)}
+        d.out.get(stream=stream, out=host["out"].reshape(-1), blocking=False)
+        clock("kernels")
+        return Job(batch, cfg, subset, out, d, stream, host)
+
+    def results(self, job: Job, clock, whole: bool):
+        """Fill score and end of ``job.subset`` (starts: ``TripletAlignments.finish``)."""
+        res = job.host["out"]
+        subset = job.subset
+        job.out.score[subset] = res[subset, 0]
+        job.out.end[subset] = res[subset, 1:4]
+
+
+def compile_checks() -> dict[str, tuple[str, ...]]:
+    """Kernel variants ``seqalign info`` compiles: every mode, each group size, int32 and 16-bit lanes."""
+    return {KERNEL: tuple(kernel_name(m, r, t, p) for m in MODES for t, r, p in
+                          ((1, 4, False), (4, 6, False), (16, 8, False), (1, 4, True), (4, 6, True), (16, 6, True)))}
+
+
+# ---------------------------------------------------------------- benchmarks
+
+def related_triplets(L: int, count: int, seed: int = 1) -> TripletBatch:
+    """``count`` triplets of length L: a random A, B and C its copies with 5% of substitutions each."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 4, (count, L), dtype=np.uint8)
+    seqs = [a]
+    for _ in range(2):
+        s = a.copy()
+        hit = rng.random(s.shape) < 0.05
+        s[hit] = rng.integers(0, 4, int(hit.sum()), dtype=np.uint8)
+        seqs.append(s)
+    off = np.arange(count + 1, dtype=np.int64) * L
+    return TripletBatch(tuple(s.reshape(-1) for s in seqs), (off, off.copy(), off.copy()))
+
+
+def time_triplets(engine: CudaTriplet, batch: TripletBatch, cfg: AlignConfig, reps: int = 5) -> float:
+    """Median seconds of a batch's kernels (device events, after one warm-up run that compiles them)."""
+    import cupy as cp
+
+    out = TripletAlignments.allocate(batch.lengths, False)
+    d = engine.upload(batch, out, cfg, None)
+    launches = engine.prepare(batch, cfg, np.arange(batch.size), d)
+    for launch in launches:
+        launch.run(cp)
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(reps):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        for launch in launches:
+            launch.run(cp)
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+    return statistics.median(times)
+
+
+def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float = 2e10, out=print,
+              tuning: Tuning = Tuning()):
+    """TCUPS (3-D cells n1*n2*n3 a second) of the triplet kernels by length and mode.
+
+    The signature of ``seqalign bench``'s call (lengths, modes, scorings,
+    reps, target cells); ``scorings`` maps a name to a ``Scoring`` (None:
+    the defaults with linear gaps); affine ones run with gap_open = 0, and
+    modes the family does not have (glocal) are skipped. Enough related
+    triplets of each length to reach ``target_cells`` cells (264 at least).
+    """
+    from . import device_name
+
+    scorings = scorings or {"linear": Scoring(gap_open=0)}
+    engine = CudaTriplet(0, tuning)
+    out(f"# {device_name(0)}; kernel time by device events, median of {reps} after warm-up; "
+        f"plan {tuning.shape or 'PLAN'}, 16-bit lanes {'on' if tuning.pack16 else 'off'}")
+    out("length\ttriplets\tmode\tscoring\tms\tTCUPS")
+    for L in lengths:
+        count = int(min(200_000, max(264, target_cells // max(L, 1) ** 3)))
+        batch = related_triplets(int(L), count)
+        cells = batch.cells()
+        for mode in modes:
+            if Mode.parse(mode) not in MODES:
+                continue
+            for name, sc in scorings.items():
+                if sc.gap_open:
+                    name = f"{name}->linear"
+                cfg = AlignConfig(scoring=Scoring(sc.match, sc.mismatch, 0, sc.gap_extend, sc.n_penalty), mode=mode,
+                                  traceback=False)
+                secs = time_triplets(engine, batch, cfg, reps)
+                out(f"{L}\t{count}\t{mode}\t{name}\t{secs * 1e3:.2f}\t{cells / secs / 1e12:.3f}")

@@ -1,0 +1,276 @@
+"""Host side of the triplet GPU engine, without a GPU: the plan, the routing hooks, the launches, the names.
+
+The GPU's results themselves (byte-identical to the CPU engine) are checked
+by the triplet correctness tests through the ``backend`` fixture.
+"""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from seqalign_cli.backends.cuda import triplet as gt
+from seqalign_cli.backends.cuda.device import Job
+from seqalign_cli.config import AlignConfig, Scoring
+from seqalign_cli.io.triplet import TripletBatch
+from seqalign_cli.results import TripletAlignments
+
+KERNEL_SOURCE = Path(__file__).resolve().parents[1] / "kernels" / "triplet.cu"
+LINEAR = Scoring(2, 4, 0, 2, 1)
+
+
+def batch_of(lengths) -> TripletBatch:
+    """A batch of triplets of the given (n1, n2, n3) lengths (all A's letters, lengths are what matters)."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    offs = []
+    for s in range(3):
+        off = np.zeros(len(lengths) + 1, np.int64)
+        np.cumsum(lengths[:, s], out=off[1:])
+        offs.append(off)
+    codes = tuple(np.zeros(int(off[-1]), np.uint8) for off in offs)
+    return TripletBatch(codes, tuple(offs))
+
+
+def cfg_of(mode="global", traceback=False, scoring=LINEAR):
+    return AlignConfig(scoring=scoring, mode=mode, traceback=traceback)
+
+
+# ---------------------------------------------------------------- the plan
+
+def test_plan_is_ordered_and_takes_groups_the_kernels_have():
+    sides = [row[0] for row in gt.PLAN]
+    assert sides == sorted(sides) and len(set(sides)) == len(sides)
+    for _, T, R in gt.PLAN + ((None,) + gt.LONG,):
+        assert T in gt.GROUPS and 1 <= R <= 16
+    # each row of the table covers its sides in one pass
+    for limit, T, R in gt.PLAN:
+        assert int(gt.lanes_side(T)) * R >= limit
+
+
+def test_plan_covers_every_length_in_one_pass_up_to_the_table_and_in_tiles_beyond():
+    n = np.array([0, 1, 2, 3, 5, 7, 8, 11, 12, 15, 16, 23, 24, 31, 32, 33, 64, 100, 150, 257, 1000, 5000])
+    lengths = np.stack([n + 3, n, n // 2], 1)  # the larger of n2, n3 decides
+    T, R = gt.plan_shapes(lengths)
+    S = gt.lanes_side(T)
+    side = gt.side(lengths)
+    assert (side == n + 1).all()
+    JT, KT = gt.tiles(lengths, T, R)
+    covered = side <= gt.PLAN[-1][0]
+    assert (JT[covered] == 1).all() and (KT[covered] == 1).all()
+    assert (S * R >= side)[covered].all()
+    # past the table: the long shape, as many tiles as the side needs, none wasted
+    long = ~covered
+    assert (T[long] == gt.LONG[0]).all() and (R[long] == gt.LONG[1]).all()
+    SR = S * R
+    assert ((JT - 1) * SR < lengths[:, 1] + 1).all() and (JT * SR >= lengths[:, 1] + 1).all()
+    assert ((KT - 1) * SR < lengths[:, 2] + 1).all() and (KT * SR >= lengths[:, 2] + 1).all()
+    # the group is never more than needed: the previous row of the table does not cover the side
+    limits = np.array([row[0] for row in gt.PLAN])
+    k = np.searchsorted(limits, side[covered])
+    assert (k == 0).all() or (side[covered][k > 0] > limits[k[k > 0] - 1]).all()
+
+
+def test_border_scratch_only_for_several_passes():
+    lengths = np.array([[100, 10, 10], [100, 31, 31], [100, 32, 5], [7, 100, 40], [0, 64, 64]])
+    T = np.full(len(lengths), 16)
+    R = np.full(len(lengths), 8)
+    ints = gt.border_ints(lengths, T, R)
+    JT, KT = gt.tiles(lengths, T, R)
+    assert ints[0] == 0 and ints[1] == 0  # 32 x 32 covers rows and columns 0..31
+    assert JT[2] == 2 and KT[2] == 1 and ints[2] == 101 * (32 + 33)
+    assert JT[3] == 4 and KT[3] == 2 and ints[3] == 8 * (64 + 33)
+    assert ints[4] == 1 * (96 + 33)
+
+
+# ---------------------------------------------------------------- routing
+
+def test_hooks_send_traceback_runs_to_the_cpu():
+    batch = batch_of([[10, 10, 10], [50, 40, 30], [0, 0, 0]])
+    for mode in ("global", "semi-global", "local"):
+        assert not gt.HOOKS.on_gpu(batch, cfg_of(mode, traceback=True)).any()
+        assert gt.HOOKS.on_gpu(batch, cfg_of(mode, traceback=False)).all()
+
+
+def test_hooks_send_configurations_the_kernels_lack_to_the_cpu():
+    batch = batch_of([[10, 10, 10], [5, 6, 7]])
+    assert not gt.HOOKS.on_gpu(batch, cfg_of(scoring=Scoring(2, 4, 4, 2, 1))).any()  # affine
+    assert not gt.HOOKS.on_gpu(batch, cfg_of(mode="glocal")).any()
+    assert not gt.HOOKS.on_gpu(batch, cfg_of(scoring=Scoring(128, 4, 0, 2, 1))).any()  # past the byte profile
+    assert gt.HOOKS.on_gpu(batch, cfg_of(scoring=Scoring(127, 127, 0, 127, 127))).all()
+
+
+def test_score_bound_rule_decides_int32_lanes():
+    sc = Scoring(2, 4, 0, 3, 1)
+    lengths = np.array([[10, 20, 30], [0, 0, 0]])
+    assert gt.score_bound(sc, lengths).tolist() == [3 * 4 * 61, 3 * 4]
+    assert gt.per_pair(Scoring(1, 2, 0, 9, 3)) == 9
+    # the largest total length that stays below 2**29 with per-pair 127
+    big = Scoring(127, 1, 0, 1, 1)
+    total = (gt.INT32_LIMIT - 1) // (3 * 127) - 1  # bound = 381 * (total + 1) < 2**29
+    lengths = np.array([[total - 2, 1, 1], [total - 1, 1, 1]])
+    assert gt.score_bound(big, lengths)[0] < gt.INT32_LIMIT <= gt.score_bound(big, lengths)[1]
+    # the border scratch of such long A's would not fit: make the slices small (one pass) to test the bound alone
+    ok = gt.HOOKS.on_gpu(batch_of([[5, 1, 1]]), cfg_of(scoring=big))
+    assert ok.tolist() == [True]
+    mask = gt.score_bound(big, lengths) < gt.INT32_LIMIT
+    assert mask.tolist() == [True, False]
+
+
+def test_hooks_send_triplets_too_large_for_the_border_scratch_to_the_cpu():
+    lengths = np.array([[20_000, 20_000, 20_000], [300, 300, 300], [40_000, 10, 10]])
+    T, R = gt.plan_shapes(lengths)
+    nbytes = gt.border_ints(lengths, T, R) * 4
+    assert nbytes[0] > gt.BORDER_BYTES >= nbytes[1]
+    assert nbytes[2] == 0  # one pass: no scratch however long A is
+    # lengths only: the batch's codes are never read by the hooks
+    batch = batch_of(lengths)
+    assert gt.HOOKS.on_gpu(batch, cfg_of("local")).tolist() == [False, True, True]
+
+
+def test_hooks_allocate_triplet_results():
+    batch = batch_of([[3, 4, 5], [0, 1, 2]])
+    out = gt.HOOKS.allocate(batch, cfg_of())
+    assert isinstance(out, TripletAlignments) and out.size == 2 and not out.traceback
+    assert gt.HOOKS.allocate(batch, cfg_of(traceback=True)).traceback
+
+
+def test_empty_batch():
+    batch = batch_of(np.zeros((0, 3), np.int64))
+    assert gt.HOOKS.on_gpu(batch, cfg_of()).shape == (0,)
+    assert gt.plan_launches(batch.lengths, np.arange(0), cfg_of()) == []
+
+
+# ---------------------------------------------------------------- launches
+
+def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
+    plans = gt.plan_launches(lengths, subset, cfg, tuning)
+    seen = []
+    for pl in plans:
+        H = 2 if pl.pack16 else 1
+        assert pl.order.dtype == np.int32 and len(pl.order) == H * pl.nwork
+        items = pl.order.reshape(-1, H)
+        assert (items[:, 0] >= 0).all()  # the first half always holds a triplet (its scratch is at its offset)
+        seen += [int(p) for p in pl.order if p >= 0]
+        assert pl.name == gt.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16)
+        assert pl.grid * gt.THREADS >= pl.nwork * pl.T
+        big = gt.item_lengths(items, lengths)
+        if pl.pack16:
+            assert gt.fits16(cfg.scoring, big, pl.T, pl.R).all() and pl.R <= gt.PACK16_MAX_R
+        ints = gt.border_ints(big, pl.T, pl.R)
+        assert pl.border_size == ints.sum()
+        if ints.any():
+            off = pl.border_off[items[:, 0]]
+            # the items' scratch areas tile the buffer without overlap
+            order = np.argsort(off)
+            ends = off[order] + ints[order]
+            assert off[order][0] == 0 and (off[order][1:] == ends[:-1]).all() and ends[-1] == pl.border_size
+        else:
+            assert pl.border_off is None
+        assert pl.border_size * 4 <= gt.BORDER_BYTES or pl.nwork == 1
+    assert sorted(seen) == sorted(int(p) for p in subset)
+    return plans
+
+
+def test_launches_cover_each_triplet_once_with_its_shape():
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(0, 60, (500, 3))
+    lengths[:20] = rng.integers(0, 3, (20, 3))  # empty sequences too
+    subset = np.flatnonzero(rng.random(500) < 0.7)
+    for mode in ("global", "semi-global", "local"):
+        plans = _check_launches(lengths, subset, cfg_of(mode))
+        T, R = gt.plan_shapes(lengths)
+        for pl in plans:
+            p = pl.order[pl.order >= 0]
+            assert (T[p] == pl.T).all() and (R[p] == pl.R).all()
+        # default scoring and short triplets: 16-bit lanes, two a group
+        assert any(pl.pack16 for pl in plans)
+
+
+def test_launches_int32_only_and_fixed_shapes():
+    rng = np.random.default_rng(4)
+    lengths = rng.integers(0, 100, (200, 3))
+    subset = np.arange(200)
+    plans = _check_launches(lengths, subset, cfg_of("local"), gt.Tuning(pack16=False))
+    assert not any(pl.pack16 for pl in plans)
+    plans = _check_launches(lengths, subset, cfg_of("local"), gt.Tuning(shape=(4, 3)))
+    assert {(pl.T, pl.R) for pl in plans} == {(4, 3)}
+
+
+def test_16bit_lanes_only_where_values_fit():
+    sc = Scoring(40, 40, 0, 40, 40)  # 120 a column: 16-bit lanes up to 133 columns (16000 / 120)
+    lengths = np.array([[10, 10, 10], [11, 9, 10], [60, 60, 60], [61, 60, 60], [5, 5, 5]])
+    plans = _check_launches(lengths, np.arange(5), cfg_of("global", scoring=sc))
+    packed = [int(p) for pl in plans if pl.pack16 for p in pl.order if p >= 0]
+    unpacked = [int(p) for pl in plans if not pl.pack16 for p in pl.order]
+    assert sorted(packed) == [0, 1, 4] and sorted(unpacked) == [2, 3]
+    # the bound of a pair is that of the larger cube the two fill
+    T, R = 16, 4  # tiles of 16: up to 2 * 16 cells past the ends
+    assert gt.fits16(sc, np.array([[30, 30, 40]]), T, R).all()  # 100 + 32 + 1 = 133 columns: 15960
+    assert not gt.fits16(sc, np.array([[30, 30, 41]]), T, R).all()
+
+
+def test_pair_up_keeps_neighbours_that_fit_together():
+    sc = Scoring(2, 4, 0, 2, 1)
+    lengths = np.array([[10, 10, 10]] * 5 + [[3000, 10, 10]])
+    items = gt.pair_up(np.arange(6), lengths, sc, 16, 8)
+    assert items.shape[1] == 2
+    flat = sorted(int(p) for p in items.reshape(-1) if p >= 0)
+    assert flat == list(range(6))
+    # 4 and 5 would pass the 16-bit bound together: each goes alone
+    assert [4, -1] in items.tolist() and [5, -1] in items.tolist()
+
+
+def test_parts_split_the_border_scratch():
+    sizes = np.array([5, 5, 5, 20, 1, 1])
+    parts = gt._parts(sizes, 10)
+    assert [p.tolist() for p in parts] == [[0, 1], [2], [3], [4, 5]]
+
+
+# ---------------------------------------------------------------- results and names
+
+def test_results_fill_score_and_end_of_the_subset_only():
+    batch = batch_of([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    out = TripletAlignments.allocate(batch.lengths, False)
+    out.score[:] = -99
+    host = np.array([[10, 1, 2, 3], [20, 4, 5, 6], [30, 7, 8, 9]], np.int32)
+    job = Job(batch, cfg_of(), np.array([0, 2]), out, None, None, {"out": host})
+    engine = object.__new__(gt.CudaTriplet)  # no device: results reads only the job
+    engine.results(job, lambda step: None, True)
+    assert out.score.tolist() == [10, -99, 30]
+    assert out.end.tolist() == [[1, 2, 3], [0, 0, 0], [7, 8, 9]]
+
+
+def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
+    checks = gt.compile_checks()
+    assert list(checks) == ["triplet.cu"]
+    names = checks["triplet.cu"]
+    assert len(names) == len(set(names)) >= 6
+    pattern = re.compile(r"^(triplet_score(?:16)?)<([013]), (\d+), (\d+)>$")
+    source = KERNEL_SOURCE.read_text()
+    modes = set()
+    for name in names:
+        m = pattern.match(name)
+        assert m, name
+        modes.add(int(m.group(2)))
+        assert int(m.group(4)) in gt.GROUPS and 1 <= int(m.group(3)) <= 16
+        assert re.search(rf"__global__ void [^\n]*\b{m.group(1)}\(", source), m.group(1)
+    assert modes == {0, 1, 3}
+    assert {n.startswith("triplet_score16") for n in names} == {True, False}
+    assert gt.kernel_name(3, 8, 16) == "triplet_score<3, 8, 16>"
+    assert gt.kernel_name(1, 4, 4, True) == "triplet_score16<1, 4, 4>"
+
+
+def test_kernel_source_instantiates_for_build_checks():
+    source = KERNEL_SOURCE.read_text()
+    assert "#ifdef SA_INSTANTIATE_ALL" in source
+    assert source.startswith("// triplet.cu:")
+    assert f"constexpr int THREADS = {gt.THREADS};" in source
+
+
+@pytest.mark.parametrize("L, count", [(8, 5), (1, 3)])
+def test_related_triplets_for_benchmarks(L, count):
+    batch = gt.related_triplets(L, count)
+    assert batch.size == count and (batch.lengths == L).all()
+    assert batch.cells() == count * L ** 3
+    assert all(int(c.max()) <= 3 for c in batch.codes)
