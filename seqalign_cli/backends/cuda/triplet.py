@@ -51,7 +51,7 @@ BORDER_BYTES = 1 << 30
 #: (largest side, T, R): a triplet whose slice side max(n2, n3) + 1 is at most
 #: the first column takes T lanes of R x R cells. NOT MEASURED YET: a first
 #: guess (the smallest group whose squares cover the slice, squares of 4 to 8,
-#: no spilling at R = 8 in int32 lanes); the owner of the device replaces it
+#: no spilling at R = 8 in int32 lanes, none at R = 6 in 16-bit lanes); the owner of the device replaces it
 #: with the fastest shapes of a sweep (``bench_run`` with ``Tuning(shape=...)``),
 #: as pairwise_subwarp.PLAN was.
 PLAN = (
@@ -62,8 +62,9 @@ PLAN = (
     (24, 16, 6),
     (32, 16, 8),
 )
-#: sides past the table: whole 16-lane groups of 8 x 8, in tiles of 32 x 32 (several passes)
-LONG = (16, 8)
+#: sides past the table: 16-lane groups of 6 x 6, in tiles of 24 x 24 (several passes); R = 6 keeps
+#: 16-bit lanes open to them (PACK16_MAX_R)
+LONG = (16, 6)
 #: group sizes the kernels take (T = S * S lanes dividing a warp)
 GROUPS = (1, 4, 16)
 #: 16-bit lanes only for squares whose B-C pair scores stay in registers (R * R <= 36 in the
