@@ -94,4 +94,8 @@ register(Family(
     unit="triplets",
     chunks="seqalign_cli.io.triplet:triplet_chunks",
     cpu="seqalign_cli.backends.cpu.triplet:CpuTriplet",
+    cuda="seqalign_cli.backends.cuda.triplet:CudaTriplet",
+    cuda_hooks="seqalign_cli.backends.cuda.triplet:HOOKS",
+    checks="seqalign_cli.backends.cuda.triplet:compile_checks",
+    bench="seqalign_cli.backends.cuda.triplet:bench_run",
 ))
