@@ -62,6 +62,11 @@
 // it has seen (the first of its slice maxima in (i, j, k) order); the group
 // reduces them by (score desc, i, j, k asc).
 //
+// Lengths: any (int32 coordinates, int64 scratch offsets). The host keeps on
+// the CPU the triplets whose score bound passes int32 lanes, and a triplet
+// whose scratch alone passes 1 GiB (n1 * n3 beyond about 2.6e8); launches
+// are split so that their scratch fits it.
+//
 // triplet_score16: the same sweep with two triplets in the low and high
 // 16-bit halves of every register (one DPX instruction updates two cells);
 // the host pairs triplets of similar shape and sends only items whose every
@@ -137,6 +142,16 @@ __device__ __forceinline__ void step_fence() {
   __threadfence_block();
 #else
   SA_SYNCWARP();
+#endif
+}
+
+// A border value another lane of the warp wrote at an earlier step: past the
+// vector L1 on AMD GPUs; on CUDA the __syncwarp of step_fence orders it.
+__device__ __forceinline__ int load_border(const int* p) {
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+  return *(const volatile int*)p;
+#else
+  return *p;
 #endif
 }
 
@@ -365,9 +380,9 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         } else {
           const int* row = plane + (int64_t)i * W + k0 - 1;
 #pragma unroll
-          for (int r = 1; r <= R; ++r) upc[r] = L::from_bits(row[r]);
-          upc[0] = v > 0 ? L::from_bits(row[0])
-                         : (K > 0 ? L::from_bits(colb[(int64_t)i * (SR + 1)]) : L::neg());
+          for (int r = 1; r <= R; ++r) upc[r] = L::from_bits(load_border(row + r));
+          upc[0] = v > 0 ? L::from_bits(load_border(row))
+                         : (K > 0 ? L::from_bits(load_border(colb + (int64_t)i * (SR + 1))) : L::neg());
         }
       } else {
 #pragma unroll
@@ -380,7 +395,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         } else {
           const int* col = colb + (int64_t)i * (SR + 1) + 1 + u * R;
 #pragma unroll
-          for (int r = 0; r < R; ++r) lfc[r] = L::from_bits(col[r]);
+          for (int r = 0; r < R; ++r) lfc[r] = L::from_bits(load_border(col + r));
         }
       } else {
 #pragma unroll

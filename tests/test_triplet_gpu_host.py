@@ -221,6 +221,17 @@ def test_pair_up_keeps_neighbours_that_fit_together():
     assert [4, -1] in items.tolist() and [5, -1] in items.tolist()
 
 
+def test_launches_split_where_border_scratch_passes_the_limit(monkeypatch):
+    lengths = np.array([[40, 60, 60]] * 10 + [[5, 5, 5]] * 3)
+    T, R = gt.plan_shapes(lengths)
+    ints = gt.border_ints(lengths, T, R)
+    assert (ints[:10] > 0).all() and (ints[10:] == 0).all()
+    monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 3)  # three long triplets' scratch a launch
+    plans = _check_launches(lengths, np.arange(13), cfg_of("semi-global"), gt.Tuning(pack16=False))
+    long = [pl for pl in plans if pl.border_size]
+    assert [pl.nwork for pl in long] == [3, 3, 3, 1]
+
+
 def test_parts_split_the_border_scratch():
     sizes = np.array([5, 5, 5, 20, 1, 1])
     parts = gt._parts(sizes, 10)
