@@ -59,8 +59,9 @@
 // change along i: R*R registers for R <= 6, else one lookup a cell.
 // Global mode starts the origin through the corner of slice -1 (3g, so the
 // pad-pad-pad column gives D(0,0,0) = 0). Each lane keeps the best end cell
-// it has seen (the first of its slice maxima in (i, j, k) order); the group
-// reduces them by (score desc, i, j, k asc).
+// it has seen by (score desc, i, j, k asc), looking for the first cell of a
+// slice's maximum only when that maximum may win (may_win); the group
+// reduces the lanes' cells by the same order.
 //
 // Lengths: any (int32 coordinates, int64 scratch offsets). The host keeps on
 // the CPU the triplets whose score bound passes int32 lanes, and a triplet
