@@ -2,6 +2,7 @@
 
 Usage: python benchmarks/bench_triplet.py [--lengths 64,128,256] [--modes global,semi-global,local]
                                           [--cpu-triplets 16] [--threads 1] [--gpu] [--reps 3]
+                                          [--sweep 1:4,4:4,16:6]
 
 CPU: triplets of three 5 %-mutated copies of a random sequence of each
 length, aligned by ``CpuTriplet`` (score only and with traceback), after a
@@ -64,10 +65,19 @@ def main():
     ap.add_argument("--gpu", action="store_true", help="time the GPU kernels instead of the CPU engine")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--cells", type=float, default=2e10, help="GPU: 3-D cells a batch")
+    ap.add_argument("--sweep", default=None, metavar="T:R,...",
+                    help="GPU: time these fixed shapes (lanes T, square side R) in 16-bit and int32 lanes")
     args = ap.parse_args()
     lengths = [int(x) for x in args.lengths.split(",")]
     modes = args.modes.split(",")
-    if args.gpu:
+    if args.sweep:
+        from seqalign_cli.backends.cuda.triplet import Tuning, bench_run
+
+        for shape in args.sweep.split(","):
+            T, R = (int(x) for x in shape.split(":"))
+            for pack16 in (True, False):
+                bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, tuning=Tuning((T, R), pack16))
+    elif args.gpu:
         from seqalign_cli.backends.cuda.triplet import bench_run
 
         bench_run(lengths, modes, reps=args.reps, target_cells=args.cells)
