@@ -49,18 +49,15 @@ PROFILE_LIMIT = 127
 #: scratch for the borders of multi-pass triplets held on the device at once
 BORDER_BYTES = 1 << 30
 #: (largest side, T, R): a triplet whose slice side max(n2, n3) + 1 is at most
-#: the first column takes T lanes of R x R cells. NOT MEASURED YET: a first
-#: guess (the smallest group whose squares cover the slice, squares of 4 to 8,
-#: no spilling at R = 8 in int32 lanes, none at R = 6 in 16-bit lanes); the owner of the device replaces it
-#: with the fastest shapes of a sweep (``bench_run`` with ``Tuning(shape=...)``),
-#: as pairwise_subwarp.PLAN was.
+#: the first column takes T lanes of R x R cells. Measured on an H100
+#: (``benchmarks/bench_triplet.py --sweep``, global, TCUPS; RESULTS.md): 4 lanes
+#: of 6 x 6 lead up to 32 bp (0.69 at 16 bp, 0.93 at 32: eight triplets a warp,
+#: several passes), 16 lanes of 6 x 6 from 64 bp (1.18 at 64, 0.91 at 128);
+#: squares of 4 and of 8 and single lanes trail at every length. The cut
+#: between 33 and 65 is not measured finer.
 PLAN = (
     (4, 1, 4),
-    (8, 4, 4),
-    (12, 4, 6),
-    (16, 16, 4),
-    (24, 16, 6),
-    (32, 16, 8),
+    (48, 4, 6),
 )
 #: sides past the table: 16-lane groups of 6 x 6, in tiles of 24 x 24 (several passes); R = 6 keeps
 #: 16-bit lanes open to them (PACK16_MAX_R)
