@@ -100,6 +100,14 @@ class RunStore:
     def view(self) -> RunView:
         return RunView(self.off, self.count, self.op, self.length)
 
+    def strings(self, letters: np.ndarray, merge_m: bool = False) -> list[str]:
+        """The run strings of every record spelled with ``letters`` ('*' for a record without runs)."""
+        from .formatting import format_runs
+
+        buf, offs = format_runs(self.view(), letters, merge_m)
+        text = buf.tobytes().decode("ascii")
+        return [text[offs[k]:offs[k + 1]] or "*" for k in range(len(self.count))]
+
 
 class PairView(NamedTuple):
     """An ``Alignments``' per-pair arrays as compiled formatters take them."""
@@ -147,13 +155,7 @@ class Alignments:
 
     def cigars(self, merge_m: bool = False) -> list[str]:
         """CIGAR strings of all pairs ('*' for an empty alignment or score only)."""
-        from .formatting import format_runs
-
-        if not self.traceback:
-            return ["*"] * self.size
-        buf, offs = format_runs(self.cigar.view(), CIGAR_LETTERS, merge_m)
-        text = buf.tobytes().decode("ascii")
-        return [text[offs[k]:offs[k + 1]] or "*" for k in range(self.size)]
+        return self.cigar.strings(CIGAR_LETTERS, merge_m)
 
     def finish(self, cfg) -> "Alignments":
         """Give empty alignments score 0 and zero spans; the last step of every backend.
@@ -230,13 +232,7 @@ class TripletAlignments:
 
     def column_strings(self) -> list[str]:
         """The columns of every triplet as runs of kinds ('*' for an empty alignment or score only)."""
-        from .formatting import format_runs
-
-        if not self.traceback:
-            return ["*"] * self.size
-        buf, offs = format_runs(self.columns.view(), COLUMN_LETTERS, False)
-        text = buf.tobytes().decode("ascii")
-        return [text[offs[k]:offs[k + 1]] or "*" for k in range(self.size)]
+        return self.columns.strings(COLUMN_LETTERS)
 
     def finish(self, cfg) -> "TripletAlignments":
         """Spans of empty alignments become 0; score-only starts follow the mode (``Mode.score_only_starts``).

@@ -145,19 +145,31 @@ def cross_chunks(query: str, target: str, size: int) -> Iterator[PairChunk]:
     _require_records(qs.reader, qs.reader.count)
 
 
-def interleaved_chunks(query: str, size: int) -> Iterator[PairChunk]:
-    qr = FastxReader(query)
-    qs = _Records(qr)
+def interleaved(path: str, size: int, k: int, uneven) -> Iterator[tuple[RecordBlock, ...]]:
+    """Records k*t .. k*t + k - 1 of one file, ``size`` groups at a time, as k blocks.
+
+    ``uneven(reader, block)``: the error when the record count is not a multiple of k.
+    """
+    reader = FastxReader(path)
+    records = _Records(reader)
     while True:
-        block = qs.take(2 * size)
-        if len(block) % 2:
-            raise InputError(f"odd number of records ({qr.count}) in an interleaved file: record "
-                             f"{qr.count} ({block.name(len(block) - 1)}) has no partner", path=qr.name)
+        block = records.take(k * size)
+        if len(block) % k:
+            raise uneven(reader, block)
         if not len(block):
             break
-        idx = np.arange(0, len(block), 2, dtype=np.int64)
-        yield PairChunk(block.take(idx), block.take(idx + 1))
-    _require_records(qr, qr.count)
+        idx = np.arange(0, len(block), k, dtype=np.int64)
+        yield tuple(block.take(idx + s) for s in range(k))
+    _require_records(reader, reader.count)
+
+
+def interleaved_chunks(query: str, size: int) -> Iterator[PairChunk]:
+    def uneven(qr, block):
+        return InputError(f"odd number of records ({qr.count}) in an interleaved file: record "
+                          f"{qr.count} ({block.name(len(block) - 1)}) has no partner", path=qr.name)
+
+    for q, t in interleaved(query, size, 2, uneven):
+        yield PairChunk(q, t)
 
 
 _REGION = re.compile(r"^(.*):([0-9,]+)-([0-9,]+)$")

@@ -20,7 +20,7 @@ from ..errors import InputError
 from .block import RecordBlock
 from .fastx import FastxReader
 from .inputs import TripletInputs
-from .pairs import _Records, _require_records
+from .pairs import _Records, _require_records, interleaved
 
 
 @dataclass
@@ -112,18 +112,12 @@ def lockstep_chunks(paths: tuple[str, str, str], size: int) -> Iterator[TripletC
 
 
 def interleaved_chunks(path: str, size: int) -> Iterator[TripletChunk]:
-    reader = FastxReader(path)
-    records = _Records(reader)
-    while True:
-        block = records.take(3 * size)
-        if len(block) % 3:
-            raise InputError(f"{reader.count} records in an interleaved triplet file: not a multiple of 3",
-                             path=reader.name)
-        if not len(block):
-            break
-        idx = np.arange(0, len(block), 3, dtype=np.int64)
-        yield TripletChunk((block.take(idx), block.take(idx + 1), block.take(idx + 2)))
-    _require_records(reader, reader.count)
+    def uneven(reader, block):
+        return InputError(f"{reader.count} records in an interleaved triplet file: not a multiple of 3",
+                          path=reader.name)
+
+    for blocks in interleaved(path, size, 3, uneven):
+        yield TripletChunk(blocks)
 
 
 def triplet_chunks(inputs: TripletInputs, size: int) -> Iterator[TripletChunk]:
