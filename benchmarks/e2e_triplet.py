@@ -1,7 +1,7 @@
 """End to end: 1,000,000 triplets of 150 bp windows of SARS-CoV-2 genomes, file to TSV (score only) and to MAF.
 
-Usage: python benchmarks/e2e_triplet.py GENOMES.fa [--triplets 1000000] [--length 150] [--backend cuda]
-                                       [-t 16] [--runs 2] [--formats tsv,maf] [--mode global]
+Usage: python benchmarks/e2e_triplet.py GENOMES.fa [--triplets 1000000] [--length 150 | 8-1024] [--backend cuda]
+                                       [-t 16] [--runs 2] [--formats tsv,maf] [--mode global] [--devices 0,1]
 
 Windows of ``--length`` bp at the same offset of three different genomes
 (the genomes are near-identical, so the windows are related: a few
@@ -38,24 +38,37 @@ def genomes(path: str) -> list[bytes]:
     return seqs
 
 
-def write_triplets(seqs: list[bytes], count: int, length: int, folder: str) -> list[str]:
+def window_lengths(spec: str, count: int, rng) -> np.ndarray:
+    """One length for every triplet: "150", or "8-1024" (log-uniform between the two)."""
+    lo, _, hi = spec.partition("-")
+    if not hi:
+        return np.full(count, int(lo), np.int64)
+    return np.exp(rng.uniform(np.log(int(lo)), np.log(int(hi) + 1), count)).astype(np.int64)
+
+
+def write_triplets(seqs: list[bytes], count: int, lengths: str, folder: str) -> tuple[list[str], int]:
+    """Three lockstep FASTA files of windows; returns their paths and the 3-D cells of all triplets."""
     rng = np.random.default_rng(5)
     shortest = min(len(s) for s in seqs)
+    length = window_lengths(lengths, count, rng)
     which = np.array([rng.choice(len(seqs), 3, replace=False) for _ in range(count)])
-    at = rng.integers(0, shortest - length, count)
+    at = rng.integers(0, shortest - length.max(), count)
     paths = [os.path.join(folder, f"{s}.fa") for s in "abc"]
     for s, path in enumerate(paths):
         with open(path, "wb") as out:
-            out.write(b"".join(b">t%d_%d:%d\n%s\n" % (t, which[t, s], at[t], seqs[which[t, s]][at[t]:at[t] + length])
+            out.write(b"".join(b">t%d_%d:%d\n%s\n" % (t, which[t, s], at[t],
+                                                       seqs[which[t, s]][at[t]:at[t] + length[t]])
                                for t in range(count)))
-    return paths
+    return paths, int((length.astype(np.float64) ** 3).sum())
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("genomes")
     ap.add_argument("--triplets", type=int, default=1_000_000)
-    ap.add_argument("--length", type=int, default=150)
+    ap.add_argument("--length", default="150", help="bp of every window, or a range LO-HI (log-uniform)")
+    ap.add_argument("--devices", default=None, help="passed to seqalign (several GPUs: 0,1 or all)")
+    ap.add_argument("--out", default=None, help="keep the outputs as OUT.tsv, OUT.maf")
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("-t", "--threads", type=int, default=os.cpu_count())
     ap.add_argument("--mode", default="global")
@@ -65,18 +78,18 @@ def main():
     args = ap.parse_args()
     tmp = tempfile.mkdtemp()
     t0 = time.perf_counter()
-    paths = write_triplets(genomes(args.genomes), args.triplets, args.length, tmp)
+    paths, cells = write_triplets(genomes(args.genomes), args.triplets, args.length, tmp)
     print(f"wrote {args.triplets} triplets of {args.length} bp in {time.perf_counter() - t0:.1f} s", flush=True)
     for fmt in args.formats.split(","):
-        out = os.path.join(tmp, f"out.{fmt}")
+        out = f"{args.out}.{fmt}" if args.out else os.path.join(tmp, f"out.{fmt}")
         extra = ["--score-only"] if fmt == "tsv" else []
+        devices = ["--devices", args.devices] if args.devices else []
         cmd = [sys.executable, "-m", "seqalign_cli", "triplet", "--backend", args.backend, "-t", str(args.threads),
-               "--mode", args.mode, "--batch-size", str(args.batch_size), *extra, *paths, "-o", out]
+               "--mode", args.mode, "--batch-size", str(args.batch_size), *devices, *extra, *paths, "-o", out]
         for run in range(args.runs):
             t0 = time.perf_counter()
             subprocess.run(cmd, check=True)
             wall = time.perf_counter() - t0
-            cells = args.triplets * args.length**3
             print(f"{fmt} run {run + 1}: {wall:.2f} s wall, {args.triplets / wall:.0f} triplets/s, "
                   f"{cells / wall / 1e12:.3f} TCUPS end to end", flush=True)
 

@@ -224,6 +224,34 @@ def test_sars_cov_2_triplets(triplet_backend, mode):
     check_invariants(a, b, c, res, LINEAR)
 
 
+def _gpus() -> int:
+    from seqalign_cli.backends import gpu_status
+
+    if not gpu_status()[0]:
+        return 0
+    from seqalign_cli.backends.cuda import device_count
+
+    return device_count()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpus() < 2, reason="needs two GPUs")
+@pytest.mark.parametrize("traceback", [False, True])
+def test_several_gpus_equal_the_cpu(traceback):
+    """Pieces of similar cell counts over every GPU (the shared scheduler), mixed lengths."""
+    from seqalign_cli import families
+    from seqalign_cli.backends import select_backend
+    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+
+    rng = random.Random(77)
+    trip = [related_triplet(rng, int(2 ** rng.uniform(0, 8))) for _ in range(300)]
+    a, b, c = (list(x) for x in zip(*trip))
+    multi = select_backend(families.get("triplet"), "cuda", 4, lambda m: None, "all")
+    for mode in MODES:
+        assert records(align(multi, a, b, c, LINEAR, mode, traceback)) == \
+            records(align(CpuTriplet(4), a, b, c, LINEAR, mode, traceback))
+
+
 # ------------------------------------------------------------ command line
 
 
