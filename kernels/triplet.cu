@@ -1,13 +1,15 @@
-// triplet.cu: exact 3-way (triplet) alignment scores, linear gaps, one group of T lanes per triplet.
+// triplet.cu: exact 3-way (triplet) alignment, linear gaps, one group of T lanes per triplet.
 //
 // Computes D(i, j, k) over the cube (n1+1) x (n2+1) x (n3+1) of sequences A,
 // B, C exactly as the CPU engine does (seqalign_cli/backends/cpu/triplet.py;
 // definition, modes and tie rules: the triplet section of the docs): seven
 // moves a cell, sum-of-pairs column scores, gap g = gap_extend for every
-// residue facing a gap (gap_open must be 0). Score only; traceback stays on
-// the CPU. Global: D(n1, n2, n3). Semi-global: start faces (i, j or k = 0)
-// are 0, the best cell of the end faces (i = n1, j = n2 or k = n3). Local:
-// every cell floored at 0, the best cell. Ties: the smallest (i, j, k) in
+// residue facing a gap (gap_open must be 0). Scores and end cells
+// (triplet_score, triplet_score16), or with traceback the direction code of
+// every cell (triplet_trace) and the walk (triplet_walk). Global:
+// D(n1, n2, n3). Semi-global: start faces (i, j or k = 0) are 0, the best
+// cell of the end faces (i = n1, j = n2 or k = n3). Local: every cell
+// floored at 0, the best cell. Ties: the smallest (i, j, k) in
 // lexicographic order.
 //
 // Kernel triplet_score<MODE, R, T>  (int32 lanes, one triplet a group)
@@ -30,6 +32,34 @@
 //               tile, its top corner first). N1, N2, N3: the largest
 //               lengths of the item's triplets; KT = (N3 + S*R) / (S*R).
 //   out         int32 (ntriplets, 4): score, end i, end j, end k
+//
+// Kernel triplet_trace<MODE, R, T>  (int32 lanes, one triplet a group)
+//   the arguments of triplet_score, then
+//   dirs        uint8 direction codes: triplet p's cube of (n1+1) x (n2+1) x
+//               (n3+1) bytes at dirs + dir_off[p], cell (i, j, k) at
+//               [(i * (n2+1) + j) * (n3+1) + k]; only cells within the
+//               triplet are written (every one of them), nothing for a
+//               semi-global triplet with an empty sequence (no DP)
+//   dir_off     int64 (ntriplets): each triplet's cube in dirs
+//   A cell's code is the column kind that produces D (0..6 in the order
+//   M a b c A B C: the seven candidates compared with strict > in that
+//   order, so the first of equal ones wins), or 7 (START) where the
+//   alignment starts: the global origin, semi-global start faces (i, j or
+//   k = 0), local cells whose best candidate is <= 0 (D = 0). Values and
+//   end cells are those of triplet_score; each lane stores the codes of
+//   its square's rows (R bytes of a row at a time) as it computes them.
+//
+// Kernel triplet_walk<MODE>  (one thread a triplet)
+//   order, nwork  int32: the triplets to walk (those of a triplet_trace launch)
+//   aoff, boff, coff, out, dirs, dir_off: as above (out: the end cells)
+//   run_off     int64 (ntriplets): triplet p's first run slot (room for
+//               n1 + n2 + n3 + 1 runs, the CPU engine's layout)
+//   run_op, run_len  uint8 / int32: the runs (kind, length) from the start
+//               of the alignment to its end
+//   info        int32 (ntriplets, 4): start i, j, k, run count (an empty
+//               alignment: its end cell and 0 runs; semi-global with an
+//               empty sequence: 0, 0, 0, 0)
+//   From the end cell the walk follows the codes back to the first START.
 //
 // Thread mapping (TrioSeq): T = S*S lanes a group (T = 1, 4 or 16; several
 // groups a warp), lane l = u*S + v owning the R x R square of rows
@@ -84,6 +114,8 @@ namespace tri {
 constexpr int PAD = 5;
 // threads a block (the host's THREADS)
 constexpr int THREADS = 128;
+// direction code of a cell where the alignment starts (codes 0..6: the column kind that won)
+constexpr int START = 7;
 // 16-bit minus infinity: finite values stay within +-16000 (host bound), so
 // minus infinity plus three pair scores never wraps and never wins
 constexpr int NEG16 = -(3 << 13);
@@ -229,15 +261,34 @@ struct Lane16 {
 
 // ---- the sweep ----
 
-template <int MODE, int R, int T, class L>
+// TRACE: the direction codes of one row of a square (R cells from column k0) into the triplet's cube,
+// those of cells within the triplet (i <= n1, j <= n2 and k <= n3) only
+template <int R>
+__device__ __forceinline__ void put_codes(uint8_t* cube, int i, int j, int k0, int n1, int n2, int n3,
+                                          const uint8_t (&code)[R]) {
+  if (cube == nullptr || i > n1 || j > n2) return;
+  uint8_t* row = cube + ((int64_t)i * (n2 + 1) + j) * (n3 + 1) + k0;
+#pragma unroll
+  for (int cx = 0; cx < R; ++cx)
+    if (k0 + cx <= n3) row[cx] = code[cx];
+}
+
+// TRACE: candidate x of kind d replaces the best so far only when strictly larger (the first of equal kinds wins)
+__device__ __forceinline__ void take_first(int& best, int& d, int x, int kind) {
+  if (x > best) { best = x; d = kind; }
+}
+
+template <int MODE, int R, int T, class L, bool TRACE = false>
 __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64_t* __restrict__ aoff,
                                       const uint8_t* __restrict__ b, const int64_t* __restrict__ boff,
                                       const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
                                       const int* __restrict__ order, int nwork, const Scoring& sc,
                                       int* __restrict__ border, const int64_t* __restrict__ border_off,
-                                      int* __restrict__ out) {
+                                      int* __restrict__ out, uint8_t* __restrict__ dirs = nullptr,
+                                      const int64_t* __restrict__ dir_off = nullptr) {
   using V = typename L::V;
   constexpr int H = L::H;
+  static_assert(!TRACE || H == 1, "traceback: int32 lanes (one triplet a group)");
   constexpr int S = Side<T>::S;
   constexpr int SR = S * R;
   constexpr bool BC_REGS = R * R <= 36;  // the B-C pair scores held, or looked up every cell
@@ -282,6 +333,9 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   const int W = KT * SR;
   int* plane = border + (passes > 1 ? border_off[p[0] >= 0 ? p[0] : p[H - 1]] : 0);
   int* colb = plane + (int64_t)(N1 + 1) * W;
+  // TRACE: the triplet's cube of direction codes (none for an empty semi-global one: no DP)
+  uint8_t* cube = nullptr;
+  if constexpr (TRACE) cube = track[0] ? dirs + dir_off[p[0]] : nullptr;
 
   // best end cell seen by this lane, per half
   int bsc[H], bi[H], bj[H], bk[H];
@@ -423,6 +477,13 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         for (int r = 0; r < R; ++r)
 #pragma unroll
           for (int cx = 0; cx < R; ++cx) hv[r][cx] = L::splat(0);
+        if constexpr (TRACE) {
+          uint8_t code[R];
+#pragma unroll
+          for (int cx = 0; cx < R; ++cx) code[cx] = START;
+#pragma unroll
+          for (int r = 0; r < R; ++r) put_codes<R>(cube, i, j0 + r, k0, n1[0], n2[0], n3[0], code);
+        }
       } else {
         V prow[R + 1], crow[R + 1];  // the row above: slice i-1, slice i (column -1 first)
 #pragma unroll
@@ -431,21 +492,40 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         for (int r = 0; r < R; ++r) {
           V pl = lfp[r], cl = lfc[r];
           V nprow[R + 1];
+          uint8_t code[TRACE ? R : 1];  // TRACE: the row's direction codes
           nprow[0] = lfp[r];
 #pragma unroll
           for (int cx = 0; cx < R; ++cx) {
             const V pv = hv[r][cx];
             const V sbc = BC_REGS ? bc[BC_REGS ? r : 0][BC_REGS ? cx : 0]
                                   : L::score(blo[r], bhi[r], csel[BC_REGS ? 0 : cx]);
-            // moves A, B, C (-2g); a (B-C pair), b (A-C), c (A-B) (their pair score - 2g); M (three pairs)
-            V y = L::vmax3(pv, crow[cx + 1], cl);
-            y = L::addmax(crow[cx], sbc, y);
-            y = L::addmax(pl, sac[cx], y);
-            y = L::addmax(prow[cx + 1], sab[r], y);
-            y = L::add(y, vng2);
-            const V m = L::add(L::add(prow[cx], sab[r]), sac[cx]);
-            V hn = MODE == LOCAL ? L::addmax0(m, sbc, y) : L::addmax(m, sbc, y);
-            if (left && cx == 0) hn = L::splat(0);
+            V hn;
+            if constexpr (TRACE) {
+              // the seven kinds in tie order M a b c A B C, the first of the largest wins (the CPU engine's rule)
+              int best = prow[cx] + sab[r] + sac[cx] + sbc, d = 0;
+              take_first(best, d, crow[cx] + sbc + ng2, 1);
+              take_first(best, d, pl + sac[cx] + ng2, 2);
+              take_first(best, d, prow[cx + 1] + sab[r] + ng2, 3);
+              take_first(best, d, pv + ng2, 4);
+              take_first(best, d, crow[cx + 1] + ng2, 5);
+              take_first(best, d, cl + ng2, 6);
+              if (MODE == LOCAL && best <= 0) { best = 0; d = START; }
+              // global: the origin (0 through the corner of slice -1) is where every alignment starts
+              if (MODE == GLOBAL && i == 0 && j0 + r == 0 && k0 + cx == 0) d = START;
+              if (left && cx == 0) { best = 0; d = START; }
+              hn = best;
+              code[TRACE ? cx : 0] = (uint8_t)d;
+            } else {
+              // moves A, B, C (-2g); a (B-C pair), b (A-C), c (A-B) (their pair score - 2g); M (three pairs)
+              V y = L::vmax3(pv, crow[cx + 1], cl);
+              y = L::addmax(crow[cx], sbc, y);
+              y = L::addmax(pl, sac[cx], y);
+              y = L::addmax(prow[cx + 1], sab[r], y);
+              y = L::add(y, vng2);
+              const V m = L::add(L::add(prow[cx], sab[r]), sac[cx]);
+              hn = MODE == LOCAL ? L::addmax0(m, sbc, y) : L::addmax(m, sbc, y);
+              if (left && cx == 0) hn = L::splat(0);
+            }
             nprow[cx + 1] = pv;
             pl = pv;
             hv[r][cx] = hn;
@@ -454,7 +534,12 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
           if (top && r == 0) {
 #pragma unroll
             for (int cx = 0; cx < R; ++cx) hv[0][cx] = L::splat(0);
+            if constexpr (TRACE) {
+#pragma unroll
+              for (int cx = 0; cx < R; ++cx) code[TRACE ? cx : 0] = START;
+            }
           }
+          if constexpr (TRACE) put_codes<R>(cube, i, j0 + r, k0, n1[0], n2[0], n3[0], code);
 #pragma unroll
           for (int cx = 0; cx <= R; ++cx) prow[cx] = nprow[cx];
           crow[0] = lfc[r];
@@ -601,6 +686,62 @@ __global__ void __launch_bounds__(tri::THREADS) triplet_score16(TRIPLET_PARAMS) 
   tri::sweep<MODE, R, T, tri::Lane16>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out);
 }
 
+template <int MODE, int R, int T>
+__global__ void __launch_bounds__(tri::THREADS)
+    triplet_trace(TRIPLET_PARAMS, uint8_t* __restrict__ dirs, const int64_t* __restrict__ dir_off) {
+  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
+  tri::sweep<MODE, R, T, tri::Lane32, true>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out,
+                                            dirs, dir_off);
+}
+
+// One thread a triplet: from the end cell triplet_trace found (out), back through the codes of the
+// triplet's cube to the first START, then the runs of kinds in forward order.
+template <int MODE>
+__global__ void __launch_bounds__(tri::THREADS)
+    triplet_walk(const int* __restrict__ order, int nwork, const int64_t* __restrict__ aoff,
+                 const int64_t* __restrict__ boff, const int64_t* __restrict__ coff, const int* __restrict__ out,
+                 const uint8_t* __restrict__ dirs, const int64_t* __restrict__ dir_off,
+                 const int64_t* __restrict__ run_off, uint8_t* __restrict__ run_op, int* __restrict__ run_len,
+                 int* __restrict__ info) {
+  const int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (w >= nwork) return;
+  const int p = order[w];
+  if (p < 0) return;
+  const int n1 = (int)(aoff[p + 1] - aoff[p]), n2 = (int)(boff[p + 1] - boff[p]), n3 = (int)(coff[p + 1] - coff[p]);
+  int* inf = info + 4 * (int64_t)p;
+  if (MODE == SEMI && (n1 == 0 || n2 == 0 || n3 == 0)) {  // no DP: the empty alignment at (0, 0, 0)
+    inf[0] = 0; inf[1] = 0; inf[2] = 0; inf[3] = 0;
+    return;
+  }
+  const uint8_t* cube = dirs + dir_off[p];
+  const int64_t s2 = n3 + 1, s1 = (int64_t)(n2 + 1) * s2;
+  uint8_t* op = run_op + run_off[p];
+  int* len = run_len + run_off[p];
+  int i = out[4 * (int64_t)p + 1], j = out[4 * (int64_t)p + 2], k = out[4 * (int64_t)p + 3];
+  int nr = 0, cur = -1, count = 0;
+  // runs from the end back (a triplet's room: n1 + n2 + n3 + 1 runs, at most one a column)
+  while (i >= 0 && j >= 0 && k >= 0) {
+    const int d = cube[i * s1 + j * s2 + k];
+    if (d >= tri::START) break;
+    if (d == cur) {
+      ++count;
+    } else {
+      if (cur >= 0) { op[nr] = (uint8_t)cur; len[nr] = count; ++nr; }
+      cur = d;
+      count = 1;
+    }
+    i -= (d == 0 || d == 2 || d == 3 || d == 4);
+    j -= (d == 0 || d == 1 || d == 3 || d == 5);
+    k -= (d == 0 || d == 1 || d == 2 || d == 6);
+  }
+  if (cur >= 0) { op[nr] = (uint8_t)cur; len[nr] = count; ++nr; }
+  for (int x = 0, y = nr - 1; x < y; ++x, --y) {  // forward order: start to end
+    const uint8_t to = op[x]; op[x] = op[y]; op[y] = to;
+    const int tl = len[x]; len[x] = len[y]; len[y] = tl;
+  }
+  inf[0] = i; inf[1] = j; inf[2] = k; inf[3] = nr;
+}
+
 #ifdef SA_INSTANTIATE_ALL
 // Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): a spread of the variants the backend uses.
 #define TRIPLET_ARGS                                                                                     \
@@ -614,7 +755,14 @@ __global__ void __launch_bounds__(tri::THREADS) triplet_score16(TRIPLET_PARAMS) 
   template __global__ void triplet_score<M, 8, 16>(TRIPLET_ARGS);      \
   template __global__ void triplet_score16<M, 4, 4>(TRIPLET_ARGS);     \
   template __global__ void triplet_score16<M, 6, 16>(TRIPLET_ARGS);    \
-  template __global__ void triplet_score16<M, 8, 16>(TRIPLET_ARGS);
+  template __global__ void triplet_score16<M, 8, 16>(TRIPLET_ARGS);    \
+  template __global__ void triplet_trace<M, 4, 1>(TRIPLET_ARGS, uint8_t*, const int64_t*);   \
+  template __global__ void triplet_trace<M, 6, 4>(TRIPLET_ARGS, uint8_t*, const int64_t*);   \
+  template __global__ void triplet_trace<M, 6, 16>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
+  template __global__ void triplet_trace<M, 8, 16>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
+  template __global__ void triplet_walk<M>(const int*, int, const int64_t*, const int64_t*, const int64_t*, \
+                                           const int*, const uint8_t*, const int64_t*, const int64_t*,    \
+                                           uint8_t*, int*, int*);
 TRIPLET_VARIANTS(0)
 TRIPLET_VARIANTS(1)
 TRIPLET_VARIANTS(3)

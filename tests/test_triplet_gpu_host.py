@@ -83,11 +83,49 @@ def test_border_scratch_only_for_several_passes():
 
 # ---------------------------------------------------------------- routing
 
-def test_hooks_send_traceback_runs_to_the_cpu():
-    batch = batch_of([[10, 10, 10], [50, 40, 30], [0, 0, 0]])
+def test_hooks_send_traceback_runs_to_the_gpu_within_the_matrix_budget():
+    batch = batch_of([[10, 10, 10], [50, 40, 30], [0, 0, 0], [99, 99, 99], [100, 99, 99]])
     for mode in ("global", "semi-global", "local"):
-        assert not gt.HOOKS.on_gpu(batch, cfg_of(mode, traceback=True)).any()
+        assert gt.HOOKS.on_gpu(batch, cfg_of(mode, traceback=True)).all()  # 64 MiB by default
         assert gt.HOOKS.on_gpu(batch, cfg_of(mode, traceback=False)).all()
+        # the budget is per triplet, on its cube of direction bytes (n1+1)(n2+1)(n3+1)
+        cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=100**3)
+        assert gt.HOOKS.on_gpu(batch, cfg).tolist() == [True, True, True, True, False]
+        cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=0)
+        # semi-global: three empty sequences need no DP (no direction bytes)
+        assert gt.HOOKS.on_gpu(batch, cfg).tolist() == [False, False, mode == "semi-global", False, False]
+        # score only: no budget
+        cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=False, matrix_budget=0)
+        assert gt.HOOKS.on_gpu(batch, cfg).all()
+
+
+def test_direction_bytes_are_the_cube_or_none_for_empty_semi_global_triplets():
+    lengths = np.array([[3, 4, 5], [0, 0, 0], [0, 7, 9], [1000, 0, 1000]])
+    assert gt.dir_bytes(lengths, 0).tolist() == [120, 1, 80, 1001 * 1001]
+    assert gt.dir_bytes(lengths, 3).tolist() == [120, 1, 80, 1001 * 1001]
+    assert gt.dir_bytes(lengths, 1).tolist() == [120, 0, 0, 0]  # no DP: the empty alignment
+    # semi-global traceback: an empty sequence fits any budget
+    cfg = AlignConfig(scoring=LINEAR, mode="semi-global", traceback=True, matrix_budget=10)
+    assert gt.HOOKS.on_gpu(batch_of(lengths), cfg).tolist() == [False, True, True, True]
+
+
+def test_traceback_stays_on_the_cpu_past_the_device_direction_bytes(monkeypatch):
+    batch = batch_of([[9, 9, 9], [10, 10, 10]])
+    monkeypatch.setattr(gt, "DIRS_BYTES", 1000)
+    cfg = AlignConfig(scoring=LINEAR, mode="local", traceback=True, matrix_budget=10**9)
+    assert gt.HOOKS.on_gpu(batch, cfg).tolist() == [True, False]
+
+
+def test_traceback_keeps_the_int32_and_scoring_rules():
+    batch = batch_of([[10, 10, 10]])
+    assert not gt.HOOKS.on_gpu(batch, cfg_of(traceback=True, scoring=Scoring(2, 4, 4, 2, 1))).any()
+    assert not gt.HOOKS.on_gpu(batch, cfg_of(traceback=True, scoring=Scoring(128, 4, 0, 2, 1))).any()
+    big = Scoring(127, 1, 0, 1, 1)
+    total = (gt.INT32_LIMIT - 1) // (3 * 127)  # bound 381 * (total + 1) >= 2**29
+    lengths = np.array([[total, 0, 0]])
+    assert gt.score_bound(big, lengths)[0] >= gt.INT32_LIMIT
+    cfg = AlignConfig(scoring=big, mode="global", traceback=True, matrix_budget=10**9)
+    assert not gt.HOOKS.on_gpu(batch_of(lengths), cfg).any()
 
 
 def test_hooks_send_configurations_the_kernels_lack_to_the_cpu():
@@ -150,7 +188,8 @@ def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
         items = pl.order.reshape(-1, H)
         assert (items[:, 0] >= 0).all()  # the first half always holds a triplet (its scratch is at its offset)
         seen += [int(p) for p in pl.order if p >= 0]
-        assert pl.name == gt.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16)
+        assert pl.trace == cfg.traceback
+        assert pl.name == gt.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace)
         assert pl.grid * gt.THREADS >= pl.nwork * pl.T
         big = gt.item_lengths(items, lengths)
         if pl.pack16:
@@ -166,6 +205,18 @@ def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
         else:
             assert pl.border_off is None
         assert pl.border_size * 4 <= gt.BORDER_BYTES or pl.nwork == 1
+        if pl.trace:
+            assert not pl.pack16 and H == 1
+            need = gt.dir_bytes(lengths[items[:, 0]], cfg.mode_code)
+            assert pl.dir_size == need.sum() and (pl.dir_size <= gt.DIRS_BYTES or pl.nwork == 1)
+            # the triplets' cubes tile the launch's direction bytes without overlap
+            off = pl.dir_off[items[:, 0]]
+            order = np.argsort(off, kind="stable")
+            ends = off[order] + need[order]
+            assert (off[order][1:] == ends[:-1]).all() and (len(off) == 0 or off[order][0] == 0)
+            assert len(off) == 0 or ends[-1] == pl.dir_size
+        else:
+            assert pl.dir_off is None and pl.dir_size == 0
     assert sorted(seen) == sorted(int(p) for p in subset)
     return plans
 
@@ -230,6 +281,42 @@ def test_launches_split_where_border_scratch_passes_the_limit(monkeypatch):
     assert [pl.nwork for pl in long] == [3, 3, 3, 1]
 
 
+def test_traceback_launches_take_int32_lanes_and_the_plan_shapes():
+    rng = np.random.default_rng(5)
+    lengths = rng.integers(0, 70, (300, 3))
+    lengths[:20] = rng.integers(0, 3, (20, 3))
+    subset = np.flatnonzero(rng.random(300) < 0.8)
+    for mode in ("global", "semi-global", "local"):
+        plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True))
+        T, R = gt.plan_shapes(lengths)
+        for pl in plans:
+            p = pl.order[pl.order >= 0]
+            assert (T[p] == pl.T).all() and (R[p] == pl.R).all()
+            assert pl.name.startswith("triplet_trace<")
+        plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True), gt.Tuning(shape=(16, 2)))
+        assert {pl.name for pl in plans} == {gt.kernel_name(gt.Mode.parse(mode), 2, 16, trace=True)}
+
+
+def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypatch):
+    lengths = np.array([[20, 20, 20]] * 7 + [[5, 5, 5]] * 4 + [[30, 30, 30]])
+    cube = 21**3
+    monkeypatch.setattr(gt, "DIRS_BYTES", 3 * cube)  # three of the 20s a launch
+    plans = _check_launches(lengths, np.arange(12), cfg_of("global", traceback=True), gt.Tuning(shape=(4, 6)))
+    sizes = [pl.nwork for pl in plans]
+    # largest first: the 30 alone (past the limit by itself), then 3 + 3 of the 20s, the last 20 with the 5s
+    assert sizes[0] == 1 and plans[0].dir_size == 31**3
+    assert sizes[1:] == [3, 3, 5] and plans[-1].dir_size == cube + 4 * 6**3
+    assert all(pl.dir_size <= 3 * cube for pl in plans[1:])
+    # both limits at once: border scratch and direction bytes
+    lengths = np.array([[40, 60, 60]] * 10)
+    T, R = gt.plan_shapes(lengths)
+    ints = gt.border_ints(lengths, T, R)
+    monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 4)
+    monkeypatch.setattr(gt, "DIRS_BYTES", 41 * 61 * 61 * 3)
+    plans = _check_launches(lengths, np.arange(10), cfg_of("semi-global", traceback=True))
+    assert [pl.nwork for pl in plans] == [3, 1, 3, 1, 2]
+
+
 def test_parts_split_the_border_scratch():
     sizes = np.array([5, 5, 5, 20, 1, 1])
     parts = gt._parts(sizes, 10)
@@ -250,24 +337,62 @@ def test_results_fill_score_and_end_of_the_subset_only():
     assert out.end.tolist() == [[1, 2, 3], [0, 0, 0], [7, 8, 9]]
 
 
+def test_results_fill_starts_counts_and_runs_with_traceback():
+    batch = batch_of([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    cfg = cfg_of("local", traceback=True)
+    fake_cp = type("np_as_cp", (), {"asarray": staticmethod(np.asarray), "asnumpy": staticmethod(np.asarray),
+                                     "arange": staticmethod(np.arange),
+                                     "searchsorted": staticmethod(np.searchsorted)})
+    for whole in (True, False):
+        out = TripletAlignments.allocate(batch.lengths, True)
+        off = out.columns.off.copy()
+        assert off.tolist() == [0, 7, 23]
+        host = np.array([[10, 1, 2, 3], [20, 4, 5, 6], [30, 7, 8, 9]], np.int32)
+        info = np.array([[0, 0, 1, 2], [-9, -9, -9, -9], [1, 2, 3, 1]], np.int32)
+        run_op = np.full(len(out.columns.op), 9, np.uint8)
+        run_len = np.zeros(len(out.columns.length), np.int32)
+        run_op[[0, 1, 23]] = [6, 0, 0]
+        run_len[[0, 1, 23]] = [1, 1, 6]
+        d = gt._DeviceBatch(None, None, None, off, run_op, run_len, info.reshape(-1))
+        job = Job(batch, cfg, np.array([0, 2]), out, d, None, {"out": host, "info": info})
+        engine = object.__new__(gt.CudaTriplet)
+        engine.cp = fake_cp
+        engine.results(job, lambda step: None, whole)
+        assert out.score.tolist() == [10, 0, 30]
+        assert out.start.tolist() == [[0, 0, 1], [0, 0, 0], [1, 2, 3]]
+        assert out.end.tolist() == [[1, 2, 3], [0, 0, 0], [7, 8, 9]]
+        assert out.columns.count.tolist() == [2, 0, 1]
+        assert out.column_strings()[0] == "1C1M" and out.column_strings()[2] == "6M"
+
+
 def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     checks = gt.compile_checks()
     assert list(checks) == ["triplet.cu"]
     names = checks["triplet.cu"]
     assert len(names) == len(set(names)) >= 6
-    pattern = re.compile(r"^(triplet_score(?:16)?)<([013]), (\d+), (\d+)>$")
+    pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace)<([013]), (\d+), (\d+)>$")
+    walk = re.compile(r"^triplet_walk<([013])>$")
     source = KERNEL_SOURCE.read_text()
-    modes = set()
+    modes, walks = set(), set()
     for name in names:
         m = pattern.match(name)
-        assert m, name
+        if m is None:
+            w = walk.match(name)
+            assert w, name
+            walks.add(int(w.group(1)))
+            continue
         modes.add(int(m.group(2)))
         assert int(m.group(4)) in gt.GROUPS and 1 <= int(m.group(3)) <= 16
-        assert re.search(rf"__global__ void [^\n]*\b{m.group(1)}\(", source), m.group(1)
-    assert modes == {0, 1, 3}
+        assert re.search(rf"__global__ void [^\n]*\b{m.group(1)}\(", source) or \
+            re.search(rf"\n\s+{m.group(1)}\(", source), m.group(1)
+    assert modes == {0, 1, 3} and walks == {0, 1, 3}
+    assert re.search(r"\n\s+triplet_walk\(", source)
     assert {n.startswith("triplet_score16") for n in names} == {True, False}
+    assert any(n.startswith("triplet_trace<") for n in names)
     assert gt.kernel_name(3, 8, 16) == "triplet_score<3, 8, 16>"
     assert gt.kernel_name(1, 4, 4, True) == "triplet_score16<1, 4, 4>"
+    assert gt.kernel_name(1, 6, 4, trace=True) == "triplet_trace<1, 6, 4>"
+    assert gt.walk_name(3) == "triplet_walk<3>"
 
 
 def test_kernel_source_instantiates_for_build_checks():

@@ -1,4 +1,4 @@
-"""Triplet (exact 3-way) alignment scores on the GPU: the device copy of a batch, the kernel plan, the hooks.
+"""Triplet (exact 3-way) alignment on the GPU: the device copy of a batch, the kernel plan, the hooks.
 
 Kernels: ``kernels/triplet.cu`` (TrioSeq's mapping): a group of T = S*S
 lanes per triplet, each lane an R x R square of the (j, k) slice held in
@@ -11,12 +11,23 @@ larger of n2 and n3; slices larger than the group's (S*R)^2 run in several
 passes over tiles, their borders in a scratch buffer on the device
 (``border_ints``).
 
-Score only: what ``HOOKS.on_gpu`` sends here is the triplets of score-only
-runs whose score bound fits int32 lanes and whose pair scores fit the
-kernels' byte profiles; traceback runs (for now) and the rest go to the CPU
-engine (``backends/cpu/triplet.py``), which gives the same scores and end
-cells. ``results`` fills score and end; ``TripletAlignments.finish`` sets
-the starts.
+What ``HOOKS.on_gpu`` sends here is the triplets whose score bound fits
+int32 lanes, whose pair scores fit the kernels' byte profiles and, with
+traceback, whose cube of direction bytes fits ``cfg.matrix_budget``; the
+rest go to the CPU engine (``backends/cpu/triplet.py``), which gives the
+same scores, end cells and alignments. Score only, ``results`` fills score
+and end (``TripletAlignments.finish`` sets the starts).
+
+Traceback: ``triplet_trace<MODE, R, T>`` (int32 lanes, the plan's shapes)
+runs the same sweep and writes each cell's direction byte (the column kind
+that wins, the first of equal ones in kind order, or 7 where the alignment
+starts) into the triplet's cube of (n1+1) x (n2+1) x (n3+1) bytes
+(``dir_bytes``); ``triplet_walk<MODE>`` then follows the bytes back from the
+end cell, one thread a triplet, and writes the runs of kinds in the
+triplet's slots of ``out.columns`` (as the CPU engine lays them out), the
+start and the run count in ``info``. Launches are split so that their
+direction bytes fit ``DIRS_BYTES``; ``results`` brings the runs back with
+``device.fetch_runs``.
 
 Benchmarks: ``time_triplets`` (kernel time of one batch) and ``bench_run``
 (TCUPS by length and mode, what ``seqalign bench --family triplet`` runs).
@@ -32,7 +43,7 @@ import numpy as np
 from ...config import AlignConfig, Mode, Scoring
 from ...io.triplet import TripletBatch
 from ...results import TripletAlignments
-from .device import DeviceEngine, Job, pinned, upload
+from .device import DeviceEngine, Job, fetch_runs, pinned, upload
 from .loader import module
 
 KERNEL = "triplet.cu"
@@ -48,6 +59,10 @@ INT16_LIMIT = 16000
 PROFILE_LIMIT = 127
 #: scratch for the borders of multi-pass triplets held on the device at once
 BORDER_BYTES = 1 << 30
+#: direction bytes (traceback) held on the device at once: launches are split to fit
+DIRS_BYTES = 2 * 1024**3
+#: int32 values of ``info`` a triplet (traceback): start i, j, k and the run count
+INFO = 4
 #: (largest side, T, R): a triplet whose slice side max(n2, n3) + 1 is at most
 #: the first column takes T lanes of R x R cells. Measured on an H100
 #: (``benchmarks/bench_triplet.py --sweep``, global, TCUPS; RESULTS.md): 4 lanes
@@ -108,6 +123,19 @@ def border_ints(lengths: np.ndarray, T, R) -> np.ndarray:
     return np.where(JT * KT > 1, (lengths[:, 0] + 1) * (KT * SR + SR + 1), 0)
 
 
+def dir_bytes(lengths: np.ndarray, mode) -> np.ndarray:
+    """Direction bytes of each triplet's traceback: its cube (n1+1) x (n2+1) x (n3+1).
+
+    None for a semi-global triplet with an empty sequence (no DP: its
+    alignment is empty).
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    cube = np.prod(lengths + 1, axis=1)
+    if int(mode) == Mode.SEMI_GLOBAL:
+        cube[(lengths == 0).any(axis=1)] = 0
+    return cube
+
+
 def per_pair(scoring: Scoring) -> int:
     """The largest magnitude a pair of a column can score."""
     return max(scoring.match, scoring.mismatch, scoring.n_penalty, scoring.gap_extend)
@@ -137,9 +165,16 @@ def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
     return 3 * per_pair(scoring) * (lengths.sum(axis=1) + 2 * SR + 1) < INT16_LIMIT
 
 
-def kernel_name(mode: int, R: int, T: int, pack16: bool = False) -> str:
-    """The template instantiation of a shape, as ``loader.module`` takes it."""
+def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False) -> str:
+    """The template instantiation of a shape, as ``loader.module`` takes it (trace: int32 lanes only)."""
+    if trace:
+        return f"triplet_trace<{int(mode)}, {int(R)}, {int(T)}>"
     return f"triplet_score{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}>"
+
+
+def walk_name(mode: int) -> str:
+    """The walk kernel of a mode (traceback, after ``triplet_trace``)."""
+    return f"triplet_walk<{int(mode)}>"
 
 
 class TripletHooks:
@@ -151,19 +186,25 @@ class TripletHooks:
 
     @staticmethod
     def on_gpu(batch: TripletBatch, cfg: AlignConfig) -> np.ndarray:
-        """The triplets a GPU aligns: score only (the CPU traces back, for now), scores within int32 lanes.
+        """The triplets a GPU aligns: scores within int32 lanes; with traceback, direction bytes within budget.
 
         None where the configuration is one the kernels do not take
         (affine gaps, glocal, scoring values past the byte profile: the CPU
         engine reports what it refuses); a triplet whose border scratch
-        alone would pass BORDER_BYTES stays on the CPU too.
+        alone would pass BORDER_BYTES stays on the CPU too, and with
+        traceback one whose cube of direction bytes passes
+        ``cfg.matrix_budget`` (or DIRS_BYTES): the CPU engine traces it
+        back by checkpoints.
         """
         lengths = batch.lengths
-        if cfg.traceback or not scoring_fits(cfg):
+        if not scoring_fits(cfg):
             return np.zeros(len(lengths), bool)
         T, R = plan_shapes(lengths)
         ok = score_bound(cfg.scoring, lengths) < INT32_LIMIT
         ok &= border_ints(lengths, T, R) * 4 <= BORDER_BYTES
+        if cfg.traceback:
+            need = dir_bytes(lengths, cfg.mode_code)
+            ok &= (need <= cfg.matrix_budget) & (need <= DIRS_BYTES)
         return ok
 
 
@@ -190,6 +231,9 @@ class LaunchPlan:
     nwork: int
     border_off: np.ndarray | None  # int64 (ntriplets): an item's scratch at its first triplet; None: one pass each
     border_size: int  # int32 values of scratch
+    trace: bool = False  # triplet_trace then triplet_walk (int32 lanes)
+    dir_off: np.ndarray | None = None  # int64 (ntriplets): each triplet's cube of direction bytes (trace)
+    dir_size: int = 0  # direction bytes of the launch (trace)
 
     @property
     def grid(self) -> int:
@@ -241,10 +285,13 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     Triplets of one shape run together, largest first (the groups of a warp
     get similar work); in 16-bit lanes two by two where values fit, the
     others (and every triplet of a shape with R > PACK16_MAX_R) in int32
-    lanes; in parts whose border scratch fits BORDER_BYTES.
+    lanes; in parts whose border scratch fits BORDER_BYTES. With traceback
+    every triplet runs in int32 lanes (``triplet_trace``), in parts whose
+    direction bytes fit DIRS_BYTES too.
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     mode = int(cfg.mode_code)
+    trace = bool(cfg.traceback)
     subset = np.asarray(subset, np.int64)
     if tuning.shape is None:
         T, R = plan_shapes(lengths[subset])
@@ -258,7 +305,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
         t, r = int(k // 64), int(k % 64)
         sel = sel[np.argsort(-cells[sel], kind="stable")]
         groups = []  # (items (n, H), pack16)
-        if tuning.pack16 and r <= PACK16_MAX_R:
+        if tuning.pack16 and r <= PACK16_MAX_R and not trace:
             items = pair_up(sel, lengths, cfg.scoring, t, r)
             fit = fits16(cfg.scoring, item_lengths(items, lengths), t, r)
             if fit.any():
@@ -272,14 +319,23 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
             groups.append((sel.reshape(-1, 1).astype(np.int32), False))
         for items, pack in groups:
             ints = border_ints(item_lengths(items, lengths), t, r)
-            for part in _parts(ints, BORDER_BYTES // 4):
-                sub, need = items[part], ints[part]
-                off = None
-                if need.any():
-                    off = np.zeros(len(lengths), np.int64)
-                    off[sub[:, 0]] = np.cumsum(need) - need
-                plans.append(LaunchPlan(kernel_name(mode, r, t, pack), t, r, pack,
-                                        np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum())))
+            dbytes = dir_bytes(item_lengths(items, lengths), mode) if trace else np.zeros(len(items), np.int64)
+            for whole in _parts(ints, BORDER_BYTES // 4):
+                for piece in (_parts(dbytes[whole], DIRS_BYTES) if trace else [np.arange(len(whole))]):
+                    part = whole[piece]
+                    sub, need = items[part], ints[part]
+                    off = None
+                    if need.any():
+                        off = np.zeros(len(lengths), np.int64)
+                        off[sub[:, 0]] = np.cumsum(need) - need
+                    plan = LaunchPlan(kernel_name(mode, r, t, pack, trace), t, r, pack,
+                                      np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
+                    if trace:  # items of one triplet (int32 lanes)
+                        dneed = dbytes[part]
+                        plan.dir_off = np.zeros(len(lengths), np.int64)
+                        plan.dir_off[sub[:, 0]] = np.cumsum(dneed) - dneed
+                        plan.dir_size = int(dneed.sum())
+                    plans.append(plan)
     return plans
 
 
@@ -290,13 +346,19 @@ class _DeviceBatch:
     codes: tuple
     offs: tuple
     out: object
+    run_off: object = None  # traceback: out.columns.off, the runs (op, length) and info (start, run count)
+    run_op: object = None
+    run_len: object = None
+    info: object = None
 
 
 class _Launch:
     """A planned launch with its inputs on the device; ``run`` queues it (the scratch is allocated then)."""
 
     def __init__(self, cp, device: int, d: _DeviceBatch, plan: LaunchPlan, cfg: AlignConfig):
-        self.fn = module(KERNEL, (plan.name,), device).get_function(plan.name)
+        walk = walk_name(cfg.mode_code)
+        mod = module(KERNEL, (plan.name, walk) if plan.trace else (plan.name,), device)
+        self.fn = mod.get_function(plan.name)
         self.plan = plan
         self.order = cp.asarray(plan.order)
         self.border_off = cp.asarray(plan.border_off) if plan.border_off is not None else cp.zeros(1, np.int64)
@@ -304,10 +366,21 @@ class _Launch:
         self.head = (d.codes[0], d.offs[0], d.codes[1], d.offs[1], d.codes[2], d.offs[2], self.order,
                      np.int32(plan.nwork), *(np.int32(v) for v in sc.as_list()))
         self.tail = (self.border_off, d.out)
+        if plan.trace:
+            self.walk = mod.get_function(walk)
+            self.dir_off = cp.asarray(plan.dir_off)
+            self.walk_args = (self.order, np.int32(plan.nwork), d.offs[0], d.offs[1], d.offs[2], d.out)
+            self.walk_tail = (self.dir_off, d.run_off, d.run_op, d.run_len, d.info)
 
     def run(self, cp):
         border = cp.empty(max(self.plan.border_size, 1), np.int32)
-        self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail)
+        if not self.plan.trace:
+            self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail)
+            return
+        dirs = cp.empty(max(self.plan.dir_size, 1), np.uint8)
+        self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (dirs, self.dir_off))
+        grid = (self.plan.nwork + THREADS - 1) // THREADS
+        self.walk((grid,), (THREADS,), self.walk_args + (dirs,) + self.walk_tail)
 
 
 class CudaTriplet(DeviceEngine):
@@ -323,7 +396,15 @@ class CudaTriplet(DeviceEngine):
         one = np.zeros(1, np.uint8)
         codes = tuple(upload(cp, c if len(c) else one, staged) for c in batch.codes)
         offs = tuple(upload(cp, np.asarray(o, np.int64), staged) for o in batch.offs)
-        return _DeviceBatch(codes, offs, cp.zeros(4 * max(batch.size, 1), np.int32))
+        d = _DeviceBatch(codes, offs, cp.zeros(4 * max(batch.size, 1), np.int32))
+        if cfg.traceback:
+            runs = out.columns
+            d.run_off = upload(cp, np.asarray(runs.off, np.int64), staged)
+            # slots past a triplet's run count are never read: left uncleared
+            d.run_op = cp.empty(max(len(runs.op), 1), np.uint8)
+            d.run_len = cp.empty(max(len(runs.length), 1), np.int32)
+            d.info = cp.zeros(INFO * max(batch.size, 1), np.int32)
+        return d
 
     def prepare(self, batch: TripletBatch, cfg: AlignConfig, subset: np.ndarray, d: _DeviceBatch) -> list:
         """The launches of ``subset``, their inputs uploaded (not timed by benchmarks)."""
@@ -331,28 +412,42 @@ class CudaTriplet(DeviceEngine):
                 for plan in plan_launches(batch.lengths, subset, cfg, self.tuning)]
 
     def queue(self, batch, cfg, subset, out, d, stream, clock) -> Job:
-        """Plan and queue the kernels of ``subset``, then the copy back of scores and end cells."""
+        """Plan and queue the kernels of ``subset``, then the copy back of scores, end cells (and starts)."""
         launches = self.prepare(batch, cfg, subset, d)
         clock("prepare")
         for launch in launches:
             launch.run(self.cp)
         host = {"out": pinned((max(batch.size, 1), 4), np.int32)}
         d.out.get(stream=stream, out=host["out"].reshape(-1), blocking=False)
+        if cfg.traceback:
+            host["info"] = pinned((max(batch.size, 1), INFO), np.int32)
+            d.info.get(stream=stream, out=host["info"].reshape(-1), blocking=False)
         clock("kernels")
         return Job(batch, cfg, subset, out, d, stream, host)
 
     def results(self, job: Job, clock, whole: bool):
-        """Fill score and end of ``job.subset`` (starts: ``TripletAlignments.finish``)."""
+        """Fill score and end of ``job.subset``; with traceback starts and runs too (else: ``finish``).
+
+        ``whole``: no other engine writes ``out``, so its runs may be laid out anew (``fetch_runs``).
+        """
         res = job.host["out"]
         subset = job.subset
         job.out.score[subset] = res[subset, 0]
         job.out.end[subset] = res[subset, 1:4]
+        if job.cfg.traceback:
+            info = job.host["info"]
+            job.out.start[subset] = info[subset, 0:3]
+            job.out.columns.count[subset] = info[subset, 3]
+            d = job.d
+            fetch_runs(self.cp, job.out.columns, d.run_off, d.run_op, d.run_len, subset, whole)
 
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
-    """Kernel variants ``seqalign info`` compiles: every mode, each group size, int32 and 16-bit lanes."""
+    """Kernel variants ``seqalign info`` compiles: every mode, each group size, int32 and 16-bit lanes, traceback."""
     return {KERNEL: tuple(kernel_name(m, r, t, p) for m in MODES for t, r, p in
-                          ((1, 4, False), (4, 6, False), (16, 8, False), (1, 4, True), (4, 6, True), (16, 6, True)))}
+                          ((1, 4, False), (4, 6, False), (16, 8, False), (1, 4, True), (4, 6, True), (16, 6, True)))
+            + tuple(kernel_name(m, r, t, trace=True) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))
+            + tuple(walk_name(m) for m in MODES)}
 
 
 # ---------------------------------------------------------------- benchmarks
