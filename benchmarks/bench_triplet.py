@@ -63,6 +63,7 @@ def main():
     ap.add_argument("--cpu-triplets", type=int, default=16)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--gpu", action="store_true", help="time the GPU kernels instead of the CPU engine")
+    ap.add_argument("--traceback", action="store_true", help="GPU: the traceback kernels (forward with codes, walk)")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--cells", type=float, default=2e10, help="GPU: 3-D cells a batch")
     ap.add_argument("--sweep", default=None, metavar="T:R,...",
@@ -80,7 +81,7 @@ def main():
     elif args.gpu:
         from seqalign_cli.backends.cuda.triplet import bench_run
 
-        bench_run(lengths, modes, reps=args.reps, target_cells=args.cells)
+        bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, traceback=args.traceback)
     else:
         cpu(lengths, modes, args.cpu_triplets, args.threads)
 

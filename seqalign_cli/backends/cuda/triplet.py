@@ -470,7 +470,7 @@ def time_triplets(engine: CudaTriplet, batch: TripletBatch, cfg: AlignConfig, re
     """Median seconds of a batch's kernels (device events, after one warm-up run that compiles them)."""
     import cupy as cp
 
-    out = TripletAlignments.allocate(batch.lengths, False)
+    out = TripletAlignments.allocate(batch.lengths, cfg.traceback)
     d = engine.upload(batch, out, cfg, None)
     launches = engine.prepare(batch, cfg, np.arange(batch.size), d)
     for launch in launches:
@@ -489,7 +489,7 @@ def time_triplets(engine: CudaTriplet, batch: TripletBatch, cfg: AlignConfig, re
 
 
 def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float = 2e10, out=print,
-              tuning: Tuning = Tuning()):
+              tuning: Tuning = Tuning(), traceback: bool = False):
     """TCUPS (3-D cells n1*n2*n3 a second) of the triplet kernels by length and mode.
 
     The signature of ``seqalign bench``'s call (lengths, modes, scorings,
@@ -516,6 +516,6 @@ def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float 
                 if sc.gap_open:
                     name = f"{name}->linear"
                 cfg = AlignConfig(scoring=Scoring(sc.match, sc.mismatch, 0, sc.gap_extend, sc.n_penalty), mode=mode,
-                                  traceback=False)
+                                  traceback=traceback)
                 secs = time_triplets(engine, batch, cfg, reps)
                 out(f"{L}\t{count}\t{mode}\t{name}\t{secs * 1e3:.2f}\t{cells / secs / 1e12:.3f}")
