@@ -262,3 +262,65 @@ def format_triplet_tsv(a, b, c, rec, runs, letters):
         buf[pos] = NEWLINE
         pos += 1
     return buf[:pos]
+
+
+_MAF_A = _text(b"a score=")
+_MAF_S = _text(b"s ")
+_MAF_PLUS = _text(b" + ")
+
+
+@nb.njit(**_JIT)
+def format_maf(blocks, rec, runs, steps):
+    """MAF blocks: ``a score=S``, then an ``s`` line per sequence with residues in the alignment, a blank line.
+
+    ``blocks``: the three ``BlockView``s (A, B, C); ``rec``: a
+    ``TripletView``; ``steps[kind, s]``: whether a column of that kind takes
+    a residue of sequence s (``results.COLUMN_STEPS``). The gapped text keeps
+    the letters as read, '-' for a gap.
+    """
+    n = runs.count.shape[0]
+    total = 0
+    for p in range(n):
+        cols = 0
+        for r in range(runs.off[p], runs.off[p] + runs.count[p]):
+            cols += runs.length[r]
+        total += 2 * INT_WIDTH + 16
+        for block in blocks:
+            total += block.name_off[p + 1] - block.name_off[p] + cols + 4 * (INT_WIDTH + 1) + 8
+    buf = np.empty(total, np.uint8)
+    pos = 0
+    for p in range(n):
+        pos = _put_text(buf, pos, _MAF_A)
+        pos = put_int(buf, pos, rec.score[p])
+        buf[pos] = NEWLINE
+        pos += 1
+        for s in range(3):
+            block = blocks[s]
+            begin, end = rec.start[p, s], rec.end[p, s]
+            if end <= begin:
+                continue
+            pos = _put_text(buf, pos, _MAF_S)
+            pos = put_bytes(buf, pos, block.names, block.name_off[p], block.name_off[p + 1])
+            buf[pos] = 32
+            pos = put_int(buf, pos + 1, begin)
+            buf[pos] = 32
+            pos = put_int(buf, pos + 1, end - begin)
+            pos = _put_text(buf, pos, _MAF_PLUS)
+            pos = put_int(buf, pos, block.seq_off[p + 1] - block.seq_off[p])
+            buf[pos] = 32
+            pos += 1
+            at = block.seq_off[p] + begin
+            for r in range(runs.off[p], runs.off[p] + runs.count[p]):
+                take = steps[runs.op[r], s]
+                for _ in range(runs.length[r]):
+                    if take:
+                        buf[pos] = block.seq[at]
+                        at += 1
+                    else:
+                        buf[pos] = 45  # '-'
+                    pos += 1
+            buf[pos] = NEWLINE
+            pos += 1
+        buf[pos] = NEWLINE
+        pos += 1
+    return buf[:pos]

@@ -84,10 +84,11 @@ def _concat_offsets(offs: list[np.ndarray]) -> np.ndarray:
 
 
 class BlockView(NamedTuple):
-    """What compiled formatters read of a block: names and sequence offsets."""
+    """What compiled formatters read of a block: names, the letters as read and their offsets."""
 
     names: np.ndarray
     name_off: np.ndarray
+    seq: np.ndarray
     seq_off: np.ndarray
 
 
@@ -171,7 +172,7 @@ class RecordBlock:
                            np.concatenate([b.num for b in blocks]))
 
     def view(self) -> BlockView:
-        return BlockView(self.names, self.name_off, self.seq_off)
+        return BlockView(self.names, self.name_off, self.seq, self.seq_off)
 
     def codes(self) -> np.ndarray:
         """The codes of the sequences (see ``encode``), with the offsets ``seq_off``."""

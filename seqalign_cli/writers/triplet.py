@@ -14,9 +14,7 @@ its ``a`` line alone.
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..formatting import format_triplet_tsv
+from ..formatting import format_maf, format_triplet_tsv
 from ..results import COLUMN_LETTERS, COLUMN_STEPS
 
 COLUMNS = ("name1", "name2", "name3", "len1", "len2", "len3", "score", "beg1", "end1", "beg2", "end2",
@@ -46,19 +44,6 @@ class TripletTsvWriter:
         self.out.commit()
 
 
-def gapped_rows(seqs: list[bytes], start: np.ndarray, ops: np.ndarray, lens: np.ndarray) -> list[bytes]:
-    """The three gapped texts of an alignment: residues from ``start`` on, '-' where a column has none."""
-    steps = np.repeat(COLUMN_STEPS[ops], lens, axis=0)  # (columns, 3)
-    rows = []
-    for s in range(3):
-        text = np.full(len(steps), ord("-"), np.uint8)
-        take = steps[:, s].astype(bool)
-        letters = np.frombuffer(seqs[s], np.uint8)[start[s]:start[s] + int(take.sum())]
-        text[take] = letters
-        rows.append(text.tobytes())
-    return rows
-
-
 class MafWriter:
     score_only = False
 
@@ -68,22 +53,8 @@ class MafWriter:
         self.stream.write(b"##maf version=1 scoring=sum-of-pairs\n\n")
 
     def write(self, chunk, res):
-        records = [block.records() for block in chunk.blocks]
-        lines = []
-        for t in range(len(chunk)):
-            lines.append(f"a score={int(res.score[t])}\n".encode())
-            ops, lens = res.columns.runs(t)
-            seqs = [records[s][t].seq for s in range(3)]
-            rows = gapped_rows(seqs, res.start[t], ops, lens)
-            for s in range(3):
-                size = int(res.end[t, s] - res.start[t, s])
-                if size == 0:
-                    continue
-                rec = records[s][t]
-                lines.append(f"s {rec.name} {int(res.start[t, s])} {size} + {len(rec.seq)} ".encode()
-                             + rows[s] + b"\n")
-            lines.append(b"\n")
-        self.stream.write(b"".join(lines))
+        blocks = tuple(block.view() for block in chunk.blocks)
+        self.stream.write(format_maf(blocks, res.view(), res.columns.view(), COLUMN_STEPS))
 
     def close(self):
         self.out.commit()
