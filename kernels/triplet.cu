@@ -35,21 +35,34 @@
 //
 // Kernel triplet_trace<MODE, R, T>  (int32 lanes, one triplet a group)
 //   the arguments of triplet_score, then
-//   dirs        uint8 direction codes: triplet p's cube of (n1+1) x (n2+1) x
-//               (n3+1) bytes at dirs + dir_off[p], cell (i, j, k) at
-//               [(i * (n2+1) + j) * (n3+1) + k]; only cells within the
-//               triplet are written (every one of them), nothing for a
-//               semi-global triplet with an empty sequence (no DP)
-//   dir_off     int64 (ntriplets): each triplet's cube in dirs
+//   dirs        uint8 direction codes, triplet p's at dirs + dir_off[p]
+//               (4-byte aligned), laid out as the group computes them so
+//               that its stores coalesce: per pass (tile (J, K), row-major,
+//               P = J*KT + K), per wavefront step t (0 .. n1 + 2S - 2), a
+//               block of CW*T 32-bit words, CW = ceil(R*R / 4): lane l's
+//               R x R codes of the step, row-major (code e = r*R + c in
+//               byte e % 4 of its word e / 4; spare bytes 0), word q of
+//               lane l at q*T + l, so that the T lanes' q-th stores are T
+//               consecutive words. Cell (i, j, k): J = j / SR, K = k / SR,
+//               u = (j % SR) / R, v = (k % SR) / R, t = i + u + v,
+//               e = (j % R) * R + k % R, byte
+//               (((P * (n1 + 2S - 1) + t) * CW + e / 4) * T + u*S + v) * 4 + e % 4.
+//               Size: JT*KT * (n1 + 2S - 1) * CW*T * 4 bytes (the host's
+//               dir_bytes). A lane writes a word once its codes are
+//               computed (at the row that completes it), every cell of its
+//               square (those past the triplet's ends too) at steps whose
+//               slice i is within 0..n1, nothing at the others; nothing for
+//               a semi-global triplet with an empty sequence (no DP)
+//   dir_off     int64 (ntriplets): each triplet's bytes in dirs
 //   A cell's code is the column kind that produces D (0..6 in the order
 //   M a b c A B C: the seven candidates compared with strict > in that
 //   order, so the first of equal ones wins), or 7 (START) where the
 //   alignment starts: the global origin, semi-global start faces (i, j or
 //   k = 0), local cells whose best candidate is <= 0 (D = 0). Values and
-//   end cells are those of triplet_score; each lane stores the codes of
-//   its square's rows (R bytes of a row at a time) as it computes them.
+//   end cells are those of triplet_score.
 //
-// Kernel triplet_walk<MODE>  (one thread a triplet)
+// Kernel triplet_walk<MODE, R, T>  (one thread a triplet; the R and T of the
+//   triplet_trace launch, whose layout it reads)
 //   order, nwork  int32: the triplets to walk (those of a triplet_trace launch)
 //   aoff, boff, coff, out, dirs, dir_off: as above (out: the end cells)
 //   run_off     int64 (ntriplets): triplet p's first run slot (room for
@@ -261,17 +274,12 @@ struct Lane16 {
 
 // ---- the sweep ----
 
-// TRACE: the direction codes of one row of a square (R cells from column k0) into the triplet's cube,
-// those of cells within the triplet (i <= n1, j <= n2 and k <= n3) only
+// TRACE: 32-bit words of a lane's R x R direction codes at one step (row-major, four codes a word, the
+// spare bytes of the last word 0)
 template <int R>
-__device__ __forceinline__ void put_codes(uint8_t* cube, int i, int j, int k0, int n1, int n2, int n3,
-                                          const uint8_t (&code)[R]) {
-  if (cube == nullptr || i > n1 || j > n2) return;
-  uint8_t* row = cube + ((int64_t)i * (n2 + 1) + j) * (n3 + 1) + k0;
-#pragma unroll
-  for (int cx = 0; cx < R; ++cx)
-    if (k0 + cx <= n3) row[cx] = code[cx];
-}
+struct Codes {
+  static constexpr int WORDS = (R * R + 3) / 4;
+};
 
 // TRACE: candidate x of kind d replaces the best so far only when strictly larger (the first of equal kinds wins)
 __device__ __forceinline__ void take_first(int& best, int& d, int x, int kind) {
@@ -333,9 +341,11 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   const int W = KT * SR;
   int* plane = border + (passes > 1 ? border_off[p[0] >= 0 ? p[0] : p[H - 1]] : 0);
   int* colb = plane + (int64_t)(N1 + 1) * W;
-  // TRACE: the triplet's cube of direction codes (none for an empty semi-global one: no DP)
-  uint8_t* cube = nullptr;
-  if constexpr (TRACE) cube = track[0] ? dirs + dir_off[p[0]] : nullptr;
+  // TRACE: the triplet's direction words (none for an empty semi-global one: no DP); a step's block of
+  // CW words per lane, word q of lane l at q * T + l
+  constexpr int CW = Codes<R>::WORDS;
+  uint32_t* dw = nullptr;
+  if constexpr (TRACE) dw = track[0] ? (uint32_t*)(dirs + dir_off[p[0]]) : nullptr;
 
   // best end cell seen by this lane, per half
   int bsc[H], bi[H], bj[H], bk[H];
@@ -478,14 +488,19 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
           for (int cx = 0; cx < R; ++cx) hv[r][cx] = L::splat(0);
         if constexpr (TRACE) {
-          uint8_t code[R];
+          if (dw != nullptr) {
+            uint32_t* dst = dw + (int64_t)x * (CW * T) + lane;
 #pragma unroll
-          for (int cx = 0; cx < R; ++cx) code[cx] = START;
-#pragma unroll
-          for (int r = 0; r < R; ++r) put_codes<R>(cube, i, j0 + r, k0, n1[0], n2[0], n3[0], code);
+            for (int q = 0; q < CW; ++q)
+              dst[q * T] = (START * 0x01010101u) >> (q == CW - 1 ? 8 * (4 * CW - R * R) : 0);
+          }
         }
       } else {
         V prow[R + 1], crow[R + 1];  // the row above: slice i-1, slice i (column -1 first)
+        // TRACE: this step's block of the lane's direction words, and the words being filled
+        uint32_t* dst = nullptr;
+        if constexpr (TRACE) dst = dw != nullptr ? dw + (int64_t)x * (CW * T) + lane : nullptr;
+        uint32_t word[TRACE ? CW : 1];
 #pragma unroll
         for (int cx = 0; cx <= R; ++cx) { prow[cx] = upp[cx]; crow[cx] = upc[cx]; }
 #pragma unroll
@@ -539,7 +554,22 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
               for (int cx = 0; cx < R; ++cx) code[TRACE ? cx : 0] = START;
             }
           }
-          if constexpr (TRACE) put_codes<R>(cube, i, j0 + r, k0, n1[0], n2[0], n3[0], code);
+          if constexpr (TRACE) {
+            // the row's codes into the words, then the words the row completes to memory
+#pragma unroll
+            for (int cx = 0; cx < R; ++cx) {
+              const int e = r * R + cx;
+              const uint32_t bits = (uint32_t)code[TRACE ? cx : 0] << (8 * (e % 4));
+              word[TRACE ? e / 4 : 0] = e % 4 == 0 ? bits : (word[TRACE ? e / 4 : 0] | bits);
+            }
+            if (dst != nullptr) {
+#pragma unroll
+              for (int q = 0; q < CW; ++q) {
+                const int last = min(4 * q + 3, R * R - 1);
+                if (last >= r * R && last < (r + 1) * R) dst[q * T] = word[TRACE ? q : 0];
+              }
+            }
+          }
 #pragma unroll
           for (int cx = 0; cx <= R; ++cx) prow[cx] = nprow[cx];
           crow[0] = lfc[r];
@@ -694,9 +724,9 @@ __global__ void __launch_bounds__(tri::THREADS)
                                             dirs, dir_off);
 }
 
-// One thread a triplet: from the end cell triplet_trace found (out), back through the codes of the
-// triplet's cube to the first START, then the runs of kinds in forward order.
-template <int MODE>
+// One thread a triplet: from the end cell triplet_trace<MODE, R, T> found (out), back through the codes
+// of the triplet (that kernel's layout) to the first START, then the runs of kinds in forward order.
+template <int MODE, int R, int T>
 __global__ void __launch_bounds__(tri::THREADS)
     triplet_walk(const int* __restrict__ order, int nwork, const int64_t* __restrict__ aoff,
                  const int64_t* __restrict__ boff, const int64_t* __restrict__ coff, const int* __restrict__ out,
@@ -713,15 +743,20 @@ __global__ void __launch_bounds__(tri::THREADS)
     inf[0] = 0; inf[1] = 0; inf[2] = 0; inf[3] = 0;
     return;
   }
-  const uint8_t* cube = dirs + dir_off[p];
-  const int64_t s2 = n3 + 1, s1 = (int64_t)(n2 + 1) * s2;
+  // the layout of triplet_trace<MODE, R, T>: tile, step, word, lane (see the header)
+  constexpr int S = tri::Side<T>::S, SR = S * R, CW = tri::Codes<R>::WORDS;
+  const uint8_t* base = dirs + dir_off[p];
+  const int64_t KT = (n3 + SR) / SR, steps = n1 + 2 * S - 1;
   uint8_t* op = run_op + run_off[p];
   int* len = run_len + run_off[p];
   int i = out[4 * (int64_t)p + 1], j = out[4 * (int64_t)p + 2], k = out[4 * (int64_t)p + 3];
   int nr = 0, cur = -1, count = 0;
   // runs from the end back (a triplet's room: n1 + n2 + n3 + 1 runs, at most one a column)
   while (i >= 0 && j >= 0 && k >= 0) {
-    const int d = cube[i * s1 + j * s2 + k];
+    const int J = j / SR, K = k / SR, jj = j - J * SR, kk = k - K * SR;
+    const int u = jj / R, v = kk / R, e = (jj - u * R) * R + (kk - v * R);
+    const int64_t x = (J * KT + K) * steps + (i + u + v);
+    const int d = base[((x * CW + e / 4) * T + u * S + v) * 4 + e % 4];
     if (d >= tri::START) break;
     if (d == cur) {
       ++count;
@@ -747,6 +782,9 @@ __global__ void __launch_bounds__(tri::THREADS)
 #define TRIPLET_ARGS                                                                                     \
   const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const uint8_t*, const int64_t*,      \
       const int*, int, int, int, int, int, int, int*, const int64_t*, int*
+#define WALK_ARGS                                                                                 \
+  const int*, int, const int64_t*, const int64_t*, const int64_t*, const int*, const uint8_t*,    \
+      const int64_t*, const int64_t*, uint8_t*, int*, int*
 #define TRIPLET_VARIANTS(M)                                            \
   template __global__ void triplet_score<M, 4, 1>(TRIPLET_ARGS);       \
   template __global__ void triplet_score<M, 4, 4>(TRIPLET_ARGS);       \
@@ -760,9 +798,10 @@ __global__ void __launch_bounds__(tri::THREADS)
   template __global__ void triplet_trace<M, 6, 4>(TRIPLET_ARGS, uint8_t*, const int64_t*);   \
   template __global__ void triplet_trace<M, 6, 16>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
   template __global__ void triplet_trace<M, 8, 16>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
-  template __global__ void triplet_walk<M>(const int*, int, const int64_t*, const int64_t*, const int64_t*, \
-                                           const int*, const uint8_t*, const int64_t*, const int64_t*,    \
-                                           uint8_t*, int*, int*);
+  template __global__ void triplet_walk<M, 4, 1>(WALK_ARGS);           \
+  template __global__ void triplet_walk<M, 6, 4>(WALK_ARGS);           \
+  template __global__ void triplet_walk<M, 6, 16>(WALK_ARGS);          \
+  template __global__ void triplet_walk<M, 8, 16>(WALK_ARGS);
 TRIPLET_VARIANTS(0)
 TRIPLET_VARIANTS(1)
 TRIPLET_VARIANTS(3)

@@ -88,8 +88,9 @@ def test_hooks_send_traceback_runs_to_the_gpu_within_the_matrix_budget():
     for mode in ("global", "semi-global", "local"):
         assert gt.HOOKS.on_gpu(batch, cfg_of(mode, traceback=True)).all()  # 64 MiB by default
         assert gt.HOOKS.on_gpu(batch, cfg_of(mode, traceback=False)).all()
-        # the budget is per triplet, on its cube of direction bytes (n1+1)(n2+1)(n3+1)
-        cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=100**3)
+        # the budget is per triplet, on its direction bytes (dir_bytes: the trace kernel's layout)
+        budget = int(gt.dir_bytes(np.array([[99, 99, 99]]), gt.Mode.parse(mode))[0])
+        cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=budget)
         assert gt.HOOKS.on_gpu(batch, cfg).tolist() == [True, True, True, True, False]
         cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=0)
         # semi-global: three empty sequences need no DP (no direction bytes)
@@ -99,19 +100,47 @@ def test_hooks_send_traceback_runs_to_the_gpu_within_the_matrix_budget():
         assert gt.HOOKS.on_gpu(batch, cfg).all()
 
 
-def test_direction_bytes_are_the_cube_or_none_for_empty_semi_global_triplets():
+def test_direction_bytes_are_the_layout_or_none_for_empty_semi_global_triplets():
     lengths = np.array([[3, 4, 5], [0, 0, 0], [0, 7, 9], [1000, 0, 1000]])
-    assert gt.dir_bytes(lengths, 0).tolist() == [120, 1, 80, 1001 * 1001]
-    assert gt.dir_bytes(lengths, 3).tolist() == [120, 1, 80, 1001 * 1001]
-    assert gt.dir_bytes(lengths, 1).tolist() == [120, 0, 0, 0]  # no DP: the empty alignment
+    # passes * steps (n1 + 2S - 1) * T lanes * whole words of R*R codes:
+    # 4 lanes of 6 x 6 (S = 2), one lane of 4 x 4, 16 lanes of 6 x 6 in 1 x 42 tiles of 24 (S = 4)
+    want = [6 * 4 * 36, 1 * 1 * 16, 3 * 4 * 36, 42 * 1007 * 16 * 36]
+    assert gt.dir_bytes(lengths, 0).tolist() == want
+    assert gt.dir_bytes(lengths, 3).tolist() == want
+    assert gt.dir_bytes(lengths, 1).tolist() == [want[0], 0, 0, 0]  # no DP: the empty alignment
+    # fixed shapes: R*R codes padded to whole words (3 x 3: 12 bytes a lane)
+    assert gt.dir_bytes(np.array([[5, 5, 5]]), 0, 4, 3).tolist() == [8 * 4 * 12]
+    assert gt.dir_bytes(np.array([[5, 5, 5], [20, 30, 10]]), 0, 16, 2).tolist() == [12 * 16 * 4, 4 * 2 * 27 * 16 * 4]
     # semi-global traceback: an empty sequence fits any budget
     cfg = AlignConfig(scoring=LINEAR, mode="semi-global", traceback=True, matrix_budget=10)
     assert gt.HOOKS.on_gpu(batch_of(lengths), cfg).tolist() == [False, True, True, True]
 
 
+@pytest.mark.parametrize("n, T, R", [((3, 4, 5), 4, 6), ((30, 50, 37), 16, 6), ((0, 0, 0), 1, 4), ((7, 13, 2), 4, 3),
+                                      ((9, 5, 11), 16, 1), ((4, 9, 9), 1, 2)])
+def test_direction_layout_gives_each_cell_a_byte_and_a_step_one_run(n, T, R):
+    n1, n2, n3 = n
+    i, j, k = np.meshgrid(np.arange(n1 + 1), np.arange(n2 + 1), np.arange(n3 + 1), indexing="ij")
+    at = gt.code_index(n1, n3, T, R, i, j, k).reshape(-1)
+    size = int(gt.dir_bytes(np.array([n]), 0, T, R)[0])
+    assert at.min() >= 0 and at.max() < size and len(np.unique(at)) == at.size
+    # the group's codes of one step fill one run of T * (whole words of R*R) bytes: the lanes' words interleaved
+    S = int(gt.lanes_side(T))
+    block = T * 4 * int(gt.code_words(R))
+    u, v = (j % (S * R)) // R, (k % (S * R)) // R
+    step = i + u + v
+    tile = (j // (S * R)) * ((n3 + S * R) // (S * R)) + k // (S * R)
+    assert ((at // block).reshape(step.shape) == tile * (n1 + 2 * S - 1) + step).all()
+    assert (at % 4 == ((j % R) * R + k % R).reshape(-1) % 4).all()  # row-major codes, four a word
+    # the plan's shapes: a lane's words at stride T (lane l at word q * T + l)
+    word = (at % block) // 4
+    assert ((word % T) == (u * S + v).reshape(-1)).all()
+
+
 def test_traceback_stays_on_the_cpu_past_the_device_direction_bytes(monkeypatch):
     batch = batch_of([[9, 9, 9], [10, 10, 10]])
-    monkeypatch.setattr(gt, "DIRS_BYTES", 1000)
+    assert gt.dir_bytes(batch.lengths, 0).tolist() == [1728, 1872]
+    monkeypatch.setattr(gt, "DIRS_BYTES", 1800)
     cfg = AlignConfig(scoring=LINEAR, mode="local", traceback=True, matrix_budget=10**9)
     assert gt.HOOKS.on_gpu(batch, cfg).tolist() == [True, False]
 
@@ -207,7 +236,7 @@ def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
         assert pl.border_size * 4 <= gt.BORDER_BYTES or pl.nwork == 1
         if pl.trace:
             assert not pl.pack16 and H == 1
-            need = gt.dir_bytes(lengths[items[:, 0]], cfg.mode_code)
+            need = gt.dir_bytes(lengths[items[:, 0]], cfg.mode_code, pl.T, pl.R)
             assert pl.dir_size == need.sum() and (pl.dir_size <= gt.DIRS_BYTES or pl.nwork == 1)
             # the triplets' cubes tile the launch's direction bytes without overlap
             off = pl.dir_off[items[:, 0]]
@@ -299,20 +328,20 @@ def test_traceback_launches_take_int32_lanes_and_the_plan_shapes():
 
 def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypatch):
     lengths = np.array([[20, 20, 20]] * 7 + [[5, 5, 5]] * 4 + [[30, 30, 30]])
-    cube = 21**3
+    cube, small, large = gt.dir_bytes(lengths[[0, 7, 11]], 0, 4, 6).tolist()
     monkeypatch.setattr(gt, "DIRS_BYTES", 3 * cube)  # three of the 20s a launch
     plans = _check_launches(lengths, np.arange(12), cfg_of("global", traceback=True), gt.Tuning(shape=(4, 6)))
     sizes = [pl.nwork for pl in plans]
     # largest first: the 30 alone (past the limit by itself), then 3 + 3 of the 20s, the last 20 with the 5s
-    assert sizes[0] == 1 and plans[0].dir_size == 31**3
-    assert sizes[1:] == [3, 3, 5] and plans[-1].dir_size == cube + 4 * 6**3
+    assert large > 3 * cube and sizes[0] == 1 and plans[0].dir_size == large
+    assert sizes[1:] == [3, 3, 5] and plans[-1].dir_size == cube + 4 * small
     assert all(pl.dir_size <= 3 * cube for pl in plans[1:])
     # both limits at once: border scratch and direction bytes
     lengths = np.array([[40, 60, 60]] * 10)
     T, R = gt.plan_shapes(lengths)
     ints = gt.border_ints(lengths, T, R)
     monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 4)
-    monkeypatch.setattr(gt, "DIRS_BYTES", 41 * 61 * 61 * 3)
+    monkeypatch.setattr(gt, "DIRS_BYTES", int(gt.dir_bytes(lengths[:1], 1)[0]) * 3)
     plans = _check_launches(lengths, np.arange(10), cfg_of("semi-global", traceback=True))
     assert [pl.nwork for pl in plans] == [3, 1, 3, 1, 2]
 
@@ -371,28 +400,32 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     names = checks["triplet.cu"]
     assert len(names) == len(set(names)) >= 6
     pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace)<([013]), (\d+), (\d+)>$")
-    walk = re.compile(r"^triplet_walk<([013])>$")
+    walk = re.compile(r"^triplet_walk<([013]), (\d+), (\d+)>$")
     source = KERNEL_SOURCE.read_text()
-    modes, walks = set(), set()
+    modes, walks, shapes_walked, shapes_traced = set(), set(), set(), set()
     for name in names:
         m = pattern.match(name)
         if m is None:
             w = walk.match(name)
             assert w, name
             walks.add(int(w.group(1)))
+            shapes_walked.add((int(w.group(2)), int(w.group(3))))
             continue
+        if m.group(1) == "triplet_trace":
+            shapes_traced.add((int(m.group(3)), int(m.group(4))))
         modes.add(int(m.group(2)))
         assert int(m.group(4)) in gt.GROUPS and 1 <= int(m.group(3)) <= 16
         assert re.search(rf"__global__ void [^\n]*\b{m.group(1)}\(", source) or \
             re.search(rf"\n\s+{m.group(1)}\(", source), m.group(1)
     assert modes == {0, 1, 3} and walks == {0, 1, 3}
+    assert shapes_walked == shapes_traced  # a walk for each trace shape (the layout is the shape's)
     assert re.search(r"\n\s+triplet_walk\(", source)
     assert {n.startswith("triplet_score16") for n in names} == {True, False}
     assert any(n.startswith("triplet_trace<") for n in names)
     assert gt.kernel_name(3, 8, 16) == "triplet_score<3, 8, 16>"
     assert gt.kernel_name(1, 4, 4, True) == "triplet_score16<1, 4, 4>"
     assert gt.kernel_name(1, 6, 4, trace=True) == "triplet_trace<1, 6, 4>"
-    assert gt.walk_name(3) == "triplet_walk<3>"
+    assert gt.walk_name(3, 6, 16) == "triplet_walk<3, 6, 16>"
 
 
 def test_kernel_source_instantiates_for_build_checks():

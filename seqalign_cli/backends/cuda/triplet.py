@@ -13,7 +13,7 @@ passes over tiles, their borders in a scratch buffer on the device
 
 What ``HOOKS.on_gpu`` sends here is the triplets whose score bound fits
 int32 lanes, whose pair scores fit the kernels' byte profiles and, with
-traceback, whose cube of direction bytes fits ``cfg.matrix_budget``; the
+traceback, whose direction bytes (``dir_bytes``) fit ``cfg.matrix_budget``; the
 rest go to the CPU engine (``backends/cpu/triplet.py``), which gives the
 same scores, end cells and alignments. Score only, ``results`` fills score
 and end (``TripletAlignments.finish`` sets the starts).
@@ -21,9 +21,13 @@ and end (``TripletAlignments.finish`` sets the starts).
 Traceback: ``triplet_trace<MODE, R, T>`` (int32 lanes, the plan's shapes)
 runs the same sweep and writes each cell's direction byte (the column kind
 that wins, the first of equal ones in kind order, or 7 where the alignment
-starts) into the triplet's cube of (n1+1) x (n2+1) x (n3+1) bytes
-(``dir_bytes``); ``triplet_walk<MODE>`` then follows the bytes back from the
-end cell, one thread a triplet, and writes the runs of kinds in the
+starts) into the triplet's region of ``dir_bytes`` bytes, laid out so
+that a group's stores coalesce: per pass (tile), per wavefront step, a
+block of ceil(R*R/4) 32-bit words a lane, word q of lane l at q*T + l,
+each lane's codes row-major in its words (kernels/triplet.cu, the
+header); ``triplet_walk<MODE, R, T>`` (the same shape) then follows the
+bytes back from the end cell, one thread a triplet, and writes the runs
+of kinds in the
 triplet's slots of ``out.columns`` (as the CPU engine lays them out), the
 start and the run count in ``info``. Launches are split so that their
 direction bytes fit ``DIRS_BYTES``; ``results`` brings the runs back with
@@ -123,17 +127,47 @@ def border_ints(lengths: np.ndarray, T, R) -> np.ndarray:
     return np.where(JT * KT > 1, (lengths[:, 0] + 1) * (KT * SR + SR + 1), 0)
 
 
-def dir_bytes(lengths: np.ndarray, mode) -> np.ndarray:
-    """Direction bytes of each triplet's traceback: its cube (n1+1) x (n2+1) x (n3+1).
+def code_words(R) -> np.ndarray:
+    """32-bit words of a lane's R x R direction codes at one step (four codes a word)."""
+    return (np.asarray(R, np.int64) ** 2 + 3) // 4
 
-    None for a semi-global triplet with an empty sequence (no DP: its
-    alignment is empty).
+
+def dir_bytes(lengths: np.ndarray, mode, T=None, R=None) -> np.ndarray:
+    """Direction bytes of each triplet's traceback in ``triplet_trace``'s layout (T, R: the plan's by default).
+
+    Every step of every pass, each of the T lanes' R x R codes in whole
+    words: passes * (n1 + 2S - 1) * T * 4 * ceil(R*R / 4). None for a
+    semi-global triplet with an empty sequence (no DP: its alignment is
+    empty).
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
-    cube = np.prod(lengths + 1, axis=1)
+    if T is None or R is None:
+        T, R = plan_shapes(lengths)
+    T, R = np.asarray(T, np.int64), np.asarray(R, np.int64)
+    JT, KT = tiles(lengths, T, R)
+    size = JT * KT * (lengths[:, 0] + 2 * lanes_side(T) - 1) * T * 4 * code_words(R)
     if int(mode) == Mode.SEMI_GLOBAL:
-        cube[(lengths == 0).any(axis=1)] = 0
-    return cube
+        size = np.where((lengths == 0).any(axis=1), 0, size)
+    return size
+
+
+def code_index(n1: int, n3: int, T: int, R: int, i, j, k):
+    """The byte of cell (i, j, k) in a triplet's direction bytes: what ``triplet_trace`` writes, ``triplet_walk`` reads.
+
+    Pass P = J * KT + K of tile (J, K) = (j // SR, k // SR) (SR = S * R,
+    KT = (n3 + SR) // SR); lane (u, v) = ((j % SR) // R, (k % SR) // R)
+    computes slice i at wavefront step t = i + u + v of n1 + 2S - 1; its
+    R x R codes of the step, row-major (e = (j % R) * R + k % R), fill
+    ceil(R*R / 4) words; word q of lane l = u*S + v lies at q * T + l of
+    the step's block of the group. Reference for tests (numpy arrays or ints).
+    """
+    S = int(lanes_side(T))
+    SR, CW = S * R, int(code_words(R))
+    KT, steps = (n3 + SR) // SR, n1 + 2 * S - 1
+    J, K, jj, kk = j // SR, k // SR, j % SR, k % SR
+    u, v, e = jj // R, kk // R, (jj % R) * R + kk % R
+    x = (J * KT + K) * steps + i + u + v
+    return ((x * CW + e // 4) * T + u * S + v) * 4 + e % 4
 
 
 def per_pair(scoring: Scoring) -> int:
@@ -172,9 +206,9 @@ def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = F
     return f"triplet_score{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}>"
 
 
-def walk_name(mode: int) -> str:
-    """The walk kernel of a mode (traceback, after ``triplet_trace``)."""
-    return f"triplet_walk<{int(mode)}>"
+def walk_name(mode: int, R: int, T: int) -> str:
+    """The walk kernel of a mode and shape (traceback, after ``triplet_trace`` of the same shape)."""
+    return f"triplet_walk<{int(mode)}, {int(R)}, {int(T)}>"
 
 
 class TripletHooks:
@@ -192,7 +226,7 @@ class TripletHooks:
         (affine gaps, glocal, scoring values past the byte profile: the CPU
         engine reports what it refuses); a triplet whose border scratch
         alone would pass BORDER_BYTES stays on the CPU too, and with
-        traceback one whose cube of direction bytes passes
+        traceback one whose direction bytes (``dir_bytes``) pass
         ``cfg.matrix_budget`` (or DIRS_BYTES): the CPU engine traces it
         back by checkpoints.
         """
@@ -232,7 +266,7 @@ class LaunchPlan:
     border_off: np.ndarray | None  # int64 (ntriplets): an item's scratch at its first triplet; None: one pass each
     border_size: int  # int32 values of scratch
     trace: bool = False  # triplet_trace then triplet_walk (int32 lanes)
-    dir_off: np.ndarray | None = None  # int64 (ntriplets): each triplet's cube of direction bytes (trace)
+    dir_off: np.ndarray | None = None  # int64 (ntriplets): each triplet's direction bytes (trace)
     dir_size: int = 0  # direction bytes of the launch (trace)
 
     @property
@@ -319,7 +353,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
             groups.append((sel.reshape(-1, 1).astype(np.int32), False))
         for items, pack in groups:
             ints = border_ints(item_lengths(items, lengths), t, r)
-            dbytes = dir_bytes(item_lengths(items, lengths), mode) if trace else np.zeros(len(items), np.int64)
+            dbytes = dir_bytes(item_lengths(items, lengths), mode, t, r) if trace else np.zeros(len(items), np.int64)
             for whole in _parts(ints, BORDER_BYTES // 4):
                 for piece in (_parts(dbytes[whole], DIRS_BYTES) if trace else [np.arange(len(whole))]):
                     part = whole[piece]
@@ -356,7 +390,7 @@ class _Launch:
     """A planned launch with its inputs on the device; ``run`` queues it (the scratch is allocated then)."""
 
     def __init__(self, cp, device: int, d: _DeviceBatch, plan: LaunchPlan, cfg: AlignConfig):
-        walk = walk_name(cfg.mode_code)
+        walk = walk_name(cfg.mode_code, plan.R, plan.T)
         mod = module(KERNEL, (plan.name, walk) if plan.trace else (plan.name,), device)
         self.fn = mod.get_function(plan.name)
         self.plan = plan
@@ -447,7 +481,7 @@ def compile_checks() -> dict[str, tuple[str, ...]]:
     return {KERNEL: tuple(kernel_name(m, r, t, p) for m in MODES for t, r, p in
                           ((1, 4, False), (4, 6, False), (16, 8, False), (1, 4, True), (4, 6, True), (16, 6, True)))
             + tuple(kernel_name(m, r, t, trace=True) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))
-            + tuple(walk_name(m) for m in MODES)}
+            + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))}
 
 
 # ---------------------------------------------------------------- benchmarks
