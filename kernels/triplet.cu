@@ -118,6 +118,38 @@
 // the larger lengths of the two; each half keeps its own end cell.
 #include "common.cuh"
 
+// Tuning switches of the score kernels (triplet_score, triplet_score16), set through
+// SEQALIGN_KERNEL_DEFINES; 0 (the default) leaves the kernels as measured.
+//   TRIPLET_OPT_CHAIN=1: a cell's candidates from slice i-1 first (ready at the step's start), the
+//     diagonal and upper moves of slice i next, the left neighbour in the last two instructions (it
+//     was in the first of six), so a row of the square waits 2 instructions a cell, not 6.
+//   TRIPLET_OPT_MINB=N: __launch_bounds__(THREADS, N): at least N blocks of THREADS an SM (CUDA;
+//     registers capped at 65536 / (N * THREADS)).
+//   TRIPLET_OPT_PROF=1: a lane keeps selectors of its rows' B and columns' C codes (R + R registers a
+//     half) instead of their profile words, and builds A's profile each slice (pair scores are
+//     symmetric): the B and C profiles live only at a tile's start, for the B-C scores.
+//     TRIPLET_OPT_PROF=2: besides, int32 lanes look up the B-C score of every cell (one byte
+//     permute) instead of holding R*R of them (16-bit lanes as with 1).
+//   TRIPLET_OPT_FACE=1: the end-cell maxima (local: the square; semi-global: the face rows and
+//     columns) as trees of 3-way maxima (one DPX instruction for three values on sm_90).
+#ifndef TRIPLET_OPT_CHAIN
+#define TRIPLET_OPT_CHAIN 0
+#endif
+#ifndef TRIPLET_OPT_MINB
+#define TRIPLET_OPT_MINB 0
+#endif
+#ifndef TRIPLET_OPT_FACE
+#define TRIPLET_OPT_FACE 0
+#endif
+#ifndef TRIPLET_OPT_PROF
+#define TRIPLET_OPT_PROF 0
+#endif
+#if TRIPLET_OPT_MINB > 0 && !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
+#define TRIPLET_SCORE_BOUNDS __launch_bounds__(tri::THREADS, TRIPLET_OPT_MINB)
+#else
+#define TRIPLET_SCORE_BOUNDS __launch_bounds__(tri::THREADS)
+#endif
+
 using namespace sa;
 
 namespace tri {
@@ -272,6 +304,29 @@ struct Lane16 {
   __device__ static V select(V m, V a, V b) { return (a & m) | (b & ~m); }
 };
 
+#if TRIPLET_OPT_FACE
+// The largest of x[0 .. N) by 3-way maxima, level by level (ceil((N - 1) / 2) instructions).
+template <class L, int N>
+__device__ __forceinline__ typename L::V tree_max(const typename L::V (&x)[N]) {
+  if constexpr (N == 1) {
+    return x[0];
+  } else if constexpr (N == 2) {
+    return L::vmax(x[0], x[1]);
+  } else {
+    constexpr int M = (N + 2) / 3;
+    typename L::V y[M];
+#pragma unroll
+    for (int q = 0; q < M; ++q) {
+      const int e = 3 * q;
+      if (e + 2 < N) y[q] = L::vmax3(x[e], x[min(e + 1, N - 1)], x[min(e + 2, N - 1)]);
+      else if (e + 1 < N) y[q] = L::vmax(x[e], x[min(e + 1, N - 1)]);
+      else y[q] = x[e];
+    }
+    return tree_max<L, M>(y);
+  }
+}
+#endif
+
 // ---- the sweep ----
 
 // TRACE: 32-bit words of a lane's R x R direction codes at one step (row-major, four codes a word, the
@@ -299,7 +354,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   static_assert(!TRACE || H == 1, "traceback: int32 lanes (one triplet a group)");
   constexpr int S = Side<T>::S;
   constexpr int SR = S * R;
-  constexpr bool BC_REGS = R * R <= 36;  // the B-C pair scores held, or looked up every cell
+  // the B-C pair scores held, or looked up every cell (TRIPLET_OPT_PROF=2: looked up in int32 lanes)
+  constexpr bool BC_REGS = R * R <= 36 && !(TRIPLET_OPT_PROF >= 2 && H == 1);
   static_assert(MODE == GLOBAL || MODE == SEMI || MODE == LOCAL, "triplet modes: global, semi-global, local");
   static_assert(R >= 1 && R <= 16, "R: 1 .. 16");
   const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -364,6 +420,9 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   V upc[R + 1], upp[R + 1];  // row above (corner first): slice i, slice i-1
   V lfc[R], lfp[R];    // column on the left: slice i, slice i-1
   uint32_t blo[R][H], bhi[R], clo[R][H], chi[R];  // B and C profiles of the lane's rows and columns
+#if TRIPLET_OPT_PROF
+  uint32_t bsel[R][H], csl[R][H];  // selectors of the rows' B and the columns' C codes (A's profile per slice)
+#endif
   V bc[BC_REGS ? R : 1][BC_REGS ? R : 1];         // B-C pair scores (BC_REGS)
   uint32_t csel[BC_REGS ? 1 : R][H];              // C selectors (else)
   int t = 0, J = 0, K = 0, j0 = 0, k0 = 0;
@@ -389,6 +448,10 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
           cb[h] = (j >= 1 && j <= n2[h]) ? bs[h][j - 1] : PAD;
           cc[h] = (k >= 1 && k <= n3[h]) ? cs[h][k - 1] : PAD;
           if (!BC_REGS) csel[BC_REGS ? 0 : r][h] = L::selector(cc[h], h);
+#if TRIPLET_OPT_PROF
+          bsel[r][h] = L::selector(cb[h], h);
+          csl[r][h] = L::selector(cc[h], h);
+#endif
         }
         L::profiles(sc, cb, blo[r], bhi[r]);
         L::profiles(sc, cc, clo[r], chi[r]);
@@ -471,6 +534,21 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 
     if (on && in) {
       // A's letter of slice i in each half, and its pair scores against the rows and columns
+#if TRIPLET_OPT_PROF
+      // A's profile (pair scores are symmetric) against the rows' and columns' selectors: the B and C
+      // profiles are live only at a tile's start (for the B-C scores)
+      int ac[H];
+      uint32_t alo[H], ahi;
+#pragma unroll
+      for (int h = 0; h < H; ++h) ac[h] = (i >= 1 && i <= n1[h]) ? as[h][i - 1] : PAD;
+      L::profiles(sc, ac, alo, ahi);
+      V sab[R], sac[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        sab[r] = L::score(alo, ahi, bsel[r]);
+        sac[r] = L::score(alo, ahi, csl[r]);
+      }
+#else
       uint32_t asel[H];
 #pragma unroll
       for (int h = 0; h < H; ++h) asel[h] = L::selector((i >= 1 && i <= n1[h]) ? as[h][i - 1] : PAD, h);
@@ -480,6 +558,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         sab[r] = L::score(blo[r], bhi[r], asel);
         sac[r] = L::score(clo[r], chi[r], asel);
       }
+#endif
       const bool top = MODE == SEMI && J == 0 && u == 0;    // holds row j = 0
       const bool left = MODE == SEMI && K == 0 && v == 0;   // holds column k = 0
       if (MODE == SEMI && i == 0) {
@@ -532,6 +611,15 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
               code[TRACE ? cx : 0] = (uint8_t)d;
             } else {
               // moves A, B, C (-2g); a (B-C pair), b (A-C), c (A-B) (their pair score - 2g); M (three pairs)
+#if TRIPLET_OPT_CHAIN
+              // slice i-1 (A, b, c, M) first, then a and B from the row above, C (left) last
+              V y = L::addmax(pl, sac[cx], pv);
+              y = L::addmax(prow[cx + 1], sab[r], y);
+              const V m = L::add(L::add(L::add(prow[cx], sab[r]), sac[cx]), sbc);
+              y = L::addmax(crow[cx], sbc, y);
+              y = L::vmax3(y, crow[cx + 1], cl);
+              hn = MODE == LOCAL ? L::addmax0(y, vng2, m) : L::addmax(y, vng2, m);
+#else
               V y = L::vmax3(pv, crow[cx + 1], cl);
               y = L::addmax(crow[cx], sbc, y);
               y = L::addmax(pl, sac[cx], y);
@@ -539,6 +627,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
               y = L::add(y, vng2);
               const V m = L::add(L::add(prow[cx], sab[r]), sac[cx]);
               hn = MODE == LOCAL ? L::addmax0(m, sbc, y) : L::addmax(m, sbc, y);
+#endif
               if (left && cx == 0) hn = L::splat(0);
             }
             nprow[cx + 1] = pv;
@@ -580,11 +669,20 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 
       // end cells
       if (MODE == LOCAL) {
+#if TRIPLET_OPT_FACE
+        V all[R * R];
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+          for (int cx = 0; cx < R; ++cx) all[r * R + cx] = hv[r][cx];
+        const V m = tree_max<L, R * R>(all);
+#else
         V m = hv[0][0];
 #pragma unroll
         for (int r = 0; r < R; ++r)
 #pragma unroll
           for (int cx = (r == 0 ? 1 : 0); cx < R; ++cx) m = L::vmax(m, hv[r][cx]);
+#endif
 #pragma unroll
         for (int h = 0; h < H; ++h) {
           const int mh = L::half(m, h);
@@ -614,6 +712,26 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         }
         if (any) {
           V rowm[R], colm[R];
+#if TRIPLET_OPT_FACE
+          V part[2 * R];
+#pragma unroll
+          for (int r = 0; r < R; ++r) {
+            V x[R];
+#pragma unroll
+            for (int cx = 0; cx < R; ++cx) x[cx] = hv[r][cx];
+            rowm[r] = tree_max<L, R>(x);
+            part[r] = L::select(L::mask(r >= rf[0], r >= rf[H - 1]), rowm[r], L::neg());
+          }
+#pragma unroll
+          for (int cx = 0; cx < R; ++cx) {
+            V x[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r) x[r] = hv[r][cx];
+            colm[cx] = tree_max<L, R>(x);
+            part[R + cx] = L::select(L::mask(cx >= cf[0], cx >= cf[H - 1]), colm[cx], L::neg());
+          }
+          const V m = tree_max<L, 2 * R>(part);
+#else
 #pragma unroll
           for (int r = 0; r < R; ++r) {
             rowm[r] = hv[r][0];
@@ -632,6 +750,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
           for (int cx = 0; cx < R; ++cx)
             m = L::vmax(m, L::select(L::mask(cx >= cf[0], cx >= cf[H - 1]), colm[cx], L::neg()));
+#endif
 #pragma unroll
           for (int h = 0; h < H; ++h) {
             const int mh = L::half(m, h);
@@ -705,13 +824,13 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       int n_penalty, int *__restrict__ border, const int64_t *__restrict__ border_off, int *__restrict__ out
 
 template <int MODE, int R, int T>
-__global__ void __launch_bounds__(tri::THREADS) triplet_score(TRIPLET_PARAMS) {
+__global__ void TRIPLET_SCORE_BOUNDS triplet_score(TRIPLET_PARAMS) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   tri::sweep<MODE, R, T, tri::Lane32>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out);
 }
 
 template <int MODE, int R, int T>
-__global__ void __launch_bounds__(tri::THREADS) triplet_score16(TRIPLET_PARAMS) {
+__global__ void TRIPLET_SCORE_BOUNDS triplet_score16(TRIPLET_PARAMS) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   tri::sweep<MODE, R, T, tri::Lane16>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out);
 }
