@@ -123,8 +123,8 @@
 //   TRIPLET_OPT_CHAIN=1: a cell's candidates from slice i-1 first (ready at the step's start), the
 //     diagonal and upper moves of slice i next, the left neighbour in the last two instructions (it
 //     was in the first of six), so a row of the square waits 2 instructions a cell, not 6.
-//   TRIPLET_OPT_MINB=N: __launch_bounds__(THREADS, N): at least N blocks of THREADS an SM (CUDA;
-//     registers capped at 65536 / (N * THREADS)).
+//   TRIPLET_OPT_MINB=N (triplet_score), TRIPLET_OPT_MINB16=N (triplet_score16): __launch_bounds__(
+//     THREADS, N): at least N blocks of THREADS an SM (CUDA; registers capped at 65536 / (N * THREADS)).
 //   TRIPLET_OPT_PROF=1: a lane keeps selectors of its rows' B and columns' C codes (R + R registers a
 //     half) instead of their profile words, and builds A's profile each slice (pair scores are
 //     symmetric): the B and C profiles live only at a tile's start, for the B-C scores.
@@ -144,10 +144,18 @@
 #ifndef TRIPLET_OPT_PROF
 #define TRIPLET_OPT_PROF 0
 #endif
+#ifndef TRIPLET_OPT_MINB16
+#define TRIPLET_OPT_MINB16 0
+#endif
 #if TRIPLET_OPT_MINB > 0 && !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
 #define TRIPLET_SCORE_BOUNDS __launch_bounds__(tri::THREADS, TRIPLET_OPT_MINB)
 #else
 #define TRIPLET_SCORE_BOUNDS __launch_bounds__(tri::THREADS)
+#endif
+#if TRIPLET_OPT_MINB16 > 0 && !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
+#define TRIPLET_SCORE16_BOUNDS __launch_bounds__(tri::THREADS, TRIPLET_OPT_MINB16)
+#else
+#define TRIPLET_SCORE16_BOUNDS __launch_bounds__(tri::THREADS)
 #endif
 
 using namespace sa;
@@ -830,7 +838,7 @@ __global__ void TRIPLET_SCORE_BOUNDS triplet_score(TRIPLET_PARAMS) {
 }
 
 template <int MODE, int R, int T>
-__global__ void TRIPLET_SCORE_BOUNDS triplet_score16(TRIPLET_PARAMS) {
+__global__ void TRIPLET_SCORE16_BOUNDS triplet_score16(TRIPLET_PARAMS) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   tri::sweep<MODE, R, T, tri::Lane16>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out);
 }
