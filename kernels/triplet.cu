@@ -119,8 +119,9 @@
 #include "common.cuh"
 
 // Tuning switches of the score kernels (triplet_score, triplet_score16), set through
-// SEQALIGN_KERNEL_DEFINES; 0 (the default) leaves the kernels as measured.
-//   TRIPLET_OPT_CHAIN=1: a cell's candidates from slice i-1 first (ready at the step's start), the
+// SEQALIGN_KERNEL_DEFINES. Measured on an H100 (benchmarks/RESULTS.md): CHAIN gains 3-8 % and is on
+// by default; the others gained nothing and are off.
+//   TRIPLET_OPT_CHAIN=1 (default): a cell's candidates from slice i-1 first (ready at the step's start), the
 //     diagonal and upper moves of slice i next, the left neighbour in the last two instructions (it
 //     was in the first of six), so a row of the square waits 2 instructions a cell, not 6.
 //   TRIPLET_OPT_MINB=N (triplet_score), TRIPLET_OPT_MINB16=N (triplet_score16): __launch_bounds__(
@@ -133,7 +134,7 @@
 //   TRIPLET_OPT_FACE=1: the end-cell maxima (local: the square; semi-global: the face rows and
 //     columns) as trees of 3-way maxima (one DPX instruction for three values on sm_90).
 #ifndef TRIPLET_OPT_CHAIN
-#define TRIPLET_OPT_CHAIN 0
+#define TRIPLET_OPT_CHAIN 1
 #endif
 #ifndef TRIPLET_OPT_MINB
 #define TRIPLET_OPT_MINB 0
