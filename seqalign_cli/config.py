@@ -79,6 +79,18 @@ class Scoring:
         per_base = max(self.match, self.mismatch, self.n_penalty) + self.gap_extend
         return self.gap_open + (qlen + tlen + 1) * per_base
 
+    @property
+    def pair_bound(self) -> int:
+        """The largest magnitude one pair of a triplet column can score (residues, or a residue and a gap)."""
+        return max(self.match, self.mismatch, self.n_penalty, self.gap_extend)
+
+    def triplet_bound(self, lengths):
+        """An upper bound on |D| of any cell of each triplet ((n, 3) lengths array; linear gaps).
+
+        Three pairs a column, at most n1 + n2 + n3 columns.
+        """
+        return 3 * self.pair_bound * (lengths.sum(axis=1) + 1)
+
 
 @dataclass(frozen=True)
 class AlignConfig:

@@ -4,7 +4,7 @@ import numpy as np
 
 from seqalign_cli.backends.cuda.scheduler import split_by_cells
 from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
-from seqalign_cli.backends.cuda.pairwise import fitting_parts, run_slots
+from seqalign_cli.backends.cuda.device import fitting_parts, run_slots
 from seqalign_cli.backends.cuda.pairwise_warp import dir_words, rows_per_lane
 from seqalign_cli.config import Scoring
 

@@ -152,7 +152,7 @@ def test_traceback_keeps_the_int32_and_scoring_rules():
     big = Scoring(127, 1, 0, 1, 1)
     total = (gt.INT32_LIMIT - 1) // (3 * 127)  # bound 381 * (total + 1) >= 2**29
     lengths = np.array([[total, 0, 0]])
-    assert gt.score_bound(big, lengths)[0] >= gt.INT32_LIMIT
+    assert big.triplet_bound(lengths)[0] >= gt.INT32_LIMIT
     cfg = AlignConfig(scoring=big, mode="global", traceback=True, matrix_budget=10**9)
     assert not gt.HOOKS.on_gpu(batch_of(lengths), cfg).any()
 
@@ -168,17 +168,17 @@ def test_hooks_send_configurations_the_kernels_lack_to_the_cpu():
 def test_score_bound_rule_decides_int32_lanes():
     sc = Scoring(2, 4, 0, 3, 1)
     lengths = np.array([[10, 20, 30], [0, 0, 0]])
-    assert gt.score_bound(sc, lengths).tolist() == [3 * 4 * 61, 3 * 4]
-    assert gt.per_pair(Scoring(1, 2, 0, 9, 3)) == 9
+    assert sc.triplet_bound(lengths).tolist() == [3 * 4 * 61, 3 * 4]
+    assert Scoring(1, 2, 0, 9, 3).pair_bound == 9
     # the largest total length that stays below 2**29 with per-pair 127
     big = Scoring(127, 1, 0, 1, 1)
     total = (gt.INT32_LIMIT - 1) // (3 * 127) - 1  # bound = 381 * (total + 1) < 2**29
     lengths = np.array([[total - 2, 1, 1], [total - 1, 1, 1]])
-    assert gt.score_bound(big, lengths)[0] < gt.INT32_LIMIT <= gt.score_bound(big, lengths)[1]
+    assert big.triplet_bound(lengths)[0] < gt.INT32_LIMIT <= big.triplet_bound(lengths)[1]
     # the border scratch of such long A's would not fit: make the slices small (one pass) to test the bound alone
     ok = gt.HOOKS.on_gpu(batch_of([[5, 1, 1]]), cfg_of(scoring=big))
     assert ok.tolist() == [True]
-    mask = gt.score_bound(big, lengths) < gt.INT32_LIMIT
+    mask = big.triplet_bound(lengths) < gt.INT32_LIMIT
     assert mask.tolist() == [True, False]
 
 
@@ -347,8 +347,10 @@ def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypat
 
 
 def test_parts_split_the_border_scratch():
+    from seqalign_cli.backends.cuda.device import fitting_parts
+
     sizes = np.array([5, 5, 5, 20, 1, 1])
-    parts = gt._parts(sizes, 10)
+    parts = fitting_parts(np.arange(len(sizes)), sizes, 10)
     assert [p.tolist() for p in parts] == [[0, 1], [2], [3], [4, 5]]
 
 

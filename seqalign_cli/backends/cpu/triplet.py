@@ -25,12 +25,6 @@ NEG64 = -(2**60)
 INT64_LIMIT = 2**58
 
 
-def score_bound(scoring, lengths: np.ndarray) -> np.ndarray:
-    """An upper bound on |D| of any cell: three pairs a column, at most n1 + n2 + n3 columns."""
-    per_pair = max(scoring.match, scoring.mismatch, scoring.n_penalty, scoring.gap_extend)
-    return 3 * per_pair * (lengths.sum(axis=1) + 1)
-
-
 def check_config(cfg: AlignConfig):
     """What the triplet family computes: linear gaps, global, semi-global or local."""
     if cfg.scoring.gap_open:
@@ -49,7 +43,7 @@ class CpuTriplet:
         check_config(cfg)
         lengths = batch.lengths
         out = TripletAlignments.allocate(lengths, cfg.traceback)
-        bound = score_bound(cfg.scoring, lengths)
+        bound = cfg.scoring.triplet_bound(lengths)
         if len(bound) and bound.max() >= INT64_LIMIT:
             raise UsageError("scoring values too large: triplet scores could exceed 2**58")
         res = np.zeros((batch.size, 8), np.int64)

@@ -18,8 +18,7 @@ Score only keeps two slices. With traceback, one direction byte per cell
 (the column kind that won, or 7 where the alignment starts) is kept for the
 whole cube when it fits the budget; beyond it the forward pass keeps every
 s-th slice (checkpoints) and the walk recomputes one block of s slices with
-its direction bytes at a time, so the alignment is the full cube's. This
-is the route of triplets too large for ``triplet_lanes``'s groups.
+its direction bytes at a time, so the alignment is the full cube's.
 """
 
 from __future__ import annotations

@@ -47,6 +47,21 @@ def offsets(sizes: np.ndarray) -> np.ndarray:
     return off
 
 
+def fitting_parts(sel: np.ndarray, sizes: np.ndarray, limit: int) -> list[np.ndarray]:
+    """Consecutive parts of ``sel`` whose ``sizes`` add up to ``limit`` at most (an item alone may exceed it).
+
+    What a launch may hold at once: direction codes, border scratch.
+    """
+    cum = np.cumsum(sizes[sel])
+    parts, start = [], 0
+    while start < len(sel):
+        base = cum[start - 1] if start else 0
+        end = max(start + 1, int(np.searchsorted(cum, base + limit, side="right")))
+        parts.append(sel[start:end])
+        start = end
+    return parts
+
+
 def run_slots(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Indices of the slots starts[k] .. starts[k]+counts[k]-1 of every record."""
     total = int(counts.sum())
@@ -73,6 +88,22 @@ def upload(cp, host: np.ndarray, staged: list | None, pad16: bool = False):
     staged.append(buf)
     dev.set(buf, stream=cp.cuda.get_current_stream())
     return dev
+
+
+def upload_runs(cp, runs, staged: list | None):
+    """Device arrays for a ``RunStore``'s runs: its offsets uploaded, op and length slots to be written.
+
+    Slots past a record's run count are never read, so they are left uncleared.
+    """
+    return (upload(cp, np.asarray(runs.off, np.int64), staged), cp.empty(max(len(runs.op), 1), np.uint8),
+            cp.empty(max(len(runs.length), 1), np.int32))
+
+
+def copy_back(d_arr, shape, stream) -> np.ndarray:
+    """A pinned host array of ``shape`` into which ``d_arr`` is copied on ``stream`` (queued: the copy does not wait)."""
+    host = pinned(shape, d_arr.dtype)
+    d_arr.get(stream=stream, out=host.reshape(-1), blocking=False)
+    return host
 
 
 def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool):

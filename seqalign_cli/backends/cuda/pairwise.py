@@ -27,7 +27,7 @@ from ...config import AlignConfig, Mode
 from ...results import Alignments
 from . import pairwise_subwarp as subwarp
 from . import pairwise_warp as warp
-from .device import DeviceEngine, Job, fetch_runs, offsets, pinned, upload
+from .device import DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, offsets, upload, upload_runs
 from .launch import profile_fits
 
 #: int32 lanes hold every score whose bound stays below this
@@ -94,25 +94,6 @@ def _spread(values: np.ndarray, subset: np.ndarray, size: int) -> np.ndarray:
     return full
 
 
-def fitting_parts(sel: np.ndarray, nbytes: np.ndarray, limit: int = DIRS_BYTES) -> list[np.ndarray]:
-    """Consecutive parts of ``sel`` whose ``nbytes`` add up to ``limit`` at most (a pair alone may exceed it)."""
-    cum = np.cumsum(nbytes[sel])
-    parts, start = [], 0
-    while start < len(sel):
-        base = cum[start - 1] if start else 0
-        end = max(start + 1, int(np.searchsorted(cum, base + limit, side="right")))
-        parts.append(sel[start:end])
-        start = end
-    return parts
-
-
-def run_slots(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Indices of the run slots starts[k] .. starts[k]+counts[k]-1 of every pair."""
-    total = int(counts.sum())
-    first = np.repeat(np.cumsum(counts) - counts, counts)
-    return np.repeat(starts, counts) + (np.arange(total) - first)
-
-
 class PairwiseHooks:
     """What the GPU scheduler asks of the pairwise family."""
 
@@ -173,10 +154,7 @@ class CudaPairwise(DeviceEngine):
             ends=cp.zeros(3 * batch.size, np.int32),
         )
         if cfg.traceback:
-            d.run_off = upload(cp, out.cigar.off, staged)
-            # slots past a pair's run count are never read: left uncleared
-            d.run_op = cp.empty(len(out.cigar.op), np.uint8)
-            d.run_len = cp.empty(len(out.cigar.length), np.int32)
+            d.run_off, d.run_op, d.run_len = upload_runs(cp, out.cigar, staged)
             d.info = cp.zeros(7 * batch.size, np.int32)
         return d
 
@@ -187,11 +165,9 @@ class CudaPairwise(DeviceEngine):
         for launch in launches:
             launch.run(self.cp)
         # ends: score, query end, target end; info: starts, run count, statistics
-        host = {"ends": pinned((batch.size, 3), np.int32)}
-        d.ends.get(stream=stream, out=host["ends"].reshape(-1), blocking=False)
+        host = {"ends": copy_back(d.ends, (batch.size, 3), stream)}
         if cfg.traceback:
-            host["info"] = pinned((batch.size, 7), np.int32)
-            d.info.get(stream=stream, out=host["info"].reshape(-1), blocking=False)
+            host["info"] = copy_back(d.info, (batch.size, 7), stream)
         clock("kernels")
         return Job(batch, cfg, subset, out, d, stream, host)
 
@@ -271,12 +247,12 @@ class CudaPairwise(DeviceEngine):
         long = long[np.argsort(-(qlen[long] * tlen[long]), kind="stable")]
         cost = subwarp.checkpoint_bytes(qlen, tlen)
         return [subwarp.Checkpointed(self.cp, self.device, d, qlen, tlen, part, cfg)
-                for part in fitting_parts(long, cost)]
+                for part in fitting_parts(long, cost, DIRS_BYTES)]
 
     @staticmethod
     def _slices(sel: np.ndarray, words: np.ndarray, trace: bool):
         """Consecutive parts of ``sel`` whose direction codes fit in DIRS_BYTES."""
-        return fitting_parts(sel, words * 4) if trace else [sel]
+        return fitting_parts(sel, words * 4, DIRS_BYTES) if trace else [sel]
 
 
 def compile_checks() -> dict[str, tuple[str, ...]]:

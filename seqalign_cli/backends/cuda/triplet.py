@@ -47,7 +47,7 @@ import numpy as np
 from ...config import AlignConfig, Mode, Scoring
 from ...io.triplet import TripletBatch
 from ...results import TripletAlignments
-from .device import DeviceEngine, Job, fetch_runs, pinned, upload
+from .device import DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, upload, upload_runs
 from .loader import module
 
 KERNEL = "triplet.cu"
@@ -170,17 +170,6 @@ def code_index(n1: int, n3: int, T: int, R: int, i, j, k):
     return ((x * CW + e // 4) * T + u * S + v) * 4 + e % 4
 
 
-def per_pair(scoring: Scoring) -> int:
-    """The largest magnitude a pair of a column can score."""
-    return max(scoring.match, scoring.mismatch, scoring.n_penalty, scoring.gap_extend)
-
-
-def score_bound(scoring: Scoring, lengths: np.ndarray) -> np.ndarray:
-    """A bound on |D| of any cell: three pairs a column, at most n1 + n2 + n3 columns."""
-    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
-    return 3 * per_pair(scoring) * (lengths.sum(axis=1) + 1)
-
-
 def scoring_fits(cfg: AlignConfig) -> bool:
     """Whether the kernels compute this configuration: linear gaps, a triplet mode, byte-sized scores."""
     sc = cfg.scoring
@@ -196,7 +185,7 @@ def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     SR = lanes_side(T) * np.asarray(R, np.int64)
-    return 3 * per_pair(scoring) * (lengths.sum(axis=1) + 2 * SR + 1) < INT16_LIMIT
+    return 3 * scoring.pair_bound * (lengths.sum(axis=1) + 2 * SR + 1) < INT16_LIMIT
 
 
 def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False) -> str:
@@ -234,7 +223,7 @@ class TripletHooks:
         if not scoring_fits(cfg):
             return np.zeros(len(lengths), bool)
         T, R = plan_shapes(lengths)
-        ok = score_bound(cfg.scoring, lengths) < INT32_LIMIT
+        ok = cfg.scoring.triplet_bound(lengths) < INT32_LIMIT
         ok &= border_ints(lengths, T, R) * 4 <= BORDER_BYTES
         if cfg.traceback:
             need = dir_bytes(lengths, cfg.mode_code)
@@ -301,18 +290,6 @@ def item_lengths(items: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return out
 
 
-def _parts(sizes: np.ndarray, limit: int) -> list[np.ndarray]:
-    """Consecutive index ranges whose ``sizes`` add up to ``limit`` at most (an item alone may pass it)."""
-    cum = np.cumsum(sizes)
-    parts, start = [], 0
-    while start < len(sizes):
-        base = cum[start - 1] if start else 0
-        end = max(start + 1, int(np.searchsorted(cum, base + limit, side="right")))
-        parts.append(np.arange(start, end))
-        start = end
-    return parts
-
-
 def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tuning: Tuning = Tuning()) -> list:
     """The launches that score the triplets ``subset`` ((n, 3) lengths of the whole batch): no device needed.
 
@@ -354,8 +331,9 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
         for items, pack in groups:
             ints = border_ints(item_lengths(items, lengths), t, r)
             dbytes = dir_bytes(item_lengths(items, lengths), mode, t, r) if trace else np.zeros(len(items), np.int64)
-            for whole in _parts(ints, BORDER_BYTES // 4):
-                for piece in (_parts(dbytes[whole], DIRS_BYTES) if trace else [np.arange(len(whole))]):
+            for whole in fitting_parts(np.arange(len(ints)), ints, BORDER_BYTES // 4):
+                for piece in (fitting_parts(np.arange(len(whole)), dbytes[whole], DIRS_BYTES) if trace
+                              else [np.arange(len(whole))]):
                     part = whole[piece]
                     sub, need = items[part], ints[part]
                     off = None
@@ -432,11 +410,7 @@ class CudaTriplet(DeviceEngine):
         offs = tuple(upload(cp, np.asarray(o, np.int64), staged) for o in batch.offs)
         d = _DeviceBatch(codes, offs, cp.zeros(4 * max(batch.size, 1), np.int32))
         if cfg.traceback:
-            runs = out.columns
-            d.run_off = upload(cp, np.asarray(runs.off, np.int64), staged)
-            # slots past a triplet's run count are never read: left uncleared
-            d.run_op = cp.empty(max(len(runs.op), 1), np.uint8)
-            d.run_len = cp.empty(max(len(runs.length), 1), np.int32)
+            d.run_off, d.run_op, d.run_len = upload_runs(cp, out.columns, staged)
             d.info = cp.zeros(INFO * max(batch.size, 1), np.int32)
         return d
 
@@ -451,11 +425,9 @@ class CudaTriplet(DeviceEngine):
         clock("prepare")
         for launch in launches:
             launch.run(self.cp)
-        host = {"out": pinned((max(batch.size, 1), 4), np.int32)}
-        d.out.get(stream=stream, out=host["out"].reshape(-1), blocking=False)
+        host = {"out": copy_back(d.out, (max(batch.size, 1), 4), stream)}
         if cfg.traceback:
-            host["info"] = pinned((max(batch.size, 1), INFO), np.int32)
-            d.info.get(stream=stream, out=host["info"].reshape(-1), blocking=False)
+            host["info"] = copy_back(d.info, (max(batch.size, 1), INFO), stream)
         clock("kernels")
         return Job(batch, cfg, subset, out, d, stream, host)
 
