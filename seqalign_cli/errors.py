@@ -1,4 +1,8 @@
-"""One exception family. Each error says what was seen and what was expected."""
+"""One exception family. Each error says what was seen and what was expected.
+
+An error may name where it was seen: ``path``, then ``line`` (1-based, for
+line-oriented inputs), then ``record``: ``path: line N: record R: message``.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +12,21 @@ class SeqalignError(Exception):
 
     exit_code = 1
 
-    def __init__(self, message: str, *, path: str | None = None, record: str | int | None = None):
+    def __init__(self, message: str, *, path: str | None = None, record: str | int | None = None,
+                 line: int | None = None):
         self.message = message
         self.path = path
         self.record = record
+        #: 1-based line of the file the message is about (line-oriented inputs such as GFA)
+        self.line = line
         super().__init__(self.format())
 
     def format(self) -> str:
         where = []
         if self.path is not None:
             where.append(self.path)
+        if self.line is not None:
+            where.append(f"line {self.line}")
         if self.record is not None:
             where.append(f"record {self.record}")
         prefix = ": ".join(where)

@@ -99,3 +99,11 @@ register(Family(
     checks="seqalign_cli.backends.cuda.triplet:compile_checks",
     bench="seqalign_cli.backends.cuda.triplet:bench_run",
 ))
+
+register(Family(
+    name="graph",
+    command="graph",
+    unit="reads",
+    chunks="seqalign_cli.io.graph:graph_chunks",
+    cpu="seqalign_cli.backends.cpu.graph:CpuGraph",
+))

@@ -1,7 +1,8 @@
 """Text output written in bulk: numba helpers that put ASCII straight into a byte buffer.
 
-Every text writer (TSV, PAF) and ``Alignments.cigars`` format through these,
-one call per chunk rather than one Python string per row. Records come in as
+Every text writer (TSV, PAF, MAF, GAF) and ``Alignments.cigars`` format
+through these, one call per chunk rather than one Python string per row.
+Records come in as
 named tuples of arrays (``RecordBlock.view``, ``Alignments.view``,
 ``RunStore.view``); run strings are spelled through a letter table given by
 the caller (``results.CIGAR_LETTERS`` for pairs). The helpers take
@@ -321,6 +322,140 @@ def format_maf(blocks, rec, runs, steps):
                     pos += 1
             buf[pos] = NEWLINE
             pos += 1
+        buf[pos] = NEWLINE
+        pos += 1
+    return buf[:pos]
+
+
+# ------------------------------------------------------------------ graphs
+#
+# Reads aligned to a graph: ``reads`` is the reads' ``BlockView``, ``rec`` a
+# ``results.GraphView``, ``runs`` the CIGAR ``RunView``. A path is spelled
+# from a node label table made once per graph: ``node_text[node_off[u]:
+# node_off[u + 1]]`` is ``>name`` or ``<name`` of oriented node u.
+
+
+@nb.njit(**_JIT)
+def put_path(buf, pos, rec, p, node_text, node_off):
+    """The path of read ``p`` as node labels back to back ('*' when it has no node)."""
+    a = rec.path_off[p]
+    b = rec.path_off[p + 1]
+    if a == b:
+        buf[pos] = _STAR
+        return pos + 1
+    for i in range(a, b):
+        u = rec.path_nodes[i]
+        pos = put_bytes(buf, pos, node_text, node_off[u], node_off[u + 1])
+    return pos
+
+
+@nb.njit(**_JIT)
+def _graph_row_bound(reads, rec, runs, node_off, p, ints):
+    """Bytes enough for row ``p``: its name, ``ints`` integers and separators, path labels and runs."""
+    total = reads.name_off[p + 1] - reads.name_off[p] + ints * (INT_WIDTH + 1) + runs.count[p] * RUN_WIDTH + 48
+    for i in range(rec.path_off[p], rec.path_off[p + 1]):
+        u = rec.path_nodes[i]
+        total += node_off[u + 1] - node_off[u]
+    return total
+
+
+@nb.njit(**_JIT)
+def run_totals(runs, p):
+    """Bases of each CIGAR op (=, X, I, D) in the runs of record ``p``."""
+    eq = 0
+    x = 0
+    ins = 0
+    dels = 0
+    for r in range(runs.off[p], runs.off[p] + runs.count[p]):
+        op = runs.op[r]
+        length = np.int64(runs.length[r])
+        if op == 0:
+            eq += length
+        elif op == 1:
+            x += length
+        elif op == 2:
+            ins += length
+        else:
+            dels += length
+    return eq, x, ins, dels
+
+
+@nb.njit(**_JIT)
+def format_graph_tsv(reads, rec, runs, letters, node_text, node_off, traceback):
+    """Graph TSV rows: read length start end score, then (with ``traceback``) path path_start path_end cigar.
+
+    An empty alignment has path and CIGAR '*' (its spans are 0 already).
+    """
+    n = rec.score.shape[0]
+    total = 0
+    for p in range(n):
+        total += _graph_row_bound(reads, rec, runs, node_off, p, 7)
+    buf = np.empty(total, np.uint8)
+    pos = 0
+    for p in range(n):
+        pos = put_record(buf, pos, reads, p)
+        pos = put_span(buf, pos, rec.qstart[p], rec.qend[p])
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, rec.score[p])
+        if traceback:
+            buf[pos] = TAB
+            pos = put_path(buf, pos + 1, rec, p, node_text, node_off)
+            pos = put_span(buf, pos, rec.pstart[p], rec.pend[p])
+            buf[pos] = TAB
+            pos = put_runs(buf, pos + 1, runs, p, letters, False, _STAR)
+        buf[pos] = NEWLINE
+        pos += 1
+    return buf[:pos]
+
+
+_GAF_UNALIGNED = _text(b"\t0\t0\t*\t*\t0\t0\t0\t0\t0\t0\tAS:i:")
+_GAF_MAPQ = _text(b"\t255\tAS:i:")
+_GAF_CG = _text(b"\tcg:Z:")
+
+
+@nb.njit(**_JIT)
+def format_gaf(reads, rec, runs, letters, node_text, node_off, seg_len):
+    """GAF rows: the 12 columns, AS:i, NM:i and cg:Z; a read with an empty path gets the unaligned line.
+
+    Path length: the sum of ``seg_len`` over the path's nodes; residue matches:
+    '=' bases; block length: = + X + I + D bases; NM: X + I + D bases.
+    Unaligned: ``name len 0 0 * * 0 0 0 0 0 0 AS:i:score`` (no NM, no cg).
+    """
+    n = rec.score.shape[0]
+    total = 0
+    for p in range(n):
+        total += _graph_row_bound(reads, rec, runs, node_off, p, 12)
+    buf = np.empty(total, np.uint8)
+    pos = 0
+    for p in range(n):
+        pos = put_record(buf, pos, reads, p)
+        a = rec.path_off[p]
+        b = rec.path_off[p + 1]
+        if a == b:
+            pos = _put_text(buf, pos, _GAF_UNALIGNED)
+            pos = put_int(buf, pos, rec.score[p])
+            buf[pos] = NEWLINE
+            pos += 1
+            continue
+        path_len = 0
+        for i in range(a, b):
+            path_len += seg_len[rec.path_nodes[i] >> 1]
+        eq, x, ins, dels = run_totals(runs, p)
+        pos = put_span(buf, pos, rec.qstart[p], rec.qend[p])
+        buf[pos] = TAB
+        buf[pos + 1] = 43  # '+'
+        buf[pos + 2] = TAB
+        pos = put_path(buf, pos + 3, rec, p, node_text, node_off)
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, path_len)
+        pos = put_span(buf, pos, rec.pstart[p], rec.pend[p])
+        pos = put_span(buf, pos, eq, eq + x + ins + dels)
+        pos = _put_text(buf, pos, _GAF_MAPQ)
+        pos = put_int(buf, pos, rec.score[p])
+        pos = _put_text(buf, pos, _PAF_NM)
+        pos = put_int(buf, pos, x + ins + dels)
+        pos = _put_text(buf, pos, _GAF_CG)
+        pos = put_runs(buf, pos, runs, p, letters, False, _STAR)
         buf[pos] = NEWLINE
         pos += 1
     return buf[:pos]

@@ -19,6 +19,11 @@ class PairInputs:
     pairs_file: str | None = None
 
     @property
+    def files(self) -> tuple[str, ...]:
+        """The files read (``-o`` may name none of them); ``pairing`` is not one."""
+        return tuple(p for p in (self.query, self.target, self.pairs_file) if p is not None)
+
+    @property
     def reference(self) -> str:
         """The file the targets (SAM references) come from, as messages name it."""
         path = self.target if self.target is not None else self.query
@@ -31,3 +36,17 @@ class TripletInputs:
 
     paths: tuple[str, ...]
     interleaved: bool = False
+
+
+@dataclass(frozen=True)
+class GraphInputs:
+    """The input files of a graph run: a GFA1 graph and the reads aligned to it (one of them may be '-')."""
+
+    graph: str
+    reads: str
+    forward_only: bool = False
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files read (``-o`` may name none of them)."""
+        return (self.graph, self.reads)

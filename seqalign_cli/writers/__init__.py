@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from .output import OutputFile
 
-EXTENSIONS = {".tsv": "tsv", ".txt": "tsv", ".sam": "sam", ".bam": "bam", ".paf": "paf", ".maf": "maf"}
+EXTENSIONS = {".tsv": "tsv", ".txt": "tsv", ".sam": "sam", ".bam": "bam", ".paf": "paf", ".maf": "maf", ".gaf": "gaf"}
 
 #: (family, format) -> "module:Class"
 WRITERS: dict[tuple[str, str], str] = {
@@ -27,6 +27,8 @@ WRITERS: dict[tuple[str, str], str] = {
     ("pairwise", "paf"): "seqalign_cli.writers.paf:PafWriter",
     ("triplet", "tsv"): "seqalign_cli.writers.triplet:TripletTsvWriter",
     ("triplet", "maf"): "seqalign_cli.writers.triplet:MafWriter",
+    ("graph", "tsv"): "seqalign_cli.writers.graph:GraphTsvWriter",
+    ("graph", "gaf"): "seqalign_cli.writers.graph:GafWriter",
 }
 
 

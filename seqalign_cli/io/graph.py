@@ -1,0 +1,105 @@
+"""Reads against one graph: the graph loaded once, the reads streamed in chunks.
+
+``graph_chunks`` loads the GFA graph (``gfa.load_graph``) before the first
+read, then yields the reads of the READS file in input order, ``size`` at a
+time. A chunk holds one record block and the graph; its ``batch()`` is a
+``GraphBatch``: the codes of the reads, flat, with offsets, and the graph
+they are aligned to (shared by every batch of a run, never copied).
+One of GRAPH and READS may be '-' (stdin), not both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from ..errors import UsageError
+from .block import RecordBlock
+from .fastx import FastxReader
+from .gfa import Graph, load_graph
+from .inputs import GraphInputs
+from .pairs import _Records, _require_records
+
+
+@dataclass
+class GraphBatch:
+    """Encoded reads of a batch (flat ``codes``, (n+1,) ``offs``) and the graph they are aligned to.
+
+    What every family's batch offers the runner and the GPU scheduler:
+    ``size``, ``cells()``, ``cells_each()`` (read length x graph bases) and
+    ``subset(idx)`` (same graph).
+    """
+
+    codes: np.ndarray
+    offs: np.ndarray
+    graph: Graph
+
+    @property
+    def size(self) -> int:
+        return len(self.offs) - 1
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """(n,) int64: the length of each read."""
+        return np.diff(self.offs).astype(np.int64)
+
+    def seq(self, k: int) -> np.ndarray:
+        """The codes of read ``k``."""
+        return self.codes[self.offs[k]:self.offs[k + 1]]
+
+    def cells_each(self) -> np.ndarray:
+        return self.lengths * np.int64(self.graph.n_bases)
+
+    def cells(self) -> int:
+        return int(self.cells_each().sum())
+
+    def subset(self, idx: np.ndarray) -> "GraphBatch":
+        """A new batch holding the reads ``idx`` in that order, against the same graph."""
+        parts = [self.seq(int(k)) for k in idx]
+        off = np.zeros(len(parts) + 1, np.int64)
+        np.cumsum([len(p) for p in parts], out=off[1:])
+        codes = np.concatenate(parts) if parts else self.codes[:0]
+        return GraphBatch(codes, off, self.graph)
+
+
+@dataclass(eq=False)
+class GraphChunk:
+    """Up to batch-size reads in input order (``block``) and the graph they are aligned to."""
+
+    block: RecordBlock
+    graph: Graph
+
+    def __len__(self) -> int:
+        return len(self.block)
+
+    def batch(self) -> GraphBatch:
+        return GraphBatch(self.block.codes(), self.block.seq_off, self.graph)
+
+
+def make_graph_batch(graph: Graph, reads: list[bytes]) -> GraphBatch:
+    """A GraphBatch of ``reads`` against ``graph`` (tests, benchmarks, the API)."""
+    from .encode import encode_many
+
+    codes, offs = encode_many(list(reads))
+    return GraphBatch(codes, offs, graph)
+
+
+def _chunks(inputs: GraphInputs, size: int) -> Iterator[GraphChunk]:
+    graph = load_graph(inputs.graph, inputs.forward_only)
+    reader = FastxReader(inputs.reads)
+    records = _Records(reader)
+    while True:
+        block = records.take(size)
+        if not len(block):
+            break
+        yield GraphChunk(block, graph)
+    _require_records(reader, reader.count)
+
+
+def graph_chunks(inputs: GraphInputs, size: int) -> Iterator[GraphChunk]:
+    """The reads of a run against its graph, in input order, in chunks of ``size``."""
+    if inputs.graph == "-" and inputs.reads == "-":
+        raise UsageError("GRAPH and READS cannot both be '-' (stdin): give one of them as a file")
+    return _chunks(inputs, size)

@@ -1,0 +1,99 @@
+"""Writers of reads aligned to a graph: TSV and GAF, one row per read in input order, formatted in bulk.
+
+A chunk brings the reads (``chunk.block``, a ``RecordBlock``) and the graph
+(``chunk.graph``: segment ``names`` and lengths ``seg_len``); oriented node
+u is segment ``u >> 1``, forward (``>``) when ``u`` is even, reverse
+complement (``<``) when odd. The labels of all nodes (``>name``, ``<name``)
+are made once per graph (``node_labels``) and the rows of a chunk are
+formatted in one compiled call (``formatting.format_graph_tsv``,
+``formatting.format_gaf``).
+
+TSV: a header line, then ``read length start end score path path_start
+path_end cigar`` (0-based half-open spans; path and CIGAR '*' for an empty
+alignment). Score only: ``read length start end score``, start -1 where the
+mode leaves it unknown.
+
+GAF: the 12 columns (read name, length, start, end, strand '+', path, path
+length, path start, path end, residue matches ('=' bases), block length
+(= + X + I + D bases), mapping quality 255), then ``AS:i`` (score), ``NM:i``
+(X + I + D bases) and ``cg:Z`` (the CIGAR with =, X, I, D). A read with an
+empty alignment: ``name length 0 0 * * 0 0 0 0 0 0 AS:i:score``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..formatting import format_gaf, format_graph_tsv
+from ..results import CIGAR_LETTERS
+
+TSV_COLUMNS = ("#read", "length", "start", "end", "score", "path", "path_start", "path_end", "cigar")
+SCORE_COLUMNS = TSV_COLUMNS[:5]
+
+
+def node_labels(names) -> tuple[np.ndarray, np.ndarray]:
+    """The labels ``>name`` and ``<name`` of every oriented node (2 * segments) as flat bytes and offsets.
+
+    Node u's label is ``text[off[u]:off[u + 1]]``.
+    """
+    encoded = [name.encode() for name in names]
+    sizes = np.repeat(np.array([len(b) + 1 for b in encoded], np.int64), 2)
+    off = np.zeros(len(sizes) + 1, np.int64)
+    np.cumsum(sizes, out=off[1:])
+    text = b"".join(b">" + b + b"<" + b for b in encoded)
+    return np.frombuffer(text, np.uint8).copy(), off
+
+
+class _GraphWriter:
+    """What both formats share: the output stream, the node labels of the chunk's graph, a header."""
+
+    score_only = False
+
+    def __init__(self, ctx):
+        self.out = ctx.out
+        self.traceback = ctx.traceback
+        self.stream = ctx.out.open()
+        self.header = b""
+        self.header_written = False
+        self._graph = None
+        self._labels = None
+        self._seg_len = None
+
+    def _header(self):
+        if not self.header_written:
+            self.stream.write(self.header)
+            self.header_written = True
+
+    def labels(self, graph):
+        """(text, offsets, segment lengths) of ``graph``, made on its first chunk."""
+        if graph is not self._graph:
+            text, off = node_labels(graph.names)
+            self._labels = (text, off)
+            self._seg_len = np.ascontiguousarray(graph.seg_len, np.int64)
+            self._graph = graph
+        return self._labels[0], self._labels[1], self._seg_len
+
+    def close(self):
+        self._header()
+        self.out.commit()
+
+
+class GraphTsvWriter(_GraphWriter):
+    score_only = True
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.header = ("\t".join(TSV_COLUMNS if self.traceback else SCORE_COLUMNS) + "\n").encode()
+
+    def write(self, chunk, res):
+        self._header()
+        text, off, _ = self.labels(chunk.graph)
+        self.stream.write(format_graph_tsv(chunk.block.view(), res.view(), res.cigar.view(), CIGAR_LETTERS,
+                                           text, off, self.traceback))
+
+
+class GafWriter(_GraphWriter):
+    def write(self, chunk, res):
+        text, off, seg_len = self.labels(chunk.graph)
+        self.stream.write(format_gaf(chunk.block.view(), res.view(), res.cigar.view(), CIGAR_LETTERS,
+                                     text, off, seg_len))
