@@ -4,7 +4,8 @@ Options every family shares (scoring, output, execution) are declared once
 (``scoring_options``, ``run_options``) and a subcommand hands its own
 inputs and alignment settings to ``execute``.
 
-Exit codes: 0 success, 1 bad input data, 2 bad usage. Errors are one line on
+Exit codes: 0 success, 1 bad input data, 2 bad usage, 128 + the signal number
+after SIGINT, SIGTERM or SIGHUP (130, 143, 129). Errors are one line on
 stderr; a closed stdout (``| head``) ends the run quietly.
 """
 
@@ -25,6 +26,7 @@ from .writers import format_from_path, formats
 SCORE = click.IntRange(0, 2**31 - 1)
 CONTEXT = dict(help_option_names=["-h", "--help"], max_content_width=100)
 TRIPLET_MODES = ("global", "semi-global", "local")
+GRAPH_MODES = ("global", "glocal", "local")
 
 
 @click.group(context_settings=CONTEXT)
@@ -100,6 +102,10 @@ def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: b
         # the reader of stdout left (| head): end quietly
         _quiet_stdout()
         ctx.exit(0)
+    except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: the runner removed the temporary output
+        if not (ctx.obj or {}).get("command_line"):
+            raise  # in process (tests, embedding): the caller decides
+        _end_interrupted(exc)
     if not quiet:
         click.echo(f"seqalign {__version__}: {summary.line()}", err=True)
 
@@ -189,6 +195,36 @@ def triplet(ctx, a, b, c, interleaved, match, mismatch, gap_open, gap_extend, n_
 
 
 @cli.command(context_settings=CONTEXT)
+@click.pass_context
+@click.argument("graph_file", metavar="GRAPH", type=str)
+@click.argument("reads", type=str)
+@scoring_options()
+@click.option("--mode", type=click.Choice(GRAPH_MODES), default="glocal", show_default=True,
+              help="global (source to sink); glocal (the read end to end, anywhere in the graph); local.")
+@click.option("--forward-only", is_flag=True, help="Align to walks of forward ('>') segments only.")
+@click.option("--score-only", is_flag=True, help="Skip the traceback (no path, no CIGAR; TSV output only).")
+@click.option("--max-matrix-mb", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Traceback memory per read; beyond it the walk recomputes checkpointed blocks of rows.")
+@run_options("graph")
+def graph(ctx, graph_file, reads, match, mismatch, gap_open, gap_extend, n_penalty, mode, forward_only,
+          score_only, max_matrix_mb, **opts):
+    """Align reads to a graph (GFA): every read against every walk of its DAG.
+
+    GRAPH is GFA1 (plain or gzip): S lines with sequences, L lines with
+    overlap 0M or '*'; each segment is aligned in both orientations unless
+    --forward-only. READS are FASTA or FASTQ, plain or gzip; '-' reads stdin
+    for one of the two. Output: GAF or TSV, one record per read.
+    """
+    from .io.inputs import GraphInputs
+
+    if graph_file == "-" and reads == "-":
+        raise UsageError("only one input can be read from stdin ('-')")
+    align = AlignConfig(scoring=Scoring(match, mismatch, gap_open, gap_extend, n_penalty), mode=mode,
+                        traceback=not score_only, matrix_budget=max_matrix_mb * 1024 * 1024)
+    execute(ctx, "graph", GraphInputs(graph_file, reads, forward_only), align, opts)
+
+
+@cli.command(context_settings=CONTEXT)
 def info():
     """Print the backends, GPUs, CuPy/CUDA versions and which kernels compile."""
     from .info import report
@@ -235,6 +271,35 @@ def _quiet_stdout():
         pass
 
 
+def _end_interrupted(exc: KeyboardInterrupt):
+    """One line on stderr, then the process ends at once with 128 + the signal number (130, 143, 129).
+
+    Threads still inside a compiled call cannot be stopped: they end with the
+    process. Flushing waits a second at most (a stdout pipe nobody reads).
+    """
+    import signal
+    import threading
+
+    signum = getattr(exc, "signum", signal.SIGINT)
+    flushed = threading.Event()
+
+    def finish():
+        try:
+            click.echo(f"seqalign: interrupted by {signal.Signals(signum).name}", err=True)
+        except (OSError, ValueError):
+            pass
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        flushed.set()
+
+    threading.Thread(target=finish, daemon=True).start()
+    flushed.wait(1.0)
+    os._exit(128 + signum)
+
+
 def _exit_now(code: int):
     """End the process once its output is flushed, skipping interpreter teardown.
 
@@ -256,7 +321,8 @@ def main(argv=None):
     command_line = argv is None
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        cli.main(args=args, prog_name="seqalign", standalone_mode=False, obj={"argv": args})
+        cli.main(args=args, prog_name="seqalign", standalone_mode=False,
+                 obj={"argv": args, "command_line": command_line})
     except click.exceptions.Abort:
         click.echo("seqalign: interrupted", err=True)
         sys.exit(130)

@@ -5,19 +5,28 @@ into chunks, its engines (through ``backends.select_backend``) and its
 writers (through ``writers.make_writer``); the runner only moves chunks.
 
 Three stages overlap: a reader thread reads and encodes the next chunks
-(record blocks, no object per record) while the calling thread aligns
+(record blocks, no object per record) while the aligning thread aligns
 the current one and a writer thread formats and writes the previous one.
-The calling thread only begins each batch (``backend.start``) and hands the
+The aligning thread only begins each batch (``backend.start``) and hands the
 writer thread a pending result: the CPU engine's is finished at once, the
 GPU engine's work is queued on a stream, and the writer waits for it and
-copies it back while the calling thread plans and uploads the next batch.
+copies it back while the aligning thread plans and uploads the next batch.
 Chunks are written in input order. The output is committed (renamed into
 place) only after the last chunk; on any error it is discarded.
+
+The calling thread (the main thread of the command line) starts the three,
+then only waits, a tenth of a second at a time, updating the progress bar;
+it commits the output at the end. A SIGINT, SIGTERM or SIGHUP
+(``interrupts``) is raised there at once, even while a compiled call runs
+for minutes in another thread: the temporary output is removed and the
+exception goes on to the caller (the command line then ends the process,
+threads and all). The output file is checked before anything else (``-o``
+naming an input is a usage error).
 
 The summary's stage times are those of the aligning thread: ``read`` is the
 time it waited for the reader, ``align`` the time it spent aligning (or
 beginning to), and ``write`` the time it waited for the writer (a full
-queue, then the last chunks and closing the output).
+queue, then the last chunks), with closing the output.
 
 Every chunk allocates and frees arrays of the same few sizes (tens of MB).
 With glibc's defaults these come from fresh ``mmap`` pages each time and are
@@ -26,12 +35,14 @@ asks malloc to keep freed memory in the process for reuse instead.
 
 This module imports nothing heavy: ``run`` first starts the GPU driver (when
 the backend may use one), then loads the readers (numpy, numba), so that the
-driver's start overlaps those imports.
+driver's start overlaps those imports. The first run that compiles says so
+on stderr (``jit.CompileNotice``).
 """
 
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import queue
 import resource
 import sys
@@ -40,7 +51,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from . import families
+from . import families, interrupts
 from .backends import select_backend, warm_up
 from .config import RunConfig
 from .writers import WriterContext, make_writer
@@ -130,7 +141,12 @@ class _Reader:
 
     def __iter__(self):
         while True:
-            item = self.items.get()
+            try:
+                item = self.items.get(timeout=0.1)
+            except queue.Empty:
+                if self.stopped.is_set():
+                    return
+                continue
             if item is _DONE:
                 return
             if isinstance(item, BaseException):
@@ -147,7 +163,7 @@ class _WriterThread:
     Results are pending (``Done`` or the GPU engine's ``Pending``): the thread waits for them.
 
     An error of the writer (a broken pipe, a duplicate SAM reference) is
-    raised in the calling thread by the next ``put`` or by ``finish``.
+    raised in the aligning thread by the next ``put`` or by ``finish``.
     """
 
     def __init__(self, writer, depth: int = 2):
@@ -155,6 +171,7 @@ class _WriterThread:
         self.items: queue.Queue = queue.Queue(maxsize=depth)
         self.error: BaseException | None = None
         self.stopped = False
+        self.written = 0  # chunks written
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -168,7 +185,8 @@ class _WriterThread:
             try:
                 chunk, pending = item
                 self.writer.write(chunk, pending.result())
-            except BaseException as exc:  # handed to the calling thread
+                self.written += 1
+            except BaseException as exc:  # handed to the aligning thread
                 self.error = exc
 
     def _raise(self):
@@ -179,7 +197,12 @@ class _WriterThread:
 
     def put(self, chunk, pending):
         self._raise()
-        self.items.put((chunk, pending))
+        while not self.stopped:  # stopped (after an error elsewhere, a signal): the item is dropped
+            try:
+                self.items.put((chunk, pending), timeout=0.1)
+                return
+            except queue.Full:
+                continue
 
     def finish(self):
         """Wait until every item is written."""
@@ -187,20 +210,85 @@ class _WriterThread:
         self.thread.join()
         self._raise()
 
-    def stop(self):
+    def stop(self, wait: float = 5.0):
         """Drop what is still queued and let the thread end (after an error elsewhere).
 
-        The write in progress is waited for a few seconds at most: a pipe whose
+        The write in progress is waited for ``wait`` seconds at most: a pipe whose
         reader stopped reading must not hold up the error or an interrupt.
         """
         self.stopped = True
+        deadline = time.monotonic() + wait
         while True:
+            while True:
+                try:
+                    self.items.get_nowait()
+                except queue.Empty:
+                    break
             try:
-                self.items.get_nowait()
-            except queue.Empty:
+                self.items.put_nowait(None)
                 break
-        self.items.put(None)
-        self.thread.join(timeout=5)
+            except queue.Full:  # the aligning thread put one more meanwhile
+                if time.monotonic() >= deadline:
+                    return
+        self.thread.join(timeout=max(deadline - time.monotonic(), 0))
+
+
+class _Aligning:
+    """The aligning thread: begins each batch (``backend.start``) and hands it to the writer thread,
+    then waits for the last writes. Its error, if any, is ``error``; ``done`` is set when it ends."""
+
+    def __init__(self, reader: _Reader, backend, writing: _WriterThread, align):
+        self.reader, self.backend, self.writing, self.align = reader, backend, writing, align
+        self.records = self.cells = 0
+        self.stages = {"read": 0.0, "align": 0.0, "write": 0.0}
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="seqalign-align", daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        stages = self.stages
+        try:
+            clock = time.perf_counter()
+            for chunk, batch in self.reader:
+                if self.reader.stopped.is_set():
+                    return
+                now = time.perf_counter()
+                stages["read"] += now - clock  # waiting for the reader thread
+                pending = self.backend.start(batch, self.align)
+                clock = time.perf_counter()
+                stages["align"] += clock - now
+                self.writing.put(chunk, pending)
+                now, clock = clock, time.perf_counter()
+                stages["write"] += clock - now  # waiting for room in the writer's queue
+                self.records += batch.size
+                self.cells += batch.cells()
+            if self.reader.stopped.is_set():  # stopped from outside: nothing more to finish
+                return
+            now = time.perf_counter()
+            self.writing.finish()
+            stages["write"] += time.perf_counter() - now
+        except BaseException as exc:  # re-raised by the calling thread
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+def input_files(inputs) -> tuple[str, ...]:
+    """The files a family's input description names: its ``files`` where it has them, else every text
+    field (and every text in a tuple field) of the dataclass."""
+    files = getattr(inputs, "files", None)
+    if files is not None:
+        return tuple(files)
+    found: list[str] = []
+    if dataclasses.is_dataclass(inputs):
+        for field in dataclasses.fields(inputs):
+            value = getattr(inputs, field.name)
+            if isinstance(value, str):
+                found.append(value)
+            elif isinstance(value, (tuple, list)):
+                found.extend(v for v in value if isinstance(v, str))
+    return tuple(found)
 
 
 def _progress(enabled: bool, unit: str):
@@ -216,56 +304,72 @@ def _progress(enabled: bool, unit: str):
 
 
 def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> Summary:
-    """Align every record of the run described by ``cfg``; returns the summary."""
+    """Align every record of the run described by ``cfg``; returns the summary.
+
+    SIGINT, SIGTERM and SIGHUP raise ``interrupts.Interrupted`` (a KeyboardInterrupt) once the
+    temporary output is removed.
+    """
     start = time.perf_counter()
     family = families.get(cfg.family)
+    out = OutputFile(cfg.output, inputs=input_files(cfg.inputs))  # usage errors before any work
+    with interrupts.handled():
+        return _run(cfg, family, out, log, start)
+
+
+def _run(cfg: RunConfig, family, out: OutputFile, log, start: float) -> Summary:
     if family.cuda is not None:
         warm_up(cfg.backend, cfg.device)  # beside the imports below: numpy, numba, then CuPy
-    chunks = family.read(cfg.inputs, cfg.batch_size)
-    _keep_freed_memory()
-    reader = _Reader(chunks)
+    from . import jit  # numba, its cache folder settled first
+
+    notice = jit.CompileNotice(family.name, enabled=not cfg.quiet)
+
+    def say(message: str):
+        notice.interject()
+        log(message)
+
+    reader = writing = writer = progress = task = None
+    ok = interrupted = False
     try:
-        backend = select_backend(family, cfg.backend, cfg.threads, log, cfg.device)
-        out = OutputFile(cfg.output)
+        chunks = family.read(cfg.inputs, cfg.batch_size)
+        _keep_freed_memory()
+        reader = _Reader(chunks)
+        backend = select_backend(family, cfg.backend, cfg.threads, say, cfg.device)
         writer = make_writer(family.name, cfg.out_format, WriterContext(
             out, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs))
-    except BaseException:
-        reader.close()
-        raise
-    progress = _progress(cfg.progress, family.unit)
-    task = progress.add_task("aligning", total=None) if progress else None
-    records = cells = 0
-    stages = {"read": 0.0, "align": 0.0, "write": 0.0}
-    writing = _WriterThread(writer)
-    try:
-        clock = time.perf_counter()
-        for chunk, batch in reader:
-            now = time.perf_counter()
-            stages["read"] += now - clock  # waiting for the reader thread
-            pending = backend.start(batch, cfg.align)
-            clock = time.perf_counter()
-            stages["align"] += clock - now
-            writing.put(chunk, pending)
-            now, clock = clock, time.perf_counter()
-            stages["write"] += clock - now  # waiting for room in the writer's queue
-            records += batch.size
-            cells += batch.cells()
-            if progress:
-                progress.update(task, completed=records)
+        writing = _WriterThread(writer)
+        aligning = _Aligning(reader, backend, writing, cfg.align)
+        while not aligning.done.wait(0.1):  # signals are raised here at once
+            if writing.written:
+                notice.close()  # what a run compiles, it has compiled by its first chunk written
+            if cfg.progress and (writing.written or not notice.active):
+                if progress is None:
+                    progress = _progress(True, family.unit)
+                    task = progress.add_task("aligning", total=None)
+                progress.update(task, completed=aligning.records)
+        if aligning.error is not None:
+            raise aligning.error
+        notice.close()
         now = time.perf_counter()
-        writing.finish()
         writer.close()
-        stages["write"] += time.perf_counter() - now
-    except BaseException:
-        reader.close()
-        writing.stop()
-        if hasattr(writer, "discard"):
-            writer.discard()
-        out.discard()
+        aligning.stages["write"] += time.perf_counter() - now
+        ok = True
+    except BaseException as exc:
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        with interrupts.critical():
+            if reader is not None:
+                reader.close()
+            out.discard(close=False)  # first: whatever comes next, no temporary file is left
+        if writing is not None:
+            writing.stop(wait=0 if interrupted else 5)
+        if not interrupted:  # on a signal the process ends now: nothing more to close
+            if writer is not None and hasattr(writer, "discard"):
+                writer.discard()
+            out.discard()
         raise
     finally:
         if progress:
             progress.stop()
+        notice.finish(ok, interrupted)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return Summary(records, cells, time.perf_counter() - start, backend.name, backend.device,
-                   backend.threads, peak, stages, backend.steps(), family.unit)
+    return Summary(aligning.records, aligning.cells, time.perf_counter() - start, backend.name, backend.device,
+                   backend.threads, peak, aligning.stages, backend.steps(), family.unit)

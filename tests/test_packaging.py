@@ -8,6 +8,9 @@ the checkout, wheel from the unpacked sdist, `pip install --target` of that
 wheel; every kernels/*.cu and *.cuh must arrive unchanged. Builds run without
 isolation through setuptools.build_meta in the running interpreter, so no
 network is needed (the test extra pins setuptools>=77 for that).
+
+The distribution is named seqalign-cli (files seqalign_cli-VERSION...), the
+import package seqalign_cli and the command seqalign.
 """
 
 from __future__ import annotations
@@ -22,9 +25,12 @@ from pathlib import Path
 
 import pytest
 
+from seqalign_cli import __version__
+
+DIST = "seqalign-cli"  # the distribution's name; file names spell it seqalign_cli
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = sorted(p for p in (ROOT / "kernels").iterdir() if p.suffix in (".cu", ".cuh"))
-# A copy without build outputs: a stale seqalign.egg-info/SOURCES.txt in the
+# A copy without build outputs: a stale seqalign_cli.egg-info/SOURCES.txt in the
 # checkout would otherwise leak into the sdist and hide a MANIFEST.in gap.
 NOT_SOURCES = shutil.ignore_patterns(
     ".git", "build", "dist", "*.egg-info", "__pycache__", "*.pyc",
@@ -76,6 +82,16 @@ def test_sdist_carries_kernels_and_stays_small(built):
     assert os.path.getsize(built["sdist"]) < 200_000
 
 
+def test_files_and_metadata_name_the_distribution(built):
+    assert built["sdist"].name == f"seqalign_cli-{__version__}.tar.gz"
+    assert built["wheel"].name.startswith(f"seqalign_cli-{__version__}-")
+    with zipfile.ZipFile(built["wheel"]) as whl:
+        meta = whl.read(f"seqalign_cli-{__version__}.dist-info/METADATA").decode()
+        entry_points = whl.read(f"seqalign_cli-{__version__}.dist-info/entry_points.txt").decode()
+    assert f"\nName: {DIST}\n" in meta
+    assert "seqalign = seqalign_cli.cli:main" in entry_points
+
+
 def test_wheel_from_sdist_ships_every_kernel(built):
     with zipfile.ZipFile(built["wheel"]) as whl:
         names = set(whl.namelist())
@@ -96,3 +112,7 @@ def test_installed_wheel_has_kernels(built):
     for kernel in KERNELS:
         installed = target / "seqalign_cli" / "kernels" / kernel.name
         assert installed.read_bytes() == kernel.read_bytes()
+    code = "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))"
+    proc = subprocess.run([sys.executable, "-c", code, DIST], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(target)})
+    assert proc.returncode == 0 and proc.stdout.strip() == __version__, proc.stderr

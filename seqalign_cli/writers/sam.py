@@ -103,9 +103,9 @@ class SamWriter:
             del hdict["SQ"]
         header = pysam.AlignmentHeader.from_dict(hdict)
         self.body.seek(0)
-        if self.bam and self.out.stdout:
-            # through a temporary file: htslib writing to a closed pipe itself
-            # would print its own errors, a copy raises a quiet BrokenPipeError
+        if self.bam and self.out.direct:
+            # stdout, a FIFO, a device: through a temporary file, since htslib writing to a
+            # closed pipe itself would print its own errors (a copy raises a quiet BrokenPipeError)
             with tempfile.NamedTemporaryFile(suffix=".bam") as tmp:
                 self._write_bam(tmp.name, header)
                 shutil.copyfileobj(tmp, self.out.open())

@@ -17,7 +17,7 @@ def gpu_available() -> tuple[bool, str]:
     try:
         import cupy
     except ImportError:
-        return False, "CuPy is not installed (pip install 'seqalign[cuda]')"
+        return False, "CuPy is not installed (pip install 'seqalign-cli[cuda]')"
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:  # no driver, no device
