@@ -106,4 +106,8 @@ register(Family(
     unit="reads",
     chunks="seqalign_cli.io.graph:graph_chunks",
     cpu="seqalign_cli.backends.cpu.graph:CpuGraph",
+    cuda="seqalign_cli.backends.cuda.graph:CudaGraph",
+    cuda_hooks="seqalign_cli.backends.cuda.graph:HOOKS",
+    checks="seqalign_cli.backends.cuda.graph:compile_checks",
+    bench="seqalign_cli.backends.cuda.graph:bench_run",
 ))

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...config import AlignConfig
+from ...config import AlignConfig, Mode
 from ...errors import UsageError
 from ...jit import nb
-from .graph_dp import align_each, align_read
+from .graph_dp import align_each
 
 #: int32 cells hold every score whose bound stays below this (minus infinity is -2**29)
 INT32_LIMIT = 2**28
@@ -22,6 +22,8 @@ NEG64 = -(2**60)
 INT64_LIMIT = 2**58
 #: path room per read beyond its length (paths longer than that are aligned again with exact room)
 PATH_SLACK = 8
+#: more room in global mode, where paths run from a source to a sink
+GLOBAL_ROOM = 4096
 
 
 def graph_arrays(graph) -> tuple:
@@ -66,8 +68,7 @@ class CpuGraph:
         res = np.zeros((n, 8), np.int64)
         out = GraphAlignments.allocate(lengths, cfg.traceback)
         runs = out.cigar
-        room = np.zeros(n + 1, np.int64)
-        np.cumsum(lengths + PATH_SLACK, out=room[1:])
+        room = path_room(batch, cfg)
         nodes = np.empty(int(room[-1]) if cfg.traceback else 0, np.int32)
         narrow = score_dtype(cfg, lengths, graph.n_bases)
         nb.set_num_threads(self.threads)
@@ -77,42 +78,92 @@ class CpuGraph:
             sel = np.flatnonzero(narrow != wide)
             if not len(sel):
                 continue
-            dtype, neg = (np.int64, NEG64) if wide else (np.int32, NEG32)
             sel = sel[np.argsort(-lengths[sel], kind="stable")]  # longest first
-            args = (int(cfg.mode_code), np.array(cfg.scoring.as_list(), dtype), np.array([neg], dtype),
-                    cfg.traceback, cfg.matrix_budget, max(graph.n_slots, 1))
+            args = kernel_args(cfg, graph, wide)
             align_each(G, node, batch.codes, batch.offs, sel, *args, runs.off, runs.op, runs.length, room, nodes,
                        res)
-            for k in sel[res[sel, 7] == 1]:  # paths longer than their room: once more, kept aside
-                r0 = int(runs.off[k])
-                long_paths[int(k)] = align_read(G, node, batch.seq(k), *args, res[k], runs.op[r0:],
-                                                runs.length[r0:], np.empty(64, np.int32))[:res[k, 6]]
+            if res[sel, 7].any():
+                rows = res[sel]
+                long_paths.update(realign(batch, sel, rows, cfg, runs))
+                res[sel] = rows
         fill_results(out, res, room, nodes, long_paths, graph)
         return out.finish(cfg)
 
 
-def fill_results(out, res: np.ndarray, room: np.ndarray, nodes: np.ndarray, long_paths: dict, graph):
-    """``GraphAlignments`` from the engines' per-read rows (score, qstart, qend, first base, last base, runs,
-    path nodes, overflow) and the paths they wrote (``nodes[room[k]:]``; ``long_paths[k]`` where they did not fit).
+def kernel_args(cfg: AlignConfig, graph, wide: bool) -> tuple:
+    """The compiled engine's arguments after the read: mode, scoring, minus infinity, traceback, budget, slots."""
+    dtype, neg = (np.int64, NEG64) if wide else (np.int32, NEG32)
+    return (int(cfg.mode_code), np.array(cfg.scoring.as_list(), dtype), np.array([neg], dtype), cfg.traceback,
+            cfg.matrix_budget, max(graph.n_slots, 1))
+
+
+def path_room(batch, cfg: AlignConfig) -> np.ndarray:
+    """Offsets of each read's room for its path's nodes: its length and ``PATH_SLACK``, and in global mode
+    (paths run source to sink) up to ``GLOBAL_ROOM`` more."""
+    extra = PATH_SLACK
+    if cfg.mode_code is Mode.GLOBAL:
+        extra += min(2 * len(batch.graph.seg_len), GLOBAL_ROOM)
+    room = np.zeros(batch.size + 1, np.int64)
+    np.cumsum(batch.lengths + extra, out=room[1:])
+    return room
+
+
+def realign(batch, idx: np.ndarray, res: np.ndarray, cfg: AlignConfig, runs) -> dict:
+    """Align again the reads of ``idx`` whose path did not fit their room (``res[i, 7]``), with the exact room.
+
+    ``res[i]`` belongs to read ``idx[i]`` (``res[i, 6]``: the path's node
+    count the first pass found); their rows and run slots are rewritten.
+    Returns {read: path nodes}.
     """
-    out.score[:] = res[:, 0]
-    out.qstart[:] = res[:, 1]
-    out.qend[:] = res[:, 2]
-    out.end_base[:] = res[:, 4]
-    out.cigar.count[:] = res[:, 5]
+    rows = np.flatnonzero(res[:, 7])
+    if not len(rows):
+        return {}
+    graph = batch.graph
+    reads = np.asarray(idx, np.int64)[rows]
+    room = np.zeros(batch.size + 1, np.int64)
+    need = np.zeros(batch.size, np.int64)
+    need[reads] = res[rows, 6]
+    np.cumsum(need, out=room[1:])
+    nodes = np.empty(int(room[-1]), np.int32)
+    full = np.zeros((batch.size, 8), np.int64)
+    narrow = score_dtype(cfg, batch.lengths[reads], graph.n_bases)
+    for wide in (False, True):
+        sel = reads[narrow != wide]
+        if len(sel):
+            align_each(graph_arrays(graph), graph.node.astype(np.int32), batch.codes, batch.offs, sel,
+                       *kernel_args(cfg, graph, wide), runs.off, runs.op, runs.length, room, nodes, full)
+    res[rows] = full[reads]
+    return {int(k): nodes[room[k]:room[k + 1]] for k in reads}
+
+
+def fill_results(out, res: np.ndarray, room: np.ndarray, nodes: np.ndarray, long_paths: dict, graph,
+                 idx: np.ndarray | None = None):
+    """Fill ``GraphAlignments`` from the engines' per-read rows and paths.
+
+    ``res[i]`` (read ``idx[i]``, or read i without ``idx``): score, read
+    start, read end, first base, last base, runs, path nodes, overflow; the
+    path of read k is ``nodes[room[k]:room[k] + res[i, 6]]``, or
+    ``long_paths[k]`` where it did not fit.
+    """
+    idx = np.arange(len(res)) if idx is None else np.asarray(idx, np.int64)
+    out.score[idx] = res[:, 0]
+    out.qstart[idx] = res[:, 1]
+    out.qend[idx] = res[:, 2]
+    out.end_base[idx] = res[:, 4]
+    out.cigar.count[idx] = res[:, 5]
     if not out.traceback:
         return
-    count = np.where(res[:, 7] == 1, 0, res[:, 6])
-    out.set_paths((room[:-1], count, nodes))
+    aside = (res[:, 7] == 1) | np.isin(idx, np.fromiter(long_paths, np.int64, len(long_paths)))
+    out.set_paths((room[idx], np.where(aside, 0, res[:, 6]), nodes), idx=idx)
     if long_paths:
-        idx = np.array(sorted(long_paths), np.int64)
-        out.set_paths([long_paths[int(k)] for k in idx], idx=idx)
+        ks = np.array(sorted(long_paths), np.int64)
+        out.set_paths([long_paths[int(k)] for k in ks], idx=ks)
     has = res[:, 3] >= 0
     first = np.where(has, res[:, 3], 0)
     last = np.where(has, res[:, 4], 0)
     node_len = graph.seg_len[np.arange(2 * len(graph.seg_len)) >> 1]
     cum = np.zeros(len(out.path_nodes) + 1, np.int64)
     np.cumsum(node_len[out.path_nodes], out=cum[1:])
-    total = cum[out.path_off[1:]] - cum[out.path_off[:-1]]  # the path's length
-    out.pstart[:] = np.where(has, graph.offset[first], 0)
-    out.pend[:] = np.where(has, total - node_len[graph.node[last]] + graph.offset[last] + 1, 0)
+    total = cum[out.path_off[idx + 1]] - cum[out.path_off[idx]]  # the path's length
+    out.pstart[idx] = np.where(has, graph.offset[first], 0)
+    out.pend[idx] = np.where(has, total - node_len[graph.node[last]] + graph.offset[last] + 1, 0)

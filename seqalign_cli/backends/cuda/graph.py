@@ -1,0 +1,344 @@
+"""Reads against a graph on the GPU: the device copy of the graph, the launch plan, the hooks.
+
+Kernels: ``kernels/graph.cu``. One warp a read (persistent warps taking
+reads from a counter), lane l holding K consecutive read columns in
+registers, the warp walking the graph's bases in topological order with no
+block-wide barrier (the in-row gap by a warp prefix maximum). K is the
+smallest of ``WIDTHS`` whose 32*K columns hold the read; longer reads run
+in stripes of 32*16 columns (score only), their borders in per-warp scratch.
+
+The graph is uploaded once per device and engine (``_DeviceGraph``) and
+stays there; batches carry reads only. Rows that node starts read later
+live in per-warp slots (``Graph.slot``).
+
+Traceback (reads of at most ``TRACE_COLUMNS``): ``graph_score<K, MODE, true>``
+also saves a checkpoint every ``BLOCK_ROWS`` rows (the row before and the
+slots), and ``graph_walk<K, MODE>`` recomputes the end's block with
+direction bytes, walks it, and goes on block by block towards the start,
+writing the runs into the read's slots of ``out.cigar`` and the path's
+nodes into the read's room (``PATH_SLACK`` past its length; a path longer
+than that is aligned again by the CPU engine). Launches are cut so that
+their checkpoints fit ``CHECKPOINT_BYTES``.
+
+What ``HOOKS.on_gpu`` sends here: reads of at least one base whose score
+bound fits int32 lanes and, with traceback, of at most ``TRACE_COLUMNS``
+bases; the CPU engine aligns the rest in the same batch, with the same
+results.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...config import AlignConfig, Mode
+from ...io.graph import GraphBatch
+from ...results import GraphAlignments
+from ..cpu.graph import fill_results, graph_arrays, path_room, realign
+from .device import DeviceEngine, Job, copy_back, fetch_runs, upload, upload_runs
+from .loader import module
+
+KERNEL = "graph.cu"
+#: threads a block: 4 warps, one read each
+THREADS = 128
+#: columns a lane holds; a read takes the smallest K with 32*K >= its length (16 beyond: stripes)
+WIDTHS = (1, 2, 4, 8, 16)
+#: the longest read traced back on the GPU (one stripe)
+TRACE_COLUMNS = 32 * WIDTHS[-1]
+#: rows between checkpoints (traceback)
+BLOCK_ROWS = 1024
+#: checkpoint bytes of one launch
+CHECKPOINT_BYTES = 4 * 1024**3
+#: int32 lanes hold every value whose bound stays below this (minus infinity is -2**30)
+INT32_LIMIT = 2**29
+#: warps resident per SM that the persistent launch asks for
+WARPS_PER_SM = 16
+MODES = (Mode.GLOBAL, Mode.GLOCAL, Mode.LOCAL)
+
+
+def width(length: int) -> int:
+    for k in WIDTHS:
+        if 32 * k >= length:
+            return k
+    return WIDTHS[-1]
+
+
+def score_name(K: int, mode: int, checkpoints: bool) -> str:
+    return f"graph_score<{K}, {int(mode)}, {'true' if checkpoints else 'false'}>"
+
+
+def walk_name(K: int, mode: int) -> str:
+    return f"graph_walk<{K}, {int(mode)}>"
+
+
+class GraphHooks:
+    """What the GPU scheduler asks of the graph family."""
+
+    @staticmethod
+    def allocate(batch: GraphBatch, cfg: AlignConfig) -> GraphAlignments:
+        return GraphAlignments.allocate(batch.lengths, cfg.traceback)
+
+    @staticmethod
+    def on_gpu(batch: GraphBatch, cfg: AlignConfig) -> np.ndarray:
+        lengths = batch.lengths
+        n = batch.graph.n_bases
+        ok = lengths > 0
+        ok &= np.array([cfg.scoring.score_bound(int(m), n) < INT32_LIMIT for m in lengths], bool) \
+            if len(lengths) else ok
+        if cfg.traceback:
+            ok &= lengths <= TRACE_COLUMNS
+        return ok
+
+
+HOOKS = GraphHooks()
+
+
+class _DeviceGraph:
+    """A graph's arrays on one device (uploaded once, kept while the engine lives)."""
+
+    def __init__(self, cp, graph):
+        codes, pred_off, pred, slot, source, sink, multi = graph_arrays(graph)
+        flags = source.astype(np.uint8) | (sink.astype(np.uint8) << 1)
+        self.graph = graph
+        self.arrays = tuple(cp.asarray(a) for a in (
+            codes, pred_off, pred, slot, flags, graph.node.astype(np.int32), multi,
+            *row_records(codes, pred_off, pred, slot, flags)))
+        self.n = graph.n_bases
+        self.n_slots = max(graph.n_slots, 1)
+        # rows of several predecessors in the worst block (the walk keeps their predecessor indices)
+        ends = np.minimum(np.arange(0, self.n, BLOCK_ROWS) + BLOCK_ROWS, self.n)
+        self.multi_rows = int(max((multi[ends] - multi[np.arange(0, self.n, BLOCK_ROWS)]).max(), 1)) \
+            if self.n else 1
+
+
+def row_records(codes, pred_off, pred, slot, flags) -> tuple[np.ndarray, np.ndarray]:
+    """The kernels' per-row record (``meta``, (n, 4) int32) and per-predecessor slot (``eslot``).
+
+    meta[v] = (first predecessor entry, predecessors | code << 16 | flags << 20
+    | (the lone predecessor is v - 1) << 22, the row's slot, the lone
+    predecessor's slot or -1); eslot[p] = the slot of predecessor entry p, -1
+    when it is the row just before (kernels/graph.cu reads both a row ahead).
+    """
+    n = len(codes)
+    npred = np.diff(pred_off)
+    owner = np.repeat(np.arange(n, dtype=np.int64), npred)
+    before = pred.astype(np.int64) == owner - 1
+    eslot = np.where(before, -1, slot[pred]).astype(np.int32)
+    lone = npred == 1
+    first = pred_off[:-1]
+    lone_before = np.zeros(n, bool)
+    lone_before[lone] = before[first[lone]]
+    meta = np.empty((max(n, 1), 4), np.int32)
+    meta[:n, 0] = first
+    meta[:n, 1] = (npred | (codes.astype(np.int64) << 16) | (flags.astype(np.int64) << 20)
+                   | (lone_before.astype(np.int64) << 22))
+    meta[:n, 2] = slot
+    meta[:n, 3] = -1
+    meta[:n, 3][lone] = eslot[first[lone]]
+    return meta.reshape(-1), eslot if len(eslot) else np.full(1, -1, np.int32)
+
+
+@dataclass
+class _DeviceBatch:
+    codes: object
+    offs: object
+    out: object
+    room: np.ndarray | None = None
+    node_off: object = None
+    nodes: object = None
+    info: object = None
+    run_off: object = None
+    run_op: object = None
+    run_len: object = None
+
+
+class CudaGraph(DeviceEngine):
+    """Aligns reads against a graph on one device (``device.DeviceEngine``'s job cycle)."""
+
+    def __init__(self, device: int = 0):
+        super().__init__(device)
+        self._graphs: dict[int, _DeviceGraph] = {}
+        with self.cp.cuda.Device(device):
+            sms = self.cp.cuda.Device(device).attributes["MultiProcessorCount"]
+        self.max_warps = sms * WARPS_PER_SM
+
+    def device_graph(self, graph) -> _DeviceGraph:
+        dg = self._graphs.get(id(graph))
+        if dg is None or dg.graph is not graph:
+            self._graphs = {id(graph): _DeviceGraph(self.cp, graph)}  # one graph a run
+            dg = self._graphs[id(graph)]
+        return dg
+
+    def upload(self, batch: GraphBatch, out: GraphAlignments, cfg: AlignConfig, staged: list | None):
+        cp = self.cp
+        codes = upload(cp, batch.codes if len(batch.codes) else np.zeros(1, np.uint8), staged)
+        offs = upload(cp, np.asarray(batch.offs, np.int64), staged)
+        d = _DeviceBatch(codes, offs, cp.zeros(4 * max(batch.size, 1), np.int32))
+        if cfg.traceback:
+            d.room = room = path_room(batch, cfg)
+            d.node_off = upload(cp, room, staged)
+            d.nodes = cp.empty(max(int(room[-1]), 1), np.int32)
+            d.info = cp.zeros(4 * max(batch.size, 1), np.int32)
+            d.run_off, d.run_op, d.run_len = upload_runs(cp, out.cigar, staged)
+        return d
+
+    def launches(self, batch: GraphBatch, cfg: AlignConfig, subset: np.ndarray):
+        """(K, reads) of each launch: reads by width, longest first; traceback launches cut to fit the checkpoints."""
+        lengths = batch.lengths
+        sel = subset[np.argsort(-lengths[subset], kind="stable")]
+        ks = np.array([width(int(m)) for m in lengths[sel]], np.int64)
+        dg = self.device_graph(batch.graph)
+        for K in WIDTHS:
+            part = sel[ks == K]
+            if not len(part):
+                continue
+            step = len(part)
+            if cfg.traceback:
+                per_read = self.checkpoint_ints(dg, K) * 4
+                step = max(1, CHECKPOINT_BYTES // per_read)
+            for s in range(0, len(part), step):
+                yield K, part[s:s + step]
+
+    @staticmethod
+    def checkpoint_ints(dg: _DeviceGraph, K: int) -> int:
+        blocks = -(-dg.n // BLOCK_ROWS)
+        return blocks * (dg.n_slots + 1) * 2 * (K + 1) * 32
+
+    def queue(self, batch, cfg, subset, out, d, stream, clock) -> Job:
+        cp = self.cp
+        dg = self.device_graph(batch.graph)
+        mode = int(cfg.mode_code)
+        sc = cfg.scoring
+        clock("prepare")
+        for K, reads in self.launches(batch, cfg, subset):
+            order = cp.asarray(reads.astype(np.int32))
+            warps = min(len(reads), self.max_warps)
+            grid = -(-warps // (THREADS // 32))
+            warps = grid * (THREADS // 32)
+            srow = (K + 1) * 32
+            ws_stride = dg.n_slots * 2 * srow
+            ws = cp.empty(warps * ws_stride, np.int32)
+            striped = int(batch.lengths[reads].max()) > 32 * K
+            border_stride = 3 * dg.n if striped else 0
+            border = cp.empty(max(warps * border_stride, 1), np.int32)
+            trace = cfg.traceback
+            cp_stride = self.checkpoint_ints(dg, K) if trace else 0
+            cps = cp.empty(max(len(reads) * cp_stride, 1), np.int32)
+            head = (*dg.arrays, np.int32(dg.n), np.int32(dg.n_slots), d.codes, d.offs, order, np.int32(len(reads)))
+            scoring = tuple(np.int32(v) for v in sc.as_list())
+            mod = module(KERNEL, (score_name(K, mode, trace),) + ((walk_name(K, mode),) if trace else ()),
+                         self.device)
+            counter = cp.zeros(1, np.int32)
+            mod.get_function(score_name(K, mode, trace))(
+                (grid,), (THREADS,), head + (counter,) + scoring + (
+                    ws, np.int64(ws_stride), border, np.int64(border_stride), cps, np.int64(cp_stride),
+                    np.int32(BLOCK_ROWS), d.out))
+            if trace:
+                codes_stride = BLOCK_ROWS * srow
+                codes = cp.empty(warps * codes_stride, np.uint8)
+                args_stride = 2 * dg.multi_rows * srow
+                args = cp.empty(warps * args_stride, np.uint16)
+                counter = cp.zeros(1, np.int32)
+                mod.get_function(walk_name(K, mode))(
+                    (grid,), (THREADS,), head + (counter,) + scoring + (
+                        ws, np.int64(ws_stride), cps, np.int64(cp_stride), np.int32(BLOCK_ROWS), codes,
+                        np.int64(codes_stride), args, np.int64(args_stride), d.out, d.run_off, d.run_op, d.run_len,
+                        d.node_off, d.nodes, d.info))
+        host = {"out": copy_back(d.out, (max(batch.size, 1), 4), stream)}
+        if cfg.traceback:
+            host["info"] = copy_back(d.info, (max(batch.size, 1), 4), stream)
+            host["nodes"] = copy_back(d.nodes, (len(d.nodes),), stream)
+        clock("kernels")
+        return Job(batch, cfg, subset, out, d, stream, host)
+
+    def results(self, job: Job, clock, whole: bool):
+        batch, cfg, subset, out = job.batch, job.cfg, job.subset, job.out
+        o = job.host["out"][subset].astype(np.int64)
+        res = np.zeros((len(subset), 8), np.int64)
+        res[:, 0] = o[:, 0]
+        res[:, 2] = o[:, 2]
+        res[:, 4] = o[:, 1]
+        res[:, 1] = 0 if cfg.mode_code is not Mode.LOCAL else -1
+        res[:, 3] = -1
+        long_paths = {}
+        d = job.d
+        room, nodes = d.room, job.host.get("nodes")
+        if cfg.traceback:
+            info = job.host["info"][subset].astype(np.int64)
+            res[:, 1] = np.where(o[:, 1] >= 0, info[:, 0], 0)
+            res[:, 3] = info[:, 1]
+            res[:, 5] = info[:, 2]
+            res[:, 6] = info[:, 3]
+            res[:, 7] = info[:, 3] > room[subset + 1] - room[subset]
+            empty = o[:, 1] < 0
+            res[empty, 2] = 0
+            out.cigar.count[subset] = res[:, 5]
+            fetch_runs(self.cp, out.cigar, d.run_off, d.run_op, d.run_len, subset, whole)
+            if res[:, 7].any():
+                long_paths = realign(batch, subset, res, cfg, out.cigar)
+        fill_results(out, res, room, nodes, long_paths, batch.graph, idx=subset)
+
+
+def compile_checks() -> dict[str, tuple[str, ...]]:
+    """Kernel variants ``seqalign info`` compiles: every width and mode, score only and traceback."""
+    return {KERNEL: tuple(score_name(k, m, t) for k in WIDTHS for m in MODES for t in (False, True))
+            + tuple(walk_name(k, m) for k in WIDTHS for m in MODES)}
+
+
+def time_graph(engine: CudaGraph, batch: GraphBatch, cfg: AlignConfig, reps: int = 3) -> float:
+    """Best wall time of aligning ``batch`` on the device (graph already uploaded), seconds."""
+    out = HOOKS.allocate(batch, cfg)
+    subset = np.arange(batch.size)
+    engine.align(batch, cfg, subset, out)  # compile, upload the graph
+    best = float("inf")
+    for _ in range(reps):
+        engine.cp.cuda.Device(engine.device).synchronize()
+        t = time.perf_counter()
+        engine.align(batch, cfg, subset, out)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def bench_run(lengths, modes, scorings=None, reps: int = 3, target_cells: float = 2e10, out=print,
+              graph_path: str | None = None, traceback: bool = False):
+    """GCUPS of the graph kernels by read length and mode, reads sampled from the graph's own walks.
+
+    The signature of ``seqalign bench``'s call; the graph is the packaged
+    test graph (cactus-BRCA2 when present) or ``graph_path``; cells = read
+    length x bases of the oriented graph.
+    """
+    from ...io.gfa import load_graph
+    from ...io.graph import make_graph_batch
+    from . import device_name
+
+    graph = load_graph(graph_path or _default_graph())
+    engine = CudaGraph(0)
+    out(f"# {device_name(0)}; {graph.n_bases} oriented bases; wall time of the device engine, best of {reps}")
+    out("length\treads\tmode\ttraceback\tms\tGCUPS")
+    rng = np.random.default_rng(1)
+    letters = np.frombuffer(b"ACGT", np.uint8)
+    spelled = letters[np.minimum(graph.codes, 3)]
+    for L in lengths:
+        count = int(min(100_000, max(132 * 4, target_cells // max(L * graph.n_bases, 1))))
+        starts = rng.integers(0, max(graph.n_bases - L, 1), count)
+        reads = [spelled[s:s + L].tobytes() for s in starts]
+        batch = make_graph_batch(graph, reads)
+        for mode in modes:
+            if mode not in ("global", "glocal", "local"):
+                continue
+            cfg = AlignConfig(mode=mode, traceback=traceback)
+            secs = time_graph(engine, batch, cfg, reps)
+            out(f"{L}\t{count}\t{mode}\t{traceback}\t{secs * 1e3:.1f}\t{batch.cells() / secs / 1e9:.1f}")
+
+
+def _default_graph() -> str:
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    for rel in ("../../../tests/data/graph/cactus-BRCA2.gfa",):
+        path = os.path.normpath(os.path.join(here, rel))
+        if os.path.exists(path):
+            return path
+    raise FileNotFoundError("no graph to benchmark: pass graph_path")
