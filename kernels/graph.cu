@@ -8,19 +8,23 @@
 //
 // Thread mapping: one warp per read, persistent warps taking reads from a counter. Lane l
 // holds the K columns c0 + l*K .. c0 + l*K + K - 1 of the current stripe in registers
-// (c0 = 1 + stripe*32*K); the warp walks the graph's rows in topological order with no
-// block-wide barrier: the diagonal needs one shuffle, the in-row gap (F) is a warp
-// prefix maximum of X[i] + i*ge (X = max(D, E)), five shuffles. The row just before is
-// kept in registers; rows a later node start reads are kept in slots (per-warp scratch,
-// `Graph.slot`), read back coalesced. Reads longer than 32*K columns run in stripes; a
-// stripe leaves, per row, its last column's H and the running prefix maximum for the next
-// stripe (`border`: two H columns swapped per stripe, one carry column; 3n ints a warp).
+// (c0 = 1 + stripe*32*K). The warp sweeps the rows as a skewed wavefront with no
+// barrier: at step t lane l computes row t - l, taking from lane l - 1 (one shuffle a
+// value: its last column's merged predecessor H, its H and its F) what lane l - 1
+// computed for the same row one step before; n + 31 steps a stripe. The row just before
+// is kept in registers; rows a later node start reads are kept in slots (per-warp
+// scratch, `Graph.slot`), each lane reading and writing its own columns only, so no
+// lane waits for another. Per-row records (`meta`) are read a row ahead. Reads longer
+// than 32*K columns run in stripes; a stripe leaves, per row, its last column's H and F
+// for the next (`border`: H and F in, H and F out, swapped per stripe; 4n ints a warp).
 //
 // Layouts (int32): a slot row is 2*SROW ints, SROW = (K+1)*32: H[k*32 + lane] for the K
 // columns of each lane, then at k = K, lane 0, column 0; then E the same way.
-// Checkpoints (traceback): every B rows the forward kernel copies the row before and all
-// slots ((n_slots + 1) * 2*SROW ints) to `cp`, per read. Direction bytes (walk kernel):
-// one per cell, row-major, (K+1)*32 bytes a row in the slot layout; rows with several
+// Checkpoints (traceback): at every step t that is a multiple of B, each lane copies its
+// columns of the row before, of all slots and what it took from its left neighbour
+// (CPROW = (n_slots + 1) * 2*SROW + 96 ints a checkpoint, per read); restored at step t,
+// the sweep goes on exactly as it went. Direction bytes (walk kernel): one per cell,
+// (K+1)*32 bytes a row in the slot layout, rows from t - 31; rows with several
 // predecessors also keep, per cell, which predecessor gave PH and PE (uint16, 0xFFFF = S).
 //
 // Kernels:
@@ -29,8 +33,9 @@
 //      (end base -1: empty alignment).
 //  graph_walk<K, MODE>(graph..., reads..., scoring, ws, ws_stride, cp, cp_stride, B, codes,
 //      codes_stride, args, args_stride, out, run_off, run_op, run_len, node_off, nodes, info):
-//      recomputes one block of rows at a time from its checkpoint with direction bytes and
-//      walks it (every lane walks, lane 0 writes): runs into the RunStore slots of the read,
+//      from the end row v, restores the checkpoint of step B*floor(v/B), sweeps on to row v
+//      with direction bytes and walks back to that step's row, then the checkpoint before,
+//      and so on (every lane walks, lane 0 writes): runs into the RunStore slots of the read,
 //      the path's nodes into nodes[node_off[read]..node_off[read + 1]), info[read*4 + 0..3] =
 //      read start, first base, runs, path nodes (more than the room: not written; the host aligns
 //      that read again).
@@ -40,6 +45,8 @@ namespace sa {
 namespace graph {
 
 constexpr unsigned short FROM_S = 0xFFFF;
+// warps a block (the host launches 32 * WARPS_PER_BLOCK threads a block)
+constexpr int WARPS_PER_BLOCK = 4;
 enum Move { DIAG = 0, INS = 1, DEL = 2, START = 3 };
 
 struct Graph {
@@ -85,37 +92,74 @@ __device__ __forceinline__ bool better(int s, int v, int j, int bs, int bv, int 
   return s > bs || (s == bs && (v < bv || (v == bv && j < bj)));
 }
 
-// The state of one warp's sweep over the rows: registers of the row before, per lane.
+// One lane's state in the skewed sweep: its columns of the row before, and what it took
+// from the lane on its left for the row it computes next.
 template <int K>
-struct Row {
+struct Lane {
   int H[K], E[K];
-  int h0, e0;  // column 0 (stripe 0) or the boundary column (later stripes: unused)
+  int h0, e0;          // column 0 of the row before (lane 0, first stripe)
+  int inPH, inH, inF;  // the left lane's last column: merged predecessor H, H, F
 };
 
 template <int K>
-__device__ __forceinline__ void save_row(int* dst, const Row<K>& r, int lane) {
+__device__ __forceinline__ void clear_lane(Lane<K>& st) {
+#pragma unroll
+  for (int k = 0; k < K; ++k) st.H[k] = st.E[k] = NEG;
+  st.h0 = st.e0 = NEG;
+  st.inPH = st.inH = st.inF = NEG;
+}
+
+// A checkpoint: the row before, the slots (each lane its own columns), the inbound values.
+template <int K>
+__device__ __forceinline__ void save_lane(int* dst, const Lane<K>& st, const int* ws, int n_slots, int lane) {
   constexpr int SROW = (K + 1) * 32;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    dst[k * 32 + lane] = r.H[k];
-    dst[SROW + k * 32 + lane] = r.E[k];
+    dst[k * 32 + lane] = st.H[k];
+    dst[SROW + k * 32 + lane] = st.E[k];
   }
   if (lane == 0) {
-    dst[K * 32] = r.h0;
-    dst[SROW + K * 32] = r.e0;
+    dst[K * 32] = st.h0;
+    dst[SROW + K * 32] = st.e0;
   }
+  for (int q = 0; q < n_slots; ++q) {
+    const int* src = ws + (int64_t)q * 2 * SROW;
+    int* to = dst + (int64_t)(q + 1) * 2 * SROW;
+#pragma unroll
+    for (int k = 0; k <= K; ++k) {
+      to[k * 32 + lane] = src[k * 32 + lane];
+      to[SROW + k * 32 + lane] = src[SROW + k * 32 + lane];
+    }
+  }
+  int* in = dst + (int64_t)(n_slots + 1) * 2 * SROW;
+  in[lane] = st.inPH;
+  in[32 + lane] = st.inH;
+  in[64 + lane] = st.inF;
 }
 
 template <int K>
-__device__ __forceinline__ void load_row(const int* src, Row<K>& r, int lane) {
+__device__ __forceinline__ void load_lane(const int* src, Lane<K>& st, int* ws, int n_slots, int lane) {
   constexpr int SROW = (K + 1) * 32;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    r.H[k] = src[k * 32 + lane];
-    r.E[k] = src[SROW + k * 32 + lane];
+    st.H[k] = src[k * 32 + lane];
+    st.E[k] = src[SROW + k * 32 + lane];
   }
-  r.h0 = src[K * 32];
-  r.e0 = src[SROW + K * 32];
+  st.h0 = src[K * 32];
+  st.e0 = src[SROW + K * 32];
+  for (int q = 0; q < n_slots; ++q) {
+    const int* from = src + (int64_t)(q + 1) * 2 * SROW;
+    int* to = ws + (int64_t)q * 2 * SROW;
+#pragma unroll
+    for (int k = 0; k <= K; ++k) {
+      to[k * 32 + lane] = from[k * 32 + lane];
+      to[SROW + k * 32 + lane] = from[SROW + k * 32 + lane];
+    }
+  }
+  const int* in = src + (int64_t)(n_slots + 1) * 2 * SROW;
+  st.inPH = in[lane];
+  st.inH = in[32 + lane];
+  st.inF = in[64 + lane];
 }
 
 __device__ __forceinline__ void warp_copy(int* dst, const int* src, int64_t count, int lane) {
@@ -131,69 +175,45 @@ struct Codes {
   int lo;
 };
 
-// One row v of one stripe. `prev` is the row v-1 (updated to row v on return); `ws` the
-// warp's slots; `bin`/`bout`/`carry` the stripe borders (stripe > 0 or more stripes follow).
-template <int K, int MODE, bool CODES>
-__device__ __forceinline__ void sweep_row(const Graph& g, const int4 mt, int v, int c0, int m, const int (&rd)[K],
-                                          const Scoring& sc, int oe, int ge, Row<K>& prev, int* ws,
-                                          const int* bin, int* bout, int* carry, bool first_stripe,
-                                          bool more, const Codes& out, int lane, int& bs, int& bv, int& bj) {
+// Merges one predecessor (slot es, or the row before when es < 0) into PH/PE (and, on lane 0,
+// column 0 into bh/be), a later one only where strictly better.
+template <int K, bool CODES>
+__device__ __forceinline__ void merge_pred(int es, int p, const Lane<K>& st, const int* ws, int lane, int (&PH)[K],
+                                           int (&PE)[K], unsigned short (&aH)[K + 1], unsigned short (&aE)[K + 1],
+                                           unsigned& aS, int& bh, int& be, bool& bS) {
   constexpr int SROW = (K + 1) * 32;
-  const int p0 = mt.x;
-  const int npred = meta_npred(mt);
-  const bool use_s = MODE != GLOBAL || (meta_flags(mt) & 1);
-  const int gv = meta_code(mt);
-  int PH[K], PE[K];
-  unsigned aS = 0;  // bit k: S gave PH at column k (rows of at most one real predecessor)
-  unsigned short aH[K + 1], aE[K + 1];
-  int bh, be;  // merged boundary column c0 - 1 (column 0 on the first stripe)
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    PH[k] = use_s ? start_h<MODE>(c0 + lane * K + k, oe, ge) : NEG;
-    PE[k] = NEG;
-    if (CODES) aH[k] = aE[k] = FROM_S;
-  }
-  bh = use_s ? start_h<MODE>(c0 - 1, oe, ge) : NEG;
-  be = NEG;
-  if (CODES) aH[K] = aE[K] = FROM_S;
-  bool bS = true;  // S gave the boundary PH
-  for (int p = 0; p < npred; ++p) {
-    const int es = npred == 1 ? mt.w : g.eslot[p0 + p];
-    int hu[K], eu[K], hb, eb;
-    if (es < 0) {
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        hu[k] = prev.H[k];
-        eu[k] = prev.E[k];
-      }
-      hb = prev.h0;
-      eb = prev.e0;
-    } else {
-      const int* src = ws + (int64_t)es * 2 * SROW;
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        hu[k] = src[k * 32 + lane];
-        eu[k] = src[SROW + k * 32 + lane];
-      }
-      hb = src[K * 32];
-      eb = src[SROW + K * 32];
-    }
-    if (!first_stripe) {
-      hb = bin[g.pred[p0 + p]];
-      eb = NEG;
-    }
+  int hu[K], eu[K], hb, eb;
+  if (es < 0) {
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      if (hu[k] > PH[k]) {
-        PH[k] = hu[k];
-        if (CODES) aH[k] = p;
-        aS |= 1u << k;
-      }
-      if (eu[k] > PE[k]) {
-        PE[k] = eu[k];
-        if (CODES) aE[k] = p;
-      }
+      hu[k] = st.H[k];
+      eu[k] = st.E[k];
     }
+    hb = st.h0;
+    eb = st.e0;
+  } else {
+    const int* src = ws + (int64_t)es * 2 * SROW;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      hu[k] = src[k * 32 + lane];
+      eu[k] = src[SROW + k * 32 + lane];
+    }
+    hb = src[K * 32];
+    eb = src[SROW + K * 32];
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (hu[k] > PH[k]) {
+      PH[k] = hu[k];
+      if (CODES) aH[k] = p;
+      aS |= 1u << k;
+    }
+    if (eu[k] > PE[k]) {
+      PE[k] = eu[k];
+      if (CODES) aE[k] = p;
+    }
+  }
+  if (lane == 0) {
     if (hb > bh) {
       bh = hb;
       if (CODES) aH[K] = p;
@@ -204,81 +224,105 @@ __device__ __forceinline__ void sweep_row(const Graph& g, const int4 mt, int v, 
       if (CODES) aE[K] = p;
     }
   }
-  // column c0 - 1: on the first stripe column 0 itself (H = E, floored in local mode)
-  int h0 = NEG, e0 = NEG, cin;
-  if (first_stripe) {
-    e0 = max(bh - oe, be - ge);
-    h0 = (MODE == LOCAL && e0 <= 0) ? 0 : e0;
-    cin = h0;  // X[0] + 0 * ge
+}
+
+// Lane `lane` computes row v of its columns (step t = v + lane of the stripe). `st` holds
+// its columns of row v - 1 (updated to row v) and what the left lane passed for row v;
+// `ws` the warp's slots; on a later stripe `hin`/`fin` the H and F of column c0 - 1 of
+// every row (the stripe before); with `more`, lane 31 leaves its last column's H and F in
+// `hout`/`fout`. Returns, through outPH/outH/outF, what the right lane takes next step.
+template <int K, int MODE, bool CODES>
+__device__ __forceinline__ void lane_row(const Graph& g, const int4 mt, int v, int c0, int m, const int (&rd)[K],
+                                         const int (&sh)[K], const Scoring& sc, int oe, int ge, Lane<K>& st,
+                                         int* ws, const int* hin, const int* fin, int* hout, int* fout,
+                                         bool first_stripe, bool more, const Codes& out, int lane, int& bs,
+                                         int& bv, int& bj, int& outPH, int& outH, int& outF) {
+  constexpr int SROW = (K + 1) * 32;
+  const int p0 = mt.x;
+  const int npred = meta_npred(mt);
+  const bool use_s = MODE != GLOBAL || (meta_flags(mt) & 1);
+  const int gv = meta_code(mt);
+  int PH[K], PE[K];
+  unsigned aS = 0;  // bit k: a real predecessor gave PH at column k (rows of at most one)
+  unsigned short aH[K + 1], aE[K + 1];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    PH[k] = use_s ? sh[k] : NEG;
+    PE[k] = NEG;
+    if (CODES) aH[k] = aE[k] = FROM_S;
+  }
+  // lane 0: the merged column c0 - 1 (column 0 on the first stripe)
+  int bh = use_s ? start_h<MODE>(c0 - 1, oe, ge) : NEG, be = NEG;
+  if (CODES) aH[K] = aE[K] = FROM_S;
+  bool bS = true;
+  // one predecessor (the common case) reads no memory beyond its slot; several read their slots' indices
+  for (int p = 0; p < npred; ++p) {
+    int es = mt.w;
+    if (npred > 1) es = g.eslot[p0 + p];
+    merge_pred<K, CODES>(es, p, st, ws, lane, PH, PE, aH, aE, aS, bh, be, bS);
+    if (lane == 0 && !first_stripe) {  // column c0 - 1 from the stripe before (slots hold no column 0 here)
+      const int hb = hin[g.pred[p0 + p]];
+      if (hb > bh) {
+        bh = hb;
+        bS = false;
+      }
+    }
+  }
+  // what comes from the left: column c0 - 1 (lane 0) or the left lane's last column
+  int leftPH, leftH, leftF, h0 = NEG, e0 = NEG;
+  if (lane == 0) {
+    leftPH = bh;
+    if (first_stripe) {
+      e0 = max(bh - oe, be - ge);
+      h0 = (MODE == LOCAL && e0 <= 0) ? 0 : e0;
+      leftH = h0;
+      leftF = NEG;
+    } else {
+      leftH = hin[v];
+      leftF = fin[v];
+    }
   } else {
-    cin = carry[v];
+    leftPH = st.inPH;
+    leftH = st.inH;
+    leftF = st.inF;
   }
-  // E, D, X = max(D, E) (floored), Y = X + j*ge
-  int E[K], X[K], D[K];
-  const int left = SA_SHFL_UP(PH[K - 1], 1);
-  int ymax = NEG;
+  int H[K], E[K], F[K];
+  int hp = leftH, fp = leftF;
+  uint8_t* crow = CODES ? out.code + (int64_t)(v - out.lo) * SROW : nullptr;
+  const bool multi = npred >= 2;
+  const int64_t mi = CODES ? g.multi[v] - out.multi_lo : 0;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    const int j = c0 + lane * K + k;
     E[k] = max(PH[k] - oe, PE[k] - ge);
-    const int ph = k ? PH[k - 1] : (lane ? left : bh);
-    D[k] = ph + subst_of(sc, gv, rd[k]);
-    int x = max(D[k], E[k]);
-    if (MODE == LOCAL) x = max(x, 0);
-    X[k] = x;
-    ymax = max(ymax, x + j * ge);
-  }
-  // warp prefix maximum of Y (inclusive), then exclusive with the carry from the left
-  int incl = ymax;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const int o = SA_SHFL_UP(incl, d);
-    if (lane >= d) incl = max(incl, o);
-  }
-  int pm = SA_SHFL_UP(incl, 1);
-  pm = lane ? max(pm, cin) : cin;
-  int H[K], F[K];
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int j = c0 + lane * K + k;
-    F[k] = pm - oe - (j - 1) * ge;
-    pm = max(pm, X[k] + j * ge);
-    H[k] = max(X[k], F[k]);
-  }
-  if (CODES) {
-    // direction bytes exactly as the CPU engine writes them
-    const int hl = SA_SHFL_UP(H[K - 1], 1), fl = SA_SHFL_UP(F[K - 1], 1);
-    const bool multi = npred >= 2;
-    uint8_t* crow = out.code + (int64_t)(v - out.lo) * SROW;
-    const int64_t mi = g.multi[v] - out.multi_lo;
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int hp = k ? H[k - 1] : (lane ? hl : h0);
-      const int fp = k ? F[k - 1] : (lane ? fl : NEG);
-      int h = D[k], src = DIAG;
-      if (F[k] > h) { h = F[k]; src = INS; }
-      if (E[k] > h) { h = E[k]; src = DEL; }
-      if (MODE == LOCAL && h <= 0) src = START;
+    const int d = (k ? PH[k - 1] : leftPH) + subst_of(sc, gv, rd[k]);
+    const int fo = hp - oe, fe = fp - ge;
+    F[k] = max(fo, fe);
+    int h = d, src = DIAG;
+    if (F[k] > h) { h = F[k]; src = INS; }
+    if (E[k] > h) { h = E[k]; src = DEL; }
+    if (MODE == LOCAL && h <= 0) { h = 0; src = START; }
+    H[k] = h;
+    if (CODES) {
       const bool s_won = use_s && !((aS >> k) & 1);
-      const uint8_t c = (uint8_t)(src | ((PE[k] - ge > PH[k] - oe) << 2) | ((fp - ge > hp - oe) << 3) |
-                                  ((multi ? 0 : (int)s_won) << 4));
-      crow[k * 32 + lane] = c;
+      crow[k * 32 + lane] = (uint8_t)(src | ((PE[k] - ge > PH[k] - oe) << 2) | ((fe > fo) << 3) |
+                                      ((multi ? 0 : (int)s_won) << 4));
       if (multi) {
         out.argH[mi * SROW + k * 32 + lane] = aH[k];
         out.argE[mi * SROW + k * 32 + lane] = aE[k];
       }
     }
-    if (lane == 0) {
-      const int src0 = (MODE == LOCAL && e0 <= 0) ? START : DEL;
-      const bool s0 = use_s && bS;
-      crow[K * 32] = (uint8_t)(src0 | ((be - ge > bh - oe) << 2) | ((multi ? 0 : (int)s0) << 4));
-      if (multi) {
-        out.argH[mi * SROW + K * 32] = aH[K];
-        out.argE[mi * SROW + K * 32] = aE[K];
-      }
+    hp = h;
+    fp = F[k];
+  }
+  if (CODES && lane == 0 && first_stripe) {
+    const int src0 = (MODE == LOCAL && e0 <= 0) ? START : DEL;
+    const bool s0 = use_s && bS;
+    crow[K * 32] = (uint8_t)(src0 | ((be - ge > bh - oe) << 2) | ((multi ? 0 : (int)s0) << 4));
+    if (multi) {
+      out.argH[mi * SROW + K * 32] = aH[K];
+      out.argE[mi * SROW + K * 32] = aE[K];
     }
   }
-  // slots, borders, the row before
   if (mt.z >= 0) {
     int* dst = ws + (int64_t)mt.z * 2 * SROW;
 #pragma unroll
@@ -291,20 +335,20 @@ __device__ __forceinline__ void sweep_row(const Graph& g, const int4 mt, int v, 
       dst[SROW + K * 32] = e0;
     }
   }
-  if (more) {
-    const int total = max(SA_SHFL(incl, 31), cin);
-    if (lane == 31) {
-      bout[v] = H[K - 1];
-      carry[v] = total;
-    }
+  if (more && lane == 31) {
+    hout[v] = H[K - 1];
+    fout[v] = F[K - 1];
   }
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    prev.H[k] = H[k];
-    prev.E[k] = E[k];
+    st.H[k] = H[k];
+    st.E[k] = E[k];
   }
-  prev.h0 = h0;
-  prev.e0 = e0;
+  st.h0 = h0;
+  st.e0 = e0;
+  outPH = PH[K - 1];
+  outH = H[K - 1];
+  outF = F[K - 1];
   // end cells
   if (MODE == LOCAL) {
 #pragma unroll
@@ -326,6 +370,56 @@ __device__ __forceinline__ void sweep_row(const Graph& g, const int4 mt, int v, 
           bv = v;
           bj = m;
         }
+    }
+  }
+}
+
+// Steps t0 .. t1 - 1 of a stripe (t0 a multiple of 32): lane l computes row t - l when it
+// lies in [0, min(n, hi + 1)). The rows' records come through `ring` (3 x 32 int4 of shared
+// memory a warp): the 32 records of lane 0's next 32 rows are loaded one chunk ahead (one
+// coalesced load a lane every 32 steps) and stored at the chunk's end, so no step waits
+// for memory. Checkpoints (CP) at every step that is a multiple of B, into cp.
+template <int K, int MODE, bool CODES, bool CP>
+__device__ __forceinline__ void sweep(const Graph& g, int t0, int t1, int hi, int c0, int m, const int (&rd)[K],
+                                      const int (&sh)[K], const Scoring& sc, int oe, int ge, Lane<K>& st, int* ws,
+                                      const int* hin, const int* fin, int* hout, int* fout, bool first_stripe,
+                                      bool more, const Codes& out, int lane, int& bs, int& bv, int& bj, int* cp,
+                                      int B, int4* ring, long long& prof_row) {
+  constexpr int SROW = (K + 1) * 32;
+  const int last = min(g.n - 1, hi);
+  const int top = max(g.n - 1, 0);
+  // the chunks lane 0's rows start in (and the one before, for the other lanes)
+  const int c = t0 >> 5;
+  if (c > 0) ring[((c - 1) % 3) * 32 + lane] = g.meta[min(32 * (c - 1) + lane, top)];
+  ring[(c % 3) * 32 + lane] = g.meta[min(32 * c + lane, top)];
+  int4 pend = g.meta[min(32 * (c + 1) + lane, top)];
+  SA_SYNCWARP();
+  for (int t = t0; t < t1; ++t) {
+    const int v = t - lane;
+    if (CP && t % B == 0) {
+      save_lane<K>(cp + (int64_t)(t / B) * ((int64_t)(g.n_slots + 1) * 2 * SROW + 96), st, ws, g.n_slots, lane);
+    }
+    int oPH = NEG, oH = NEG, oF = NEG;
+#ifdef GRAPH_PROF
+    const long long c_start = clock64();
+#endif
+    if (v >= 0 && v <= last) {
+      const int4 mt = ring[((v >> 5) % 3) * 32 + (v & 31)];
+      lane_row<K, MODE, CODES>(g, mt, v, c0, m, rd, sh, sc, oe, ge, st, ws, hin, fin, hout, fout, first_stripe,
+                               more, out, lane, bs, bv, bj, oPH, oH, oF);
+    }
+#ifdef GRAPH_PROF
+    prof_row += clock64() - c_start;
+#endif
+    st.inPH = SA_SHFL_UP(oPH, 1);
+    st.inH = SA_SHFL_UP(oH, 1);
+    st.inF = SA_SHFL_UP(oF, 1);
+    if ((t & 31) == 31) {  // the next chunk in, the one after on its way
+      const int cn = (t >> 5) + 1;
+      SA_SYNCWARP();
+      ring[(cn % 3) * 32 + lane] = pend;
+      pend = g.meta[min(32 * (cn + 1) + lane, top)];
+      SA_SYNCWARP();
     }
   }
 }
@@ -354,17 +448,17 @@ __device__ __forceinline__ void load_read(const Reads& r, int read, int c0, int 
   }
 }
 
-template <int K>
-__device__ __forceinline__ void clear_row(Row<K>& r) {
+template <int K, int MODE>
+__device__ __forceinline__ void start_cols(int c0, int lane, int oe, int ge, int (&sh)[K]) {
 #pragma unroll
-  for (int k = 0; k < K; ++k) r.H[k] = r.E[k] = NEG;
-  r.h0 = r.e0 = NEG;
+  for (int k = 0; k < K; ++k) sh[k] = start_h<MODE>(c0 + lane * K + k, oe, ge);
 }
 
 __device__ __forceinline__ int take_item(const Reads& r, int lane) {
   int item = 0;
   if (lane == 0) item = atomicAdd(r.next, 1);
-  return SA_SHFL(item, 0);
+  // from lane 0 of this 32-lane warp (a 64-lane wavefront holds two of them: SA_WARP - 32 picks the half)
+  return SA_SHFL(item, (int)(threadIdx.x & (SA_WARP - 32)));
 }
 
 }  // namespace graph
@@ -390,7 +484,8 @@ template <int K, int MODE, bool CP>
 __global__ void graph_score(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride,
                             int* cp_all, int64_t cp_stride, int B, int* out) {
   GRAPH_SETUP
-  constexpr int SROW = (K + 1) * 32;
+  __shared__ int4 rings[WARPS_PER_BLOCK * 96];
+  int4* ring = rings + (threadIdx.x >> 5) * 96;
   int* ws = ws_all + warp * ws_stride;
   int* border = border_all + warp * border_stride;
   const Codes none{nullptr, nullptr, nullptr, 0, 0};
@@ -400,29 +495,28 @@ __global__ void graph_score(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* bor
     const int stripes = (m + 32 * K - 1) / (32 * K);
     int bs = NEG, bv = -1, bj = -1;
     if (MODE == LOCAL) bs = 0;
+    long long prof_row = 0, prof_all = clock64();
     for (int s = 0; s < stripes; ++s) {
       const int c0 = 1 + s * 32 * K;
-      int rd[K], mm;
+      int rd[K], sh[K], mm;
       load_read<K>(rs, read, c0, lane, rd, mm);
-      Row<K> prev;
-      clear_row<K>(prev);
-      const int* bin = border + (int64_t)(s & 1) * n;
-      int* bout = border + (int64_t)((s + 1) & 1) * n;
-      int* carry = border + 2 * (int64_t)n;
-      int4 mt = meta[0];
-      for (int v = 0; v < n; ++v) {
-        const int4 nx = meta[v + 1 < n ? v + 1 : v];  // a row ahead
-        if (CP && v % B == 0) {
-          int* dst = cp_all + item * cp_stride + (int64_t)(v / B) * (n_slots + 1) * 2 * SROW;
-          save_row<K>(dst, prev, lane);
-          warp_copy(dst + 2 * SROW, ws, (int64_t)n_slots * 2 * SROW, lane);
-        }
-        sweep_row<K, MODE, false>(g, mt, v, c0, m, rd, sc, oe, ge, prev, ws, bin, bout, carry, s == 0,
-                                  s + 1 < stripes, none, lane, bs, bv, bj);
-        mt = nx;
-      }
+      start_cols<K, MODE>(c0, lane, oe, ge, sh);
+      Lane<K> st;
+      clear_lane<K>(st);
+      // border: H in, F in, H out, F out (swapped per stripe)
+      const int* hin = border + (int64_t)(s & 1) * 2 * n;
+      const int* fin = hin + n;
+      int* hout = border + (int64_t)((s + 1) & 1) * 2 * n;
+      int* fout = hout + n;
+      sweep<K, MODE, false, CP>(g, 0, n + 31, n - 1, c0, m, rd, sh, sc, oe, ge, st, ws, hin, fin, hout, fout,
+                                s == 0, s + 1 < stripes, none, lane, bs, bv, bj, cp_all + item * cp_stride, B,
+                                ring, prof_row);
     }
+    prof_all = clock64() - prof_all;
     warp_best(bs, bv, bj);
+#ifdef GRAPH_PROF
+    if (lane == 0) out[read * 4 + 3] = (int)(prof_row * 1000 / prof_all);  // per mille of the sweep in rows
+#endif
     if (MODE == GLOCAL && start_h<MODE>(m, oe, ge) > bs) {  // the read all inserted, no path
       bs = start_h<MODE>(m, oe, ge);
       bv = -1;
@@ -445,7 +539,10 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
                            const int* out, const int64_t* run_off, uint8_t* run_op, int* run_len,
                            const int64_t* node_off, int* nodes, int* info) {
   GRAPH_SETUP
+  __shared__ int4 rings[WARPS_PER_BLOCK * 96];
+  int4* ring = rings + (threadIdx.x >> 5) * 96;
   constexpr int SROW = (K + 1) * 32;
+  const int64_t cprow = (int64_t)(n_slots + 1) * 2 * SROW + 96;
   int* ws = ws_all + warp * ws_stride;
   uint8_t* codes = codes_all + warp * codes_stride;
   unsigned short* argH = args_all + warp * args_stride;
@@ -453,8 +550,9 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
   for (int item = take_item(rs, lane); item < nreads; item = take_item(rs, lane)) {
     const int read = order[item];
     int v = out[read * 4 + 1], j = out[read * 4 + 2];
-    int m, rd[K];
+    int m, rd[K], sh[K];
     load_read<K>(rs, read, 1, lane, rd, m);
+    start_cols<K, MODE>(1, lane, oe, ge, sh);
     const int64_t r0 = run_off[read];
     const int64_t n0 = node_off[read], room = node_off[read + 1] - n0;
     if (v < 0) {
@@ -468,30 +566,26 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
     }
     int lo = n + 1, state = 0, first = -1, last_node = -1, runs = 0, cur_op = -1, cur_len = 0;
     int64_t n_nodes = 0;
-    int ds = 0, dv = 0, dj = 0;  // unused end tracking of the recomputation
+    int ds = 0, dv = 0, dj = 0;  // end tracking of the recomputation: unused
+    long long prof = 0;
     Codes cd{codes, argH, argE, 0, 0};
     while (true) {
-      if (v < lo) {  // recompute v's block from its checkpoint, with direction bytes
-        lo = (v / B) * B;
-        const int* src = cp_all + item * cp_stride + (int64_t)(v / B) * (n_slots + 1) * 2 * SROW;
-        Row<K> prev;
-        load_row<K>(src, prev, lane);
-        warp_copy(ws, src + 2 * SROW, (int64_t)n_slots * 2 * SROW, lane);
+      if (v < lo) {  // restore the checkpoint of step b <= v, sweep on to row v with direction bytes
+        const int b = (v / B) * B;
+        Lane<K> st;
+        load_lane<K>(cp_all + item * cp_stride + (int64_t)(b / B) * cprow, st, ws, n_slots, lane);
         SA_SYNCWARP();
-        cd.lo = lo;
-        cd.multi_lo = multi[lo];
-        int4 mt = meta[lo];
-        for (int w = lo; w <= v; ++w) {
-          const int4 nx = meta[w + 1 <= v ? w + 1 : w];
-          sweep_row<K, MODE, true>(g, mt, w, 1, m, rd, sc, oe, ge, prev, ws, nullptr, nullptr, nullptr, true, false,
-                                   cd, lane, ds, dv, dj);
-          mt = nx;
-        }
+        lo = b;
+        cd.lo = max(b - 31, 0);
+        cd.multi_lo = multi[cd.lo];
+        sweep<K, MODE, true, false>(g, b, v + 32, v, 1, m, rd, sh, sc, oe, ge, st, ws, nullptr, nullptr, nullptr,
+                                    nullptr, true, false, cd, lane, ds, dv, dj, nullptr, B, ring, prof);
         SA_SYNCWARP();
         __threadfence_block();
       }
+      const uint8_t* crow = codes + (int64_t)(v - cd.lo) * SROW;
       const int cidx = j == 0 ? K * 32 : ((j - 1) % K) * 32 + (j - 1) / K;
-      const uint8_t c = codes[(int64_t)(v - lo) * SROW + cidx];
+      const uint8_t c = crow[cidx];
       int mv = c & 3;
       if (state == 1) mv = INS;
       else if (state == 2) mv = DEL;
@@ -506,8 +600,7 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
       } else {
         consumed = true;
         if (mv == DIAG) {
-          const int64_t o = roff[read];
-          const int rb = rcode[o + j - 1];
+          const int rb = rcode[roff[read] + j - 1];
           op = (gcode[v] == rb && rb < 4) ? OP_EQ : OP_X;
           col = j - 1;
         } else {
@@ -538,14 +631,13 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
       int u;
       const int pidx = col == 0 ? K * 32 : ((col - 1) % K) * 32 + (col - 1) / K;
       if (npred >= 2) {
-        const int64_t mi = multi[v] - multi[lo];
+        const int64_t mi = multi[v] - cd.multi_lo;
         const unsigned short k = use_h ? argH[mi * SROW + pidx] : argE[mi * SROW + pidx];
         u = k == FROM_S ? -1 : pred[p0 + k];
       } else if (npred == 0) {
         u = -1;
       } else {
-        const uint8_t cs = codes[(int64_t)(v - lo) * SROW + pidx];
-        u = (use_h && ((cs >> 4) & 1)) ? -1 : pred[p0];
+        u = (use_h && ((crow[pidx] >> 4) & 1)) ? -1 : pred[p0];
       }
       j = col;
       if (u < 0) {
@@ -598,3 +690,21 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
     }
   }
 }
+
+#ifdef SA_INSTANTIATE_ALL
+// Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every width and mode the backend launches.
+#define GRAPH_SCORE_ARGS GRAPH_ARGS, int*, int64_t, int*, int64_t, int*, int64_t, int, int*
+#define GRAPH_WALK_ARGS                                                                                     \
+  GRAPH_ARGS, int*, int64_t, const int*, int64_t, int, uint8_t*, int64_t, unsigned short*, int64_t, const int*, \
+      const int64_t*, uint8_t*, int*, const int64_t*, int*, int*
+#define GRAPH_VARIANTS(K, M)                                                 \
+  template __global__ void graph_score<K, M, false>(GRAPH_SCORE_ARGS);       \
+  template __global__ void graph_score<K, M, true>(GRAPH_SCORE_ARGS);        \
+  template __global__ void graph_walk<K, M>(GRAPH_WALK_ARGS);
+#define GRAPH_MODES(K) GRAPH_VARIANTS(K, 0) GRAPH_VARIANTS(K, 2) GRAPH_VARIANTS(K, 3)
+GRAPH_MODES(1)
+GRAPH_MODES(2)
+GRAPH_MODES(4)
+GRAPH_MODES(8)
+GRAPH_MODES(16)
+#endif

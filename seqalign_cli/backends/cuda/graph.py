@@ -2,19 +2,21 @@
 
 Kernels: ``kernels/graph.cu``. One warp a read (persistent warps taking
 reads from a counter), lane l holding K consecutive read columns in
-registers, the warp walking the graph's bases in topological order with no
-block-wide barrier (the in-row gap by a warp prefix maximum). K is the
-smallest of ``WIDTHS`` whose 32*K columns hold the read; longer reads run
-in stripes of 32*16 columns (score only), their borders in per-warp scratch.
+registers, the warp sweeping the graph's bases as a skewed wavefront (at
+step t lane l computes row t - l; the left lane's last column comes by a
+shuffle), with no block-wide barrier. K is the smallest of ``WIDTHS`` whose
+32*K columns hold the read; longer reads run in stripes of 32*16 columns
+(score only), their borders in per-warp scratch.
 
 The graph is uploaded once per device and engine (``_DeviceGraph``) and
 stays there; batches carry reads only. Rows that node starts read later
 live in per-warp slots (``Graph.slot``).
 
 Traceback (reads of at most ``TRACE_COLUMNS``): ``graph_score<K, MODE, true>``
-also saves a checkpoint every ``BLOCK_ROWS`` rows (the row before and the
-slots), and ``graph_walk<K, MODE>`` recomputes the end's block with
-direction bytes, walks it, and goes on block by block towards the start,
+also saves a checkpoint every ``BLOCK_ROWS`` steps (each lane's row before,
+its columns of the slots, what it took from its left), and
+``graph_walk<K, MODE>`` restores the one before the end row, recomputes that
+block with direction bytes, walks it, and goes on block by block towards the start,
 writing the runs into the read's slots of ``out.cigar`` and the path's
 nodes into the read's room (``PATH_SLACK`` past its length; a path longer
 than that is aligned again by the CPU engine). Launches are cut so that
@@ -49,8 +51,10 @@ WIDTHS = (1, 2, 4, 8, 16)
 TRACE_COLUMNS = 32 * WIDTHS[-1]
 #: rows between checkpoints (traceback)
 BLOCK_ROWS = 1024
-#: checkpoint bytes of one launch
+#: checkpoint bytes of one launch (the rows between checkpoints grow on large graphs to fit)
 CHECKPOINT_BYTES = 4 * 1024**3
+#: direction bytes of the walk kernel's warps (fewer warps walk where blocks are large)
+WALK_BYTES = 2 * 1024**3
 #: int32 lanes hold every value whose bound stays below this (minus infinity is -2**30)
 INT32_LIMIT = 2**29
 #: warps resident per SM that the persistent launch asks for
@@ -107,10 +111,15 @@ class _DeviceGraph:
             *row_records(codes, pred_off, pred, slot, flags)))
         self.n = graph.n_bases
         self.n_slots = max(graph.n_slots, 1)
-        # rows of several predecessors in the worst block (the walk keeps their predecessor indices)
-        ends = np.minimum(np.arange(0, self.n, BLOCK_ROWS) + BLOCK_ROWS, self.n)
-        self.multi_rows = int(max((multi[ends] - multi[np.arange(0, self.n, BLOCK_ROWS)]).max(), 1)) \
-            if self.n else 1
+        self.multi = multi
+
+    def multi_rows_in(self, B: int) -> int:
+        """Rows of several predecessors in the walk's worst window (rows b - 31 .. b + B - 1, b a multiple of B)."""
+        if not self.n:
+            return 1
+        b = np.arange(0, self.n + 31, B)
+        ends = self.multi[np.minimum(b + B, self.n)]
+        return int(max((ends - self.multi[np.clip(b - 31, 0, self.n)]).max(), 1))
 
 
 def row_records(codes, pred_off, pred, slot, flags) -> tuple[np.ndarray, np.ndarray]:
@@ -157,8 +166,9 @@ class _DeviceBatch:
 class CudaGraph(DeviceEngine):
     """Aligns reads against a graph on one device (``device.DeviceEngine``'s job cycle)."""
 
-    def __init__(self, device: int = 0):
+    def __init__(self, device: int = 0, min_width: int = 1):
         super().__init__(device)
+        self.min_width = min_width  # benchmarks: lanes hold at least this many columns
         self._graphs: dict[int, _DeviceGraph] = {}
         with self.cp.cuda.Device(device):
             sms = self.cp.cuda.Device(device).attributes["MultiProcessorCount"]
@@ -185,26 +195,28 @@ class CudaGraph(DeviceEngine):
         return d
 
     def launches(self, batch: GraphBatch, cfg: AlignConfig, subset: np.ndarray):
-        """(K, reads) of each launch: reads by width, longest first; traceback launches cut to fit the checkpoints."""
+        """(K, reads) of each launch: reads by width, longest first; with traceback one round of warps a launch."""
         lengths = batch.lengths
         sel = subset[np.argsort(-lengths[subset], kind="stable")]
-        ks = np.array([width(int(m)) for m in lengths[sel]], np.int64)
-        dg = self.device_graph(batch.graph)
+        ks = np.array([max(width(int(m)), self.min_width) for m in lengths[sel]], np.int64)
         for K in WIDTHS:
             part = sel[ks == K]
-            if not len(part):
-                continue
-            step = len(part)
-            if cfg.traceback:
-                per_read = self.checkpoint_ints(dg, K) * 4
-                step = max(1, CHECKPOINT_BYTES // per_read)
+            step = self.max_warps if cfg.traceback else max(len(part), 1)
             for s in range(0, len(part), step):
                 yield K, part[s:s + step]
 
     @staticmethod
-    def checkpoint_ints(dg: _DeviceGraph, K: int) -> int:
-        blocks = -(-dg.n // BLOCK_ROWS)
-        return blocks * (dg.n_slots + 1) * 2 * (K + 1) * 32
+    def block_steps(dg: _DeviceGraph, K: int, reads: int) -> int:
+        """Steps between checkpoints: BLOCK_ROWS, or more where the launch's checkpoints would pass CHECKPOINT_BYTES."""
+        per = 4 * ((dg.n_slots + 1) * 2 * (K + 1) * 32 + 96)
+        most = max(CHECKPOINT_BYTES // (per * max(reads, 1)), 1)
+        return max(BLOCK_ROWS, -(-(-(-(dg.n + 31) // most)) // 32) * 32)
+
+    @staticmethod
+    def checkpoint_ints(dg: _DeviceGraph, K: int, B: int) -> int:
+        """Checkpoint ints of one read: one every B steps of the n + 31 of the sweep."""
+        steps = -(-(dg.n + 31) // B)
+        return steps * ((dg.n_slots + 1) * 2 * (K + 1) * 32 + 96)
 
     def queue(self, batch, cfg, subset, out, d, stream, clock) -> Job:
         cp = self.cp
@@ -221,10 +233,11 @@ class CudaGraph(DeviceEngine):
             ws_stride = dg.n_slots * 2 * srow
             ws = cp.empty(warps * ws_stride, np.int32)
             striped = int(batch.lengths[reads].max()) > 32 * K
-            border_stride = 3 * dg.n if striped else 0
+            border_stride = 4 * dg.n if striped else 0
             border = cp.empty(max(warps * border_stride, 1), np.int32)
             trace = cfg.traceback
-            cp_stride = self.checkpoint_ints(dg, K) if trace else 0
+            B = self.block_steps(dg, K, len(reads)) if trace else BLOCK_ROWS
+            cp_stride = self.checkpoint_ints(dg, K, B) if trace else 0
             cps = cp.empty(max(len(reads) * cp_stride, 1), np.int32)
             head = (*dg.arrays, np.int32(dg.n), np.int32(dg.n_slots), d.codes, d.offs, order, np.int32(len(reads)))
             scoring = tuple(np.int32(v) for v in sc.as_list())
@@ -234,16 +247,18 @@ class CudaGraph(DeviceEngine):
             mod.get_function(score_name(K, mode, trace))(
                 (grid,), (THREADS,), head + (counter,) + scoring + (
                     ws, np.int64(ws_stride), border, np.int64(border_stride), cps, np.int64(cp_stride),
-                    np.int32(BLOCK_ROWS), d.out))
+                    np.int32(B), d.out))
             if trace:
-                codes_stride = BLOCK_ROWS * srow
-                codes = cp.empty(warps * codes_stride, np.uint8)
-                args_stride = 2 * dg.multi_rows * srow
-                args = cp.empty(warps * args_stride, np.uint16)
+                # the walk: as many warps as their direction bytes allow (WALK_BYTES)
+                codes_stride = (B + 32) * srow
+                args_stride = 2 * dg.multi_rows_in(B) * srow
+                wgrid = max(1, min(grid, WALK_BYTES // ((codes_stride + 2 * args_stride) * (THREADS // 32))))
+                codes = cp.empty(wgrid * (THREADS // 32) * codes_stride, np.uint8)
+                args = cp.empty(wgrid * (THREADS // 32) * args_stride, np.uint16)
                 counter = cp.zeros(1, np.int32)
                 mod.get_function(walk_name(K, mode))(
-                    (grid,), (THREADS,), head + (counter,) + scoring + (
-                        ws, np.int64(ws_stride), cps, np.int64(cp_stride), np.int32(BLOCK_ROWS), codes,
+                    (wgrid,), (THREADS,), head + (counter,) + scoring + (
+                        ws, np.int64(ws_stride), cps, np.int64(cp_stride), np.int32(B), codes,
                         np.int64(codes_stride), args, np.int64(args_stride), d.out, d.run_off, d.run_op, d.run_len,
                         d.node_off, d.nodes, d.info))
         host = {"out": copy_back(d.out, (max(batch.size, 1), 4), stream)}

@@ -1,0 +1,65 @@
+"""Graph kernels on a GPU: kernel time by read count and width (device events), to see where time goes.
+
+    python benchmarks/profile_graph.py [--graph tests/data/graph/cactus-BRCA2.gfa] [--counts 250,1000,4000,16000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from seqalign_cli.backends.cuda.graph import HOOKS, CudaGraph  # noqa: E402
+from seqalign_cli.config import AlignConfig  # noqa: E402
+from seqalign_cli.io.gfa import load_graph  # noqa: E402
+from seqalign_cli.io.graph import make_graph_batch  # noqa: E402
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "graph")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--graph", default=os.path.join(DATA, "cactus-BRCA2.gfa"))
+    ap.add_argument("--reads", default=os.path.join(DATA, "cactus-BRCA2.fastq"))
+    ap.add_argument("--counts", default="250,1000,4000,16000")
+    ap.add_argument("--modes", default="glocal")
+    ap.add_argument("--traceback", action="store_true")
+    ap.add_argument("--widths", default="1", help="least columns a lane holds (comma-separated runs)")
+    args = ap.parse_args()
+    import cupy as cp
+
+    graph = load_graph(args.graph)
+    with open(args.reads, "rb") as fh:
+        reads = [line.strip() for i, line in enumerate(fh) if i % 4 == 1]
+    print(f"{graph.n_bases} oriented bases, {graph.n_slots} slots, {int((np.diff(graph.pred_off) >= 2).sum())} "
+          f"rows of several predecessors")
+    for mode, w, count in ((m, int(w), int(c)) for m in args.modes.split(",") for w in args.widths.split(",")
+                           for c in args.counts.split(",")):
+        eng = CudaGraph(0, min_width=w)
+        if True:
+            rs = (reads * (count // len(reads) + 1))[:count]
+            batch = make_graph_batch(graph, rs)
+            cfg = AlignConfig(mode=mode, traceback=args.traceback)
+            out = HOOKS.allocate(batch, cfg)
+            sub = np.arange(batch.size)
+            eng.align(batch, cfg, sub, out)
+            cp.cuda.Device(0).synchronize()
+            start, end = cp.cuda.Event(), cp.cuda.Event()
+            start.record()
+            eng.align(batch, cfg, sub, out)
+            end.record()
+            end.synchronize()
+            ms = cp.cuda.get_elapsed_time(start, end)
+            if os.environ.get("SEQALIGN_KERNEL_DEFINES", "").find("GRAPH_PROF") >= 0:
+                d = eng._held[2]
+                print(f"  rows' share of the sweep (lane 0): {cp.asnumpy(d.out).reshape(-1, 4)[:, 3].mean() / 10:.1f} %")
+            print(f"{mode} width>={w} reads {count}: {ms:.1f} ms, {batch.cells() / ms / 1e6:.1f} GCUPS, "
+                  f"{ms * 1e6 / (graph.n_bases + 31):.0f} ns a step", flush=True)
+
+
+if __name__ == "__main__":
+    main()
