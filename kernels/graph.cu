@@ -213,16 +213,15 @@ __device__ __forceinline__ void merge_pred(int es, int p, const Lane<K>& st, con
       if (CODES) aE[k] = p;
     }
   }
-  if (lane == 0) {
-    if (hb > bh) {
-      bh = hb;
-      if (CODES) aH[K] = p;
-      bS = false;
-    }
-    if (eb > be) {
-      be = eb;
-      if (CODES) aE[K] = p;
-    }
+  // column 0: every lane merges it (no divergence); only lane 0's is used
+  if (hb > bh) {
+    bh = hb;
+    if (CODES) aH[K] = p;
+    bS = false;
+  }
+  if (eb > be) {
+    be = eb;
+    if (CODES) aE[K] = p;
   }
 }
 
@@ -268,24 +267,20 @@ __device__ __forceinline__ void lane_row(const Graph& g, const int4 mt, int v, i
       }
     }
   }
-  // what comes from the left: column c0 - 1 (lane 0) or the left lane's last column
-  int leftPH, leftH, leftF, h0 = NEG, e0 = NEG;
-  if (lane == 0) {
-    leftPH = bh;
-    if (first_stripe) {
-      e0 = max(bh - oe, be - ge);
-      h0 = (MODE == LOCAL && e0 <= 0) ? 0 : e0;
-      leftH = h0;
-      leftF = NEG;
-    } else {
-      leftH = hin[v];
-      leftF = fin[v];
-    }
+  // what comes from the left: column c0 - 1 (lane 0) or the left lane's last column (selects, no branch)
+  int h0 = NEG, e0 = NEG, bH = NEG, bF = NEG;
+  if (first_stripe) {
+    e0 = max(bh - oe, be - ge);
+    h0 = (MODE == LOCAL && e0 <= 0) ? 0 : e0;
+    bH = h0;
   } else {
-    leftPH = st.inPH;
-    leftH = st.inH;
-    leftF = st.inF;
+    bH = hin[v];
+    bF = fin[v];
   }
+  const bool edge = lane == 0;
+  const int leftPH = edge ? bh : st.inPH;
+  const int leftH = edge ? bH : st.inH;
+  const int leftF = edge ? bF : st.inF;
   int H[K], E[K], F[K];
   int hp = leftH, fp = leftF;
   uint8_t* crow = CODES ? out.code + (int64_t)(v - out.lo) * SROW : nullptr;
