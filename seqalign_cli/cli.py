@@ -7,6 +7,12 @@ inputs and alignment settings to ``execute``.
 Exit codes: 0 success, 1 bad input data, 2 bad usage, 128 + the signal number
 after SIGINT, SIGTERM or SIGHUP (130, 143, 129). Errors are one line on
 stderr; a closed stdout (``| head``) ends the run quietly.
+
+Options that contradict each other are usage errors before anything is
+read: two pairings, ``--format`` against the output's extension
+(``writers.output_format``), and for SAM/BAM scoring whose scores can leave
+32-bit integers even for pairs of one base (longer pairs are held to the
+bound by the reader, ``io.pairs``).
 """
 
 from __future__ import annotations
@@ -21,9 +27,11 @@ from . import __version__, families
 from .backends import BACKENDS
 from .config import MODES, AlignConfig, RunConfig, Scoring
 from .errors import SeqalignError, UsageError
-from .writers import format_from_path, formats
+from .writers import formats, output_format
 
 SCORE = click.IntRange(0, 2**31 - 1)
+#: the largest score SAM's AS:i and BAM's 32-bit integer tags hold
+INT32_MAX = 2**31 - 1
 CONTEXT = dict(help_option_names=["-h", "--help"], max_content_width=100)
 TRIPLET_MODES = ("global", "semi-global", "local")
 GRAPH_MODES = ("global", "glocal", "local")
@@ -90,7 +98,7 @@ def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: b
     quiet = opts["quiet"]
     cfg = RunConfig(
         inputs=inputs, family=family, output=opts["output"],
-        out_format=opts["out_format"] or format_from_path(opts["output"]), cigar_m=cigar_m, align=align,
+        out_format=output_format(family, opts["output"], opts["out_format"]), cigar_m=cigar_m, align=align,
         backend=opts["backend"], device=device, threads=opts["threads"], batch_size=opts["batch_size"],
         quiet=quiet, progress=not quiet and sys.stderr.isatty(),
         command_line=" ".join(["seqalign"] + [shlex.quote(a) for a in (ctx.obj or {}).get("argv", sys.argv[1:])]))
@@ -114,12 +122,12 @@ def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: b
 @click.pass_context
 @click.argument("query", type=str)
 @click.argument("target", type=str, required=False)
-@click.option("--cross", "pairing", flag_value="cross", help="Align every query against every target.")
-@click.option("--interleaved", "pairing", flag_value="interleaved",
-              help="QUERY alone holds pairs as consecutive records.")
+@click.option("--cross", is_flag=True, help="Align every query against every target.")
+@click.option("--interleaved", is_flag=True, help="QUERY alone holds pairs as consecutive records.")
 @click.option("--pairs", "pairs_file", type=str, metavar="FILE",
-              help="TSV of query_name<TAB>target_name[:start-end] (1-based inclusive); targets are cut "
-                   "from TARGET (or QUERY) as an indexed FASTA.")
+              help="TSV of query_name<TAB>target_name[:region] (samtools regions: NAME, NAME:BEG, NAME:BEG-, "
+                   "NAME:-END, NAME:BEG-END, 1-based inclusive); targets are cut from TARGET (or QUERY) "
+                   "through its FASTA index.")
 @scoring_options()
 @click.option("--mode", type=click.Choice(MODES), default="global", show_default=True,
               help="global; semi-global (all end gaps free); glocal (query end to end, target ends free); "
@@ -130,8 +138,8 @@ def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: b
               help="Traceback memory per group of pairs; larger pairs use the checkpointed "
                    "linear-memory traceback.")
 @run_options("pairwise")
-def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap_extend, n_penalty, mode,
-         score_only, cigar_m, max_matrix_mb, **opts):
+def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, gap_open, gap_extend, n_penalty,
+         mode, score_only, cigar_m, max_matrix_mb, **opts):
     """Align read pairs: QUERY (reads) against TARGET (references).
 
     QUERY and TARGET are FASTA or FASTQ, plain or gzip; '-' reads stdin. By
@@ -139,20 +147,28 @@ def pair(ctx, query, target, pairing, pairs_file, match, mismatch, gap_open, gap
     """
     from .io.inputs import PairInputs
 
-    if pairs_file is not None:
-        if pairing is not None:
-            raise UsageError("--pairs cannot be combined with --cross or --interleaved")
-        pairing = "pairs"
-    pairing = pairing or "zip"
+    chosen = [name for name, on in (("--cross", cross), ("--interleaved", interleaved),
+                                    ("--pairs", pairs_file is not None)) if on]
+    if len(chosen) > 1:
+        raise UsageError(f"{' and '.join(chosen)} cannot be combined: they are different pairings (choose one)")
+    pairing = "pairs" if pairs_file is not None else "cross" if cross else "interleaved" if interleaved else "zip"
     if pairing == "interleaved" and target is not None:
         raise UsageError("--interleaved takes QUERY alone (no TARGET)")
     if pairing in ("zip", "cross") and target is None:
         raise UsageError("TARGET is required (or use --interleaved or --pairs)")
     if query == "-" and target == "-" or (pairs_file == "-" and "-" in (query, target)):
         raise UsageError("only one input can be read from stdin ('-')")
-    align = AlignConfig(scoring=Scoring(match, mismatch, gap_open, gap_extend, n_penalty), mode=mode,
-                        traceback=not score_only, matrix_budget=max_matrix_mb * 1024 * 1024)
-    execute(ctx, "pairwise", PairInputs(query, target, pairing, pairs_file), align, opts, cigar_m)
+    scoring = Scoring(match, mismatch, gap_open, gap_extend, n_penalty)
+    align = AlignConfig(scoring=scoring, mode=mode, traceback=not score_only,
+                        matrix_budget=max_matrix_mb * 1024 * 1024)
+    sam = output_format("pairwise", opts["output"], opts["out_format"]) in ("sam", "bam")
+    if sam and scoring.score_bound(1, 1) > INT32_MAX:
+        raise UsageError(f"this scoring (--match {match} --mismatch {mismatch} --gap-open {gap_open} --gap-extend "
+                         f"{gap_extend} --n-penalty {n_penalty}) can score beyond the 32-bit integers SAM/BAM "
+                         f"store (AS:i, at most {INT32_MAX:,}) even for pairs of one base; use smaller values, "
+                         f"or write TSV or PAF")
+    inputs = PairInputs(query, target, pairing, pairs_file, sam_scoring=scoring if sam else None)
+    execute(ctx, "pairwise", inputs, align, opts, cigar_m)
 
 
 @cli.command(context_settings=CONTEXT)

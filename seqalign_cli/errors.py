@@ -2,9 +2,14 @@
 
 An error may name where it was seen: ``path``, then ``line`` (1-based, for
 line-oriented inputs), then ``record``: ``path: line N: record R: message``.
+
+``warn`` writes one line on stderr (``seqalign: warning: ...``) for what is
+allowed but likely unintended (an empty input); ``-q`` does not silence it.
 """
 
 from __future__ import annotations
+
+import sys
 
 
 class SeqalignError(Exception):
@@ -43,3 +48,13 @@ class UsageError(SeqalignError):
     """Options that cannot work together, or an unusable backend (exit 2)."""
 
     exit_code = 2
+
+
+def warn(message: str, *, path: str | None = None, record: str | int | None = None, line: int | None = None):
+    """One line on stderr: ``seqalign: warning: path: message`` (where as for errors)."""
+    text = SeqalignError(message, path=path, record=record, line=line).format()
+    try:
+        sys.stderr.write(f"seqalign: warning: {text}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass

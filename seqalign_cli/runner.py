@@ -54,7 +54,7 @@ from typing import Callable
 from . import families, interrupts
 from .backends import select_backend, warm_up
 from .config import RunConfig
-from .writers import WriterContext, make_writer
+from .writers import WriterContext, make_writer, writer_class
 from .writers.output import OutputFile
 
 
@@ -311,7 +311,8 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
     """
     start = time.perf_counter()
     family = families.get(cfg.family)
-    out = OutputFile(cfg.output, inputs=input_files(cfg.inputs))  # usage errors before any work
+    # usage errors before any work
+    out = OutputFile(cfg.output, compress=cfg.output.lower().endswith(".gz"), inputs=input_files(cfg.inputs))
     with interrupts.handled():
         return _run(cfg, family, out, log, start)
 
@@ -330,12 +331,13 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float) -> Summary:
     reader = writing = writer = progress = task = None
     ok = interrupted = False
     try:
+        writer_class(family.name, cfg.out_format, cfg.align.traceback)  # a usage error before reading
         chunks = family.read(cfg.inputs, cfg.batch_size)
         _keep_freed_memory()
         reader = _Reader(chunks)
         backend = select_backend(family, cfg.backend, cfg.threads, say, cfg.device)
         writer = make_writer(family.name, cfg.out_format, WriterContext(
-            out, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs))
+            out, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs, cfg.threads))
         writing = _WriterThread(writer)
         aligning = _Aligning(reader, backend, writing, cfg.align)
         while not aligning.done.wait(0.1):  # signals are raised here at once

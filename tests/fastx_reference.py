@@ -8,13 +8,21 @@ FASTA is cut on newline + '>', a name is the header's first word, sequence
 lines lose spaces, tabs, CRs and newlines. FASTQ: a header ('@' and a name),
 the sequence lines up to the first line that starts with '+', then as many
 quality lines as it takes to be at least as long as the sequence (fewer where
-the input ends), and blank lines skipped between records. The block reader
-must give the same records, numbers and error messages on every input.
+the input ends), and blank lines skipped between records. A record's
+letters must then be IUPAC nucleotide codes or X (either case) and its
+quality letters printable ASCII ('!' to '~'); the first record that breaks a
+rule stops the reading (only the wording of the messages comes from
+``seqalign_cli.io.validate``). The block reader must give the same records,
+numbers and error messages on every input.
 """
 
 from __future__ import annotations
 
 from seqalign_cli.errors import InputError
+from seqalign_cli.io.validate import letter_message, record_label, shown_char
+
+#: the letters a sequence may hold
+NUCLEOTIDES = set(b"ACGTUNRYSWKMBDHVXacgtunryswkmbdhvx")
 
 Row = tuple[str, bytes, "bytes | None", int]
 
@@ -68,6 +76,18 @@ class ReferenceReader:
         record = number if name is None else f"{number} ({name})"
         return InputError(message, path=self.path, record=record)
 
+    def _check(self, name: str, seq: bytes, qual: bytes | None, fasta: bool):
+        """The rules on the letters and qualities of the record just counted (``self.count``)."""
+        for i, c in enumerate(seq):
+            if c not in NUCLEOTIDES:
+                raise InputError(letter_message(c, i + 1, fasta), path=self.path,
+                                 record=record_label(self.count, name))
+        for i, c in enumerate(qual or b""):
+            if not 33 <= c <= 126:
+                raise InputError(f"quality character {shown_char(c)} at position {i + 1} is not printable "
+                                 f"ASCII ('!' to '~', 33 to 126)", path=self.path,
+                                 record=record_label(self.count, name))
+
     def _name(self, header: bytes) -> str:
         words = header[1:].split()
         if words:
@@ -96,7 +116,9 @@ class ReferenceReader:
             head, _, body = chunk.partition(b"\n")
             name = self._name(b">" + head)
             self.count += 1
-            rows.append((name, body.translate(None, b" \t\r\n"), None, self.count))
+            seq = body.translate(None, b" \t\r\n")
+            self._check(name, seq, None, True)
+            rows.append((name, seq, None, self.count))
         return rows
 
     def _fastq(self, lines: list[bytes], at: int) -> list[Row]:
@@ -121,5 +143,6 @@ class ReferenceReader:
                 raise self._error(
                     f"quality length {len(qual)} differs from sequence length {len(seq)}", name)
             self.count += 1
+            self._check(name, seq, qual, False)
             rows.append((name, seq, qual, self.count))
         return rows

@@ -24,17 +24,20 @@ def assert_same_results(a, b, what=("a", "b")):
 
 
 def parse_tsv(text: str) -> list[dict]:
-    """The rows of a pairwise TSV output as dicts (integers converted); checks the header and widths."""
+    """The rows of a pairwise TSV output as dicts (integers converted); checks the header and widths.
+
+    The header starts with '#'; a '*' (not computed: score only) stays a string.
+    """
     lines = text.splitlines()
     assert lines, "no output at all"
-    assert lines[0].split("\t") == TSV_COLUMNS
+    assert lines[0].startswith("#") and lines[0][1:].split("\t") == TSV_COLUMNS
     rows = []
     for line in lines[1:]:
         f = line.split("\t")
         assert len(f) == len(TSV_COLUMNS), line
         row = dict(zip(TSV_COLUMNS, f))
         for k in TSV_INTS:
-            row[k] = int(row[k])
+            row[k] = row[k] if row[k] == "*" else int(row[k])
         rows.append(row)
     return rows
 

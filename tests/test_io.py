@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from seqalign_cli.config import Scoring
 from seqalign_cli.errors import InputError, SeqalignError, UsageError
 from seqalign_cli.io.fastx import FastxReader, Record, open_binary
 from seqalign_cli.io.pairs import PairInputs, RegionFetcher, pair_chunks
@@ -237,28 +238,30 @@ def test_zip_unequal_counts(tmp_path):
     assert "3 queries" in msg and "200 targets" in msg
 
 
-def test_zip_empty_inputs(tmp_path):
+def test_zip_empty_inputs(tmp_path, capsys):
     empty = write(tmp_path / "empty.fa", "")
-    for q, t in ((empty, GT), (empty, empty)):
-        with pytest.raises(InputError) as exc:
-            flat(pair_chunks(PairInputs(str(q), str(t), "zip", None), 50))
-        assert "empty.fa" in str(exc.value)
+    with pytest.raises(InputError) as exc:
+        flat(pair_chunks(PairInputs(str(empty), str(GT), "zip", None), 50))
+    assert "0 queries in" in str(exc.value) and "empty.fa" in str(exc.value)
+    assert flat(pair_chunks(PairInputs(str(empty), str(empty), "zip", None), 50)) == []  # nothing: a warning
+    err = capsys.readouterr().err
+    assert err.startswith(f"seqalign: warning: {empty}, {empty}: no records (empty input)") and err.count("\n") == 1
     with pytest.raises(InputError) as exc:
         flat(pair_chunks(PairInputs(str(GQ), str(empty), "zip", None), 50))
     assert "empty.fa" in str(exc.value) and "0 targets" in str(exc.value)
 
 
 @pytest.mark.parametrize("size", [1, 5, 1000])
-def test_cross_query_major(tmp_path, size):
+def test_cross_query_major(tmp_path, size, capsys):
     q = write(tmp_path / "q.fa", ">q1\nA\n>q2\nC\n>q3\nG\n")
     t = write(tmp_path / "t.fa", ">t1\nA\n>t2\nC\n>t3\nG\n>t4\nT\n")
     pairs = flat(pair_chunks(PairInputs(str(q), str(t), "cross", None), size))
     assert [(a, b) for a, b, _, _ in pairs] == [(f"q{i}", f"t{j}") for i in (1, 2, 3) for j in (1, 2, 3, 4)]
     empty = write(tmp_path / "e.fa", "")
-    for a, b in ((q, empty), (empty, t)):
-        with pytest.raises(InputError) as exc:
-            flat(pair_chunks(PairInputs(str(a), str(b), "cross", None), size))
-        assert "e.fa" in str(exc.value)
+    for a, b in ((q, empty), (empty, t)):  # no pair: one warning naming the empty file
+        assert flat(pair_chunks(PairInputs(str(a), str(b), "cross", None), size)) == []
+        assert capsys.readouterr().err == f"seqalign: warning: {empty}: no records (empty input): nothing to " \
+                                          f"align, the output holds no records\n"
 
 
 def test_interleaved(tmp_path):
@@ -302,7 +305,8 @@ def test_region_outside(ex1_copy, spec):
     assert msg.startswith("p.tsv: line 7: ") and "outside" in msg and spec in msg
 
 
-@pytest.mark.parametrize("spec", ["chr3", "chr3:1-10", "chr1:a-b", "chr1:", ""])
+@pytest.mark.parametrize("spec", ["chr3", "chr3:1-10", "chr1:a-b", "chr1:", "", "chr1:1-2-3", "{chr1", "{chr1}x",
+                                  "chr1:1.5-9", "chr1:10-k"])
 def test_region_unknown_name(ex1_copy, spec):
     with pytest.raises(InputError) as exc:
         RegionFetcher(str(ex1_copy)).fetch(spec, "p.tsv: line 2")
@@ -319,9 +323,58 @@ def test_region_whole_name_with_colon_is_not_split(tmp_path):
 def test_region_fetcher_rejects_stdin_and_non_fasta(tmp_path):
     with pytest.raises(UsageError):
         RegionFetcher("-")
+    with pytest.raises(UsageError):
+        RegionFetcher(str(tmp_path / "missing.fa"))
     with pytest.raises(InputError) as exc:
-        RegionFetcher(str(write(tmp_path / "plain.fa.gz", gzip.compress(b">a\nACGT\n"))))
-    assert "plain.fa.gz" in str(exc.value)
+        RegionFetcher(str(write(tmp_path / "text.txt", "ID\tvalue\n"))).fetch("ID", "w")
+    assert "text.txt" in str(exc.value)
+
+
+def test_region_fetcher_without_an_index(tmp_path):
+    """gzip that is not bgzip, and lines of uneven length, cannot be indexed: read into memory instead."""
+    gz = RegionFetcher(str(write(tmp_path / "plain.fa.gz", gzip.compress(b">a\nACGT\n>b\nGG\n"))))
+    assert gz.fetch("a:2-3", "w").seq == b"CG" and gz.fetch("b", "w").seq == b"GG"
+    uneven = RegionFetcher(str(write(tmp_path / "uneven.fa", ">a\nAC\nGTA\nC\n")))
+    assert uneven.fetch("a:2-5", "w").seq == b"CGTA"
+    assert not (tmp_path / "uneven.fa.fai").exists()
+    with pytest.raises(InputError) as exc:
+        RegionFetcher(str(write(tmp_path / "dup.fa", ">a\nAC\nGTA\n>a\nC\n")))
+    assert "duplicate target name 'a'" in str(exc.value) and "record 2 (a)" in str(exc.value)
+
+
+def test_region_forms_samtools_takes(ex1_copy):
+    chroms = ex1_chroms()
+    fetch = RegionFetcher(str(ex1_copy))
+    c1 = chroms["chr1"].encode()
+    assert fetch.fetch("chr1:1,500", "w").seq == c1[1499:]  # to the end
+    assert fetch.fetch("chr1:1500-", "w").seq == c1[1499:]
+    assert fetch.fetch("chr1:-20", "w").seq == c1[:20]
+    assert fetch.fetch("{chr1}:5-9", "w").seq == c1[4:9]
+    assert fetch.fetch("{chr1}", "w").seq == c1
+    assert fetch.fetch("chr1:1k-1,001", "w").seq == c1[999:1001]
+    assert fetch.fetch("chr1:1.2k-1200", "w").seq == c1[1199:1200]
+    assert fetch.fetch("chr1:1500", "w").name == "chr1:1500"
+    with pytest.raises(InputError, match="outside"):
+        fetch.fetch("chr1:1576", "w")
+
+
+def test_region_fetcher_index_it_cannot_write(tmp_path):
+    """The .fai cannot be written beside the FASTA (here: a folder in its place): built in a temporary one."""
+    ref = tmp_path / "ex1.fa"
+    shutil.copy(EX1, ref)
+    (tmp_path / "ex1.fa.fai").mkdir()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert RegionFetcher(str(ref)).fetch("chr2:1,001-1,010", "w").seq == ex1_chroms()["chr2"][1000:1010].encode()
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_region_letters_are_checked(tmp_path):
+    ref = write(tmp_path / "r.fa", ">a\nACGTACGT\n>b\nACGTAC\nGT*AAA\n")
+    fetch = RegionFetcher(str(ref))
+    assert fetch.fetch("b:1-8", "w").seq == b"ACGTACGT"
+    with pytest.raises(InputError) as exc:
+        fetch.fetch("b:2-10", "w")
+    assert str(exc.value).startswith(f"{ref}: record 2 (b): invalid sequence character '*' at position 9")
 
 
 def test_pairs_file_pairing(tmp_path, ex1_copy):
@@ -351,9 +404,7 @@ def test_pairs_file_errors(tmp_path, ex1_copy):
     with pytest.raises(InputError) as exc:
         run(f"# header\n{first}\tchr1:1500-1600\n")
     assert ": line 2: " in str(exc.value) and "outside" in str(exc.value)
-    with pytest.raises(InputError) as exc:
-        run("# only comments\n\n")
-    assert "empty pairs file" in str(exc.value)
+    assert run("# only comments\n\n") == []  # no pair listed: a warning, no error
     with pytest.raises(InputError) as exc:
         run(f"{first} chr1:1-10\n")  # space, not TAB
     assert ": line 1: " in str(exc.value)
@@ -376,3 +427,64 @@ def test_error_classes():
     assert InputError("bad", path="f.fa", record=3).format() == "f.fa: record 3: bad"
     assert InputError("bad", path="f.fa").format() == "f.fa: bad"
     assert UsageError("bad").format() == "bad"
+
+
+# ------------------------------------------------------- what the reader accepts
+
+def test_letter_and_quality_rules_byte_by_byte():
+    import numpy as np
+
+    from seqalign_cli.io.validate import first_bad_letter, first_bad_quality
+
+    accepted = set(b"ACGTUNRYSWKMBDHVXacgtunryswkmbdhvx")
+    for c in range(256):
+        for at in (0, 5, 20000, 40000):  # inside and across the steps the check takes
+            seq = np.full(40001, ord("A"), np.uint8)
+            seq[at] = c
+            assert first_bad_letter(seq) == (-1 if c in accepted else at), (c, at)
+            qual = np.full(40001, ord("I"), np.uint8)
+            qual[at] = c
+            assert first_bad_quality(qual) == (-1 if 33 <= c <= 126 else at), (c, at)
+
+
+def test_first_breach_in_file_order(tmp_path):
+    """Within a record the name is checked first (SAM names), then the letters, then the qualities."""
+    f = write(tmp_path / "q.fq", "@r1\nACGT\n+\nIIII\n@@r2\nAXGE\n+\nI II\n@r3\nAC\n+\n\x01I\n")
+    with pytest.raises(InputError) as exc:
+        records(f)
+    assert str(exc.value).startswith(f"{f}: record 2 (@r2): invalid sequence character 'E' at position 4")
+    with pytest.raises(InputError) as exc:
+        list(FastxReader(str(f), sam_names=1))
+    assert str(exc.value).startswith(f"{f}: record 2 (@r2): read name begins with '@'")
+    f = write(tmp_path / "q2.fq", "@r1\nACGT\n+\nIIII\n@r2\nAXGT\n+\nI II\n")
+    with pytest.raises(InputError) as exc:
+        records(f)
+    assert str(exc.value).startswith(f"{f}: record 2 (r2): quality character ' ' (a space) at position 2")
+
+
+def test_sam_names_of_every_other_record(tmp_path):
+    """Interleaved pairs: only the queries (records 1, 3, 5, ...) are held to SAM's QNAME rule."""
+    f = write(tmp_path / "i.fa", ">q1\nAC\n>@t1\nAC\n>q2\nAC\n>" + "t" * 300 + "\nAC\n")
+    assert len(list(FastxReader(str(f), sam_names=2))) == 4
+    with pytest.raises(InputError) as exc:
+        list(FastxReader(str(f), sam_names=1))
+    assert "record 2 (@t1)" in str(exc.value)
+    chunks = list(pair_chunks(PairInputs(str(f), None, "interleaved", None, sam_scoring=Scoring()), 10))
+    assert [c.q.names_list() for c in chunks] == [["q1", "q2"]]
+
+
+def test_sam_score_bound_is_checked_per_pair(tmp_path):
+    q = write(tmp_path / "q.fa", ">a\nACGT\n>b\n" + "A" * 200 + "\n")
+    t = write(tmp_path / "t.fa", ">x\nACGT\n>y\n" + "A" * 200 + "\n")
+    big = Scoring(match=6_000_000)  # 4 x 4 fits, 200 x 200 may not
+    with pytest.raises(UsageError) as exc:
+        list(pair_chunks(PairInputs(str(q), str(t), "zip", None, sam_scoring=big), 1))
+    assert str(exc.value).startswith(f"{q}: record 2 (b): with this scoring a pair of 200 x 200 bases")
+    assert len(list(pair_chunks(PairInputs(str(q), str(t), "zip", None), 1))) == 2  # TSV/PAF: no bound
+
+
+def test_region_of_a_reference_with_spaces_inside_lines(tmp_path):
+    """The index would count the spaces as letters: the file is read as the reader reads it instead."""
+    ref = write(tmp_path / "sp.fa", ">a\nAC GT\nAC GT\n>b\nGGGG\n")
+    fetch = RegionFetcher(str(ref))
+    assert fetch.fetch("a:2-5", "w").seq == b"CGTA" and fetch.fetch("b", "w").seq == b"GGGG"

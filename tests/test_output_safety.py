@@ -222,15 +222,14 @@ def test_dev_stdout_appends_and_process_substitution(tmp_path, jobs):
     assert leftovers(tmp_path) == []
 
 
-def test_gzip_header_names_the_final_file(tmp_path, jobs):
+def test_gzip_output_is_bgzf_naming_no_file(tmp_path, jobs):
     args, ref = jobs["pair"]
     out = tmp_path / "result.tsv.gz"
     ok(seqalign([*args, "-q", "-o", out]))
     data = out.read_bytes()
-    assert data[:3] == b"\x1f\x8b\x08" and data[3] & 0x08  # FNAME set
-    name = data[10:data.index(b"\0", 10)]
-    assert name == b"result.tsv"
-    assert b".tmp" not in data[:64]
+    assert data[:4] == b"\x1f\x8b\x08\x04" and data[12:14] == b"BC"  # FEXTRA with BC, no FNAME
+    assert b".tmp" not in data and b"result" not in data
+    assert data.endswith(bytes.fromhex("1f8b08040000000000ff0600424302001b0003000000000000000000"))
     assert gzip.decompress(data) == ref
 
 

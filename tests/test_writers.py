@@ -30,7 +30,8 @@ pysam = pytest.importorskip("pysam")
 from clidata import read_fastx, write_fasta
 from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
 SAMTOOLS = shutil.which("samtools")
-needs_samtools = pytest.mark.skipif(SAMTOOLS is None, reason="samtools not installed")
+#: samtools is its binary where installed, else the one pysam builds in (``samtools_run``)
+needs_samtools = pytest.mark.skipif(SAMTOOLS is None and not hasattr(pysam, "calmd"), reason="no samtools")
 MODES = ("global", "semi-global", "glocal", "local")
 COLUMNS = TSV_COLUMNS
 
@@ -105,17 +106,30 @@ def check_sam_against_tsv(recs, rows, queries, targets, cigar_m=False):
             assert rec.query_qualities is None
 
 
+def samtools_run(*args) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of samtools: its binary where installed, else pysam's (in this process)."""
+    if SAMTOOLS:
+        proc = subprocess.run([SAMTOOLS, *map(str, args)], capture_output=True, timeout=120)
+        return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+    tool = getattr(pysam, args[0])
+    try:
+        out = tool(*map(str, args[1:]))
+    except pysam.utils.SamtoolsError as exc:
+        return 1, "", str(exc)
+    err = tool.get_messages() or ""
+    err = "\n".join(err) if isinstance(err, list) else err.decode() if isinstance(err, bytes) else err
+    return 0, out if isinstance(out, str) else "".join(out), err
+
+
 def samtools_calmd_clean(aln: Path, ref: Path):
     """samtools view accepts the file and calmd changes no NM/MD tag."""
-    view = subprocess.run([SAMTOOLS, "view", "-h", str(aln)], capture_output=True, timeout=60)
-    assert view.returncode == 0, view.stderr.decode()
-    assert view.stderr == b"", view.stderr.decode()
-    calmd = subprocess.run([SAMTOOLS, "calmd", str(aln), str(ref)], capture_output=True, timeout=60)
-    err = calmd.stderr.decode()
-    assert calmd.returncode == 0, err
+    rc, view, err = samtools_run("view", "-h", aln)
+    assert rc == 0 and err == "", err
+    rc, calmd, err = samtools_run("calmd", aln, ref)
+    assert rc == 0, err
     assert not re.search(r"different|fail|error|warn", err, re.I), err
-    before = [line for line in view.stdout.decode().splitlines() if not line.startswith("@")]
-    after = [line for line in calmd.stdout.decode().splitlines() if not line.startswith("@")]
+    before = [line for line in view.splitlines() if not line.startswith("@")]
+    after = [line for line in calmd.splitlines() if not line.startswith("@")]
     assert len(before) == len(after)
 
     def tags(line):
@@ -123,6 +137,25 @@ def samtools_calmd_clean(aln: Path, ref: Path):
         return f[:11], sorted(x for x in f[11:] if x[:2] in ("NM", "MD", "AS"))
 
     assert [tags(x) for x in after] == [tags(x) for x in before]
+
+
+def samtools(*args) -> str:
+    """The output of a samtools command that must succeed."""
+    rc, out, err = samtools_run(*args)
+    assert rc == 0, err
+    return out
+
+
+def check_with_samtools(path: Path, folder: Path):
+    """quickcheck (-u without @SQ), view, flagstat, sort and index accept the file."""
+    header, recs = sam_records(path)
+    samtools("quickcheck", *([] if header.get("SQ") else ["-u"]), path)
+    assert len(samtools("view", path).splitlines()) == len(recs)
+    assert samtools("flagstat", path).splitlines()[0].startswith(f"{len(recs)} + 0 ")
+    done = folder / (path.name + ".sorted.bam")
+    samtools("sort", "-o", done, path)
+    samtools("index", done)
+    assert Path(str(done) + ".bai").stat().st_size > 0
 
 
 # ----------------------------------------------------------------- SAM/BAM
@@ -200,9 +233,8 @@ def test_sam_fastq_qualities_and_pairs_regions(tmp_path):
     check_sam_against_tsv(recs, rows, [reads[r["qname"]] for r in rows], regions)
     distinct = list(dict.fromkeys((n, len(s)) for n, s, _ in regions))
     assert [(sq["SN"], sq["LN"]) for sq in header["SQ"]] == distinct
-    if SAMTOOLS:
-        reg_fa = write_fasta(tmp_path / "regions.fa", [(n, s) for n, s in dict((n, s) for n, s, _ in regions).items()])
-        samtools_calmd_clean(out, reg_fa)
+    reg_fa = write_fasta(tmp_path / "regions.fa", [(n, s) for n, s in dict((n, s) for n, s, _ in regions).items()])
+    samtools_calmd_clean(out, reg_fa)
 
 
 def test_cross_sam_every_record_primary(tmp_path):
@@ -214,8 +246,7 @@ def test_cross_sam_every_record_primary(tmp_path):
     assert [sq["SN"] for sq in header["SQ"]] == ["1", "2", "3", "4"]
     assert [(r.query_name, r.reference_name) for r in recs] == [(a, b) for a in "123" for b in "1234"]
     assert {r.flag for r in recs} == {0}
-    if SAMTOOLS:
-        samtools_calmd_clean(out, t)
+    samtools_calmd_clean(out, t)
 
 
 def test_empty_alignment_is_unmapped(tmp_path):
@@ -228,27 +259,28 @@ def test_empty_alignment_is_unmapped(tmp_path):
     assert recs[0].reference_name is None and recs[0].query_sequence == "AAAA"
     assert not recs[0].has_tag("NM") and not recs[0].has_tag("MD")
     assert recs[1].flag == 0 and recs[1].cigarstring == "10=" and recs[1].get_tag("MD") == "10"
-    assert [sq["SN"] for sq in header["SQ"]] == ["tgt"]  # the unused target has no @SQ
+    # every non-empty target has its @SQ, used by a mapped record or not (the header goes out first)
+    assert [sq["SN"] for sq in header["SQ"]] == ["cccc", "tgt"]
     rows = tsv_rows(["--mode", "local", q, t])
     assert rows[0]["cigar"] == "*" and rows[0]["score"] == 0
-    if SAMTOOLS:
-        samtools_calmd_clean(out, t)
+    samtools_calmd_clean(out, t)
 
 
 @pytest.mark.parametrize("fmt", ["sam", "bam"])
-def test_sam_with_only_unmapped_records_is_valid(tmp_path, fmt):
-    """No @SQ at all (every pair empty): the file must still be valid SAM (no blank line)."""
+@pytest.mark.parametrize("targets", [[("t1", "ACGT"), ("t2", "CCCC")], [("t1", ""), ("t2", "")]])
+def test_sam_with_only_unmapped_records_is_valid(tmp_path, fmt, targets):
+    """Every pair unmapped; with empty targets only, no @SQ at all: the file must still be valid SAM (no blank
+    line) and the @SQ lines those of the non-empty targets."""
     q = write_fasta(tmp_path / "q.fa", [("e", ""), ("a", "AAAA")])
-    t = write_fasta(tmp_path / "t.fa", [("t1", "ACGT"), ("t2", "CCCC")])
+    t = write_fasta(tmp_path / "t.fa", targets)
     out = tmp_path / f"only_unmapped.{fmt}"
     run_ok(["--mode", "local", q, t, "-o", out])
     if fmt == "sam":
         assert "" not in out.read_text().splitlines(), out.read_text()
-    _, recs = sam_records(out)
+    header, recs = sam_records(out)
     assert [(r.query_name, r.flag) for r in recs] == [("e", 4), ("a", 4)]
-    if SAMTOOLS:
-        view = subprocess.run([SAMTOOLS, "view", str(out)], capture_output=True, timeout=60)
-        assert view.returncode == 0, view.stderr.decode()
+    assert [(sq["SN"], sq["LN"]) for sq in header.get("SQ", [])] == [(n, len(s)) for n, s in targets if s]
+    check_with_samtools(out, tmp_path)
 
 
 def test_zero_length_sequences_in_sam(tmp_path):
@@ -261,8 +293,7 @@ def test_zero_length_sequences_in_sam(tmp_path):
         _, recs = sam_records(out)
         assert [(r.query_name, r.is_unmapped) for r in recs] == [("e1", True), ("a", True), ("b", False)]
         assert recs[0].query_sequence is None and recs[0].query_qualities is None
-        if SAMTOOLS:
-            samtools_calmd_clean(out, t)
+        samtools_calmd_clean(out, t)
 
 
 def test_same_target_name_two_sequences_is_an_error(tmp_path):
@@ -306,20 +337,21 @@ def test_cigar_m_in_sam(tmp_path):
     assert all(set(re.sub(r"\d", "", r.cigarstring)) <= set("MIDS") for r in recs if not r.is_unmapped)
     assert any("M" in r.cigarstring for r in recs)
     check_sam_against_tsv(recs, rows, read_fastx(GQ), read_fastx(GT))
-    if SAMTOOLS:
-        samtools_calmd_clean(out, write_fasta(tmp_path / "t.fa", [(n, s) for n, s, _ in read_fastx(GT)]))
+    samtools_calmd_clean(out, write_fasta(tmp_path / "t.fa", [(n, s) for n, s, _ in read_fastx(GT)]))
 
 
 # ------------------------------------------------------------ samtools
 
 @needs_samtools
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("fmt", ["sam", "bam"])
+@pytest.mark.parametrize("fmt", ["sam", "bam", "sam.gz"])
 def test_samtools_view_and_calmd_gasal2(tmp_path, mode, fmt):
+    """calmd agrees with every NM/MD; quickcheck, view, flagstat, sort and index take the file (BGZF for .gz)."""
     ref = write_fasta(tmp_path / "targets.fa", [(n, s) for n, s, _ in read_fastx(GT)])
     out = tmp_path / f"g.{fmt}"
-    run_ok([GQ, GT, "--mode", mode, "-o", out])
+    run_ok([GQ, GT, "--mode", mode, "-t", "2", "-o", out])
     samtools_calmd_clean(out, ref)
+    check_with_samtools(out, tmp_path)
 
 
 @needs_samtools
@@ -391,7 +423,7 @@ def test_tsv_layout(tmp_path):
     out = tmp_path / "t.tsv"
     run_ok([GQ, GT, "--mode", "semi-global", "-o", out])
     lines = out.read_text().splitlines()
-    assert lines[0] == "\t".join(COLUMNS)
+    assert lines[0] == "#" + "\t".join(COLUMNS)
     assert len(lines) == 201
     for line in lines[1:]:
         f = line.split("\t")
@@ -432,5 +464,5 @@ def test_sam_empty_record_name(tmp_path):
         assert proc.returncode == 1 and err.startswith("seqalign: error: ") and "noname.fa" in err, err
         assert not out.exists()
         return
-    view = subprocess.run([SAMTOOLS, "view", "-h", str(out)], capture_output=True, timeout=60)
-    assert view.returncode == 0 and view.stderr == b"", view.stderr.decode()
+    rc, _, err = samtools_run("view", "-h", out)
+    assert rc == 0 and err == "", err

@@ -3,7 +3,10 @@
 Every problem is an ``InputError`` naming the file and the record (1-based
 number and name): truncated gzip, a FASTQ record without its '+' line, a
 quality string whose length differs from the sequence, text that is neither
-FASTA nor FASTQ. Zero-length sequences are valid records.
+FASTA nor FASTQ, and what ``validate`` refuses (a letter that is not a
+nucleotide code, a quality outside printable ASCII, and where the output is
+SAM/BAM a read name SAM cannot hold), checked once per block as it is read.
+Zero-length sequences are valid records.
 
 Records come in blocks (``FastxReader.blocks``, see ``block.RecordBlock``):
 the input is read a few MB at a time and parsed by numba functions that
@@ -28,6 +31,7 @@ import numpy as np
 from ..errors import InputError, UsageError
 from .block import Record, RecordBlock
 from .parse import FQ_OTHER, parse_fasta, parse_fastq
+from .validate import check_block
 
 __all__ = ["FastxReader", "Record", "RecordBlock", "display_name", "open_binary"]
 
@@ -145,11 +149,15 @@ class _Input:
 class FastxReader:
     """The records of one FASTA or FASTQ file, as blocks (``blocks()``) or one by one."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, sam_names: int = 0):
         self.path = path
         self.name = display_name(path)
         #: records read so far
         self.count = 0
+        #: names checked against SAM's rules: 0 none, k records 1, 1 + k, 1 + 2k, ... (``validate``)
+        self.sam_names = sam_names
+        #: whether the input is FASTA (known once its first record is seen)
+        self.fasta = False
 
     def __iter__(self) -> Iterator[Record]:
         for block in self.blocks():
@@ -159,7 +167,9 @@ class FastxReader:
         """The records in blocks of a few thousand or more, in file order (no empty blocks)."""
         fh = open_binary(self.path)
         try:
-            yield from self._blocks(fh)
+            for block in self._blocks(fh):
+                check_block(block, self.name, self.fasta, self.sam_names)
+                yield block
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             detail = "truncated gzip file" if isinstance(exc, EOFError) else f"corrupt gzip data ({exc})"
             raise InputError(f"{detail} after {self.count} complete records", path=self.name) from None
@@ -179,6 +189,7 @@ class FastxReader:
         else:
             return
         if first.startswith(b">"):
+            self.fasta = True
             yield from self._fasta(first, fh)
         elif first.startswith(b"@"):
             yield from self._fastq_blocks(first, fh)
@@ -276,6 +287,8 @@ class FastxReader:
                 if len(batch) >= SLOW_BLOCK:
                     yield RecordBlock.from_records(batch)
                     batch = []
+        except GeneratorExit:  # closed by the consumer (an error found in a block): nothing more to give
+            raise
         except BaseException:
             if batch:  # what was read flows before the error
                 yield RecordBlock.from_records(batch)

@@ -3,8 +3,9 @@
 Reading: plain or gzip text (detected from the first bytes), '-' is stdin.
 ``S name seq`` lines give segments, ``L a oa b ob overlap`` lines links
 (overlap ``0M`` or ``*``); H, P, W, C, comment, blank and unknown lines are
-ignored and lines may come in any order. Every problem is a one-line
-``InputError`` naming the file and, where one is to blame, the line.
+ignored and lines may come in any order. Segment letters are held to the
+reads' rules (``validate``: IUPAC nucleotide codes and X). Every problem is a
+one-line ``InputError`` naming the file and, where one is to blame, the line.
 
 Preparation (``load_graph``):
 
@@ -40,6 +41,7 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..jit import nb
 from .encode import encode_all
+from .validate import first_bad_letter, letter_message
 
 __all__ = ["Graph", "GfaText", "build_graph", "load_graph", "parse_gfa"]
 
@@ -223,7 +225,20 @@ def parse_gfa(data: bytes, shown: str) -> GfaText:
             lline.append(lineno)
     if not names:
         raise InputError("no segments (no S line): an empty graph, or not GFA", path=shown)
+    _check_letters(names, seqs, seg_line, shown)
     return GfaText(shown, names, seqs, seg_line, la, lra, lb, lrb, lline)
+
+
+def _check_letters(names: list[bytes], seqs: list[bytes], seg_line: list[int], shown: str):
+    """The segments' letters checked as the FASTA/FASTQ reader checks reads (``validate``), all at once."""
+    letters = np.frombuffer(b"".join(seqs), np.uint8)
+    i = int(first_bad_letter(letters))
+    if i >= 0:
+        ends = np.cumsum(np.fromiter(map(len, seqs), np.int64, len(seqs)))
+        k = int(np.searchsorted(ends, i, "right"))
+        start = int(ends[k - 1]) if k else 0
+        raise InputError(f"segment {_shown(names[k])}: {letter_message(int(letters[i]), i - start + 1)}",
+                         path=shown, line=seg_line[k])
 
 
 # ------------------------------------------------------------------ compiled loops

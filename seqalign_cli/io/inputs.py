@@ -17,6 +17,9 @@ class PairInputs:
     target: str | None = None
     pairing: str = "zip"  # zip | cross | interleaved | pairs
     pairs_file: str | None = None
+    #: the scoring (``config.Scoring``) when the output is SAM/BAM, else None: the reader then holds the
+    #: queries' names to SAM's rules and every pair's score bound to the 32-bit integers SAM/BAM store
+    sam_scoring: object = None
 
     @property
     def files(self) -> tuple[str, ...]:

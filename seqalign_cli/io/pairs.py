@@ -5,14 +5,26 @@ Pairing works on record blocks and index arrays (no object per record):
 * zip (default): the i-th query with the i-th target;
 * cross: every query against every target (targets held in memory);
 * interleaved: the query file alone holds pairs as consecutive records;
-* pairs file: a TSV of ``query_name<TAB>target_name[:start-end]``; queries are
-  looked up by name, targets (and regions, 1-based inclusive like samtools)
-  cut from an indexed FASTA through pyfaidx.
+* pairs file: a TSV of ``query_name<TAB>target_name[:region]``; queries are
+  looked up by name, targets (and regions in every form samtools takes,
+  1-based inclusive) cut from the target FASTA through its index (pyfaidx;
+  the index is built beside the file, or in a temporary folder where that
+  cannot be written), or read into memory where the file cannot be indexed
+  (gzip that is not bgzip, lines of uneven length).
+
+An input without records is no error: the run writes an output without
+records, and one warning line says which file was empty. Where the output
+is SAM/BAM (``PairInputs.sam_scoring``), the queries' names are held to
+SAM's rules by the reader, and every pair's score bound to the 32-bit
+integers SAM and BAM store.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import tempfile
 import warnings
 from collections import deque
 from dataclasses import dataclass
@@ -21,10 +33,14 @@ from typing import Iterator
 import numpy as np
 
 from ..batching import PairBatch
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, warn
 from .block import Record, RecordBlock
-from .fastx import FastxReader, display_name
+from .fastx import FastxReader, display_name, open_binary
 from .inputs import PairInputs
+from .validate import first_bad_letter, record_label, sam_name_error
+
+#: the largest score SAM's AS:i and BAM's 32-bit integer tags hold
+INT32_MAX = 2**31 - 1
 
 
 @dataclass(eq=False)
@@ -97,13 +113,21 @@ class _Records:
         return left
 
 
+def warn_if_empty(*readers: FastxReader, what: str = "records"):
+    """One warning line when the run has nothing to align: names the readers that found no record."""
+    empty = [r.name for r in readers if r.count == 0]
+    if empty:
+        warn(f"no {what} (empty input): nothing to align, the output holds no records", path=", ".join(empty))
+
+
 def _require_records(reader: FastxReader, count: int):
+    """The end of a reader that may have found nothing (an empty input warns; see ``warn_if_empty``)."""
     if count == 0:
-        raise InputError("no records found (empty input)", path=reader.name)
+        warn_if_empty(reader)
 
 
-def zip_chunks(query: str, target: str, size: int) -> Iterator[PairChunk]:
-    qr, tr = FastxReader(query), FastxReader(target)
+def zip_chunks(query: str, target: str, size: int, sam_names: int = 0) -> Iterator[PairChunk]:
+    qr, tr = FastxReader(query, sam_names), FastxReader(target)
     qs, ts = _Records(qr), _Records(tr)
     while True:
         qb = qs.take(size)
@@ -116,19 +140,22 @@ def zip_chunks(query: str, target: str, size: int) -> Iterator[PairChunk]:
                              f"{tr.count} targets in {tr.name}")
         yield PairChunk(qb, tb)
     rest = ts.drain()
-    _require_records(qr, qr.count)
     if rest:
         raise InputError(f"unequal record counts: {qr.count} queries in {qr.name} but "
                          f"{tr.count} targets in {tr.name}")
+    warn_if_empty(qr, tr)
 
 
-def cross_chunks(query: str, target: str, size: int) -> Iterator[PairChunk]:
+def cross_chunks(query: str, target: str, size: int, sam_names: int = 0) -> Iterator[PairChunk]:
     """Every query against every target, query-major; the targets are held in memory."""
     tr = FastxReader(target)
     targets = RecordBlock.concat(list(tr.blocks()))
-    _require_records(tr, len(targets))
+    qs = _Records(FastxReader(query, sam_names))
     nt = len(targets)
-    qs = _Records(FastxReader(query))
+    if nt == 0:  # no pair: the queries are still read through (and checked)
+        qs.drain()
+        warn_if_empty(qs.reader, tr)
+        return
     pending = RecordBlock.empty()  # queries not yet paired with every target
     first = 0  # the target the first pending query is paired with next
     while True:
@@ -142,15 +169,16 @@ def cross_chunks(query: str, target: str, size: int) -> Iterator[PairChunk]:
         yield PairChunk(pending.take(p // nt), targets.take(p % nt))
         done, first = divmod(first + m, nt)
         pending = pending.slice(done, len(pending))
-    _require_records(qs.reader, qs.reader.count)
+    warn_if_empty(qs.reader)
 
 
-def interleaved(path: str, size: int, k: int, uneven) -> Iterator[tuple[RecordBlock, ...]]:
+def interleaved(path: str, size: int, k: int, uneven, sam_names: int = 0) -> Iterator[tuple[RecordBlock, ...]]:
     """Records k*t .. k*t + k - 1 of one file, ``size`` groups at a time, as k blocks.
 
     ``uneven(reader, block)``: the error when the record count is not a multiple of k.
+    ``sam_names``: see ``FastxReader``.
     """
-    reader = FastxReader(path)
+    reader = FastxReader(path, sam_names)
     records = _Records(reader)
     while True:
         block = records.take(k * size)
@@ -160,57 +188,216 @@ def interleaved(path: str, size: int, k: int, uneven) -> Iterator[tuple[RecordBl
             break
         idx = np.arange(0, len(block), k, dtype=np.int64)
         yield tuple(block.take(idx + s) for s in range(k))
-    _require_records(reader, reader.count)
+    warn_if_empty(reader)
 
 
-def interleaved_chunks(query: str, size: int) -> Iterator[PairChunk]:
+def interleaved_chunks(query: str, size: int, sam_names: int = 0) -> Iterator[PairChunk]:
     def uneven(qr, block):
         return InputError(f"odd number of records ({qr.count}) in an interleaved file: record "
                           f"{qr.count} ({block.name(len(block) - 1)}) has no partner", path=qr.name)
 
-    for q, t in interleaved(query, size, 2, uneven):
+    for q, t in interleaved(query, size, 2, uneven, 2 if sam_names else 0):  # the queries: records 1, 3, 5...
         yield PairChunk(q, t)
 
 
-_REGION = re.compile(r"^(.*):([0-9,]+)-([0-9,]+)$")
+#: the coordinates of a region: beg, beg-, -end, beg-end (numbers with commas, a k/M/G multiplier)
+_NUMBER = r"([0-9][0-9,]*(?:\.[0-9]+)?[kKmMgG]?)"
+_SPAN = re.compile(rf"{_NUMBER}?(-)?{_NUMBER}?")
+_MULTIPLIER = {"k": 10**3, "m": 10**6, "g": 10**9}
+#: how messages describe the forms a region takes
+REGION_FORMS = ("NAME, NAME:BEG (to the end), NAME:BEG-, NAME:-END or NAME:BEG-END, 1-based inclusive, "
+                "commas allowed; {NAME} or {NAME}:BEG-END for a name that holds ':'")
+
+
+def _number(text: str) -> int | None:
+    """A region coordinate as samtools reads it (``1,000``, ``2k``, ``1.5M``), None if not a whole number."""
+    text = text.replace(",", "")
+    scale = 1
+    if text[-1:].lower() in _MULTIPLIER:
+        scale = _MULTIPLIER[text[-1].lower()]
+        text = text[:-1]
+    whole, _, frac = text.partition(".")
+    if frac and not scale > 1:
+        return None
+    value = int(whole) * scale + (int(frac) * scale // 10 ** len(frac) if frac else 0)
+    if frac and int(frac) * scale % 10 ** len(frac):
+        return None
+    return value
+
+
+def parse_region(spec: str, known) -> tuple[str, int | None, int | None] | None:
+    """(name, beg, end) of a region string, 1-based inclusive, None for "from the start" / "to the end".
+
+    The forms samtools takes: NAME (a name that exists as a whole is never
+    split), NAME:BEG (to the end), NAME:BEG-, NAME:-END, NAME:BEG-END,
+    {NAME} and {NAME}:... for names that hold ':'. ``known(name)``: whether the
+    index holds the name. None when ``spec`` names nothing known.
+    """
+    if known(spec):
+        return spec, None, None
+    if spec.startswith("{"):
+        close = spec.find("}")
+        if close < 0:
+            return None
+        name, rest = spec[1:close], spec[close + 1:]
+        if not rest:
+            return (name, None, None) if known(name) else None
+        if not rest.startswith(":"):
+            return None
+        rest = rest[1:]
+    else:
+        name, colon, rest = spec.rpartition(":")
+        if not colon:
+            return None
+    if not known(name) or not rest:
+        return None
+    m = _SPAN.fullmatch(rest)
+    if not m or (m.group(1) is None and m.group(3) is None and not m.group(2)):
+        return None
+    beg = _number(m.group(1)) if m.group(1) else None
+    end = _number(m.group(3)) if m.group(3) else None
+    if (m.group(1) and beg is None) or (m.group(3) and end is None) or (m.group(3) and not m.group(2)):
+        return None
+    return name, beg, end
+
+
+def _is_bgzf(path: str) -> bool | None:
+    """Whether a file is BGZF (gzip with the 'BC' extra field), False for other gzip, None when not gzip."""
+    with open(path, "rb") as fh:
+        head = fh.read(18)
+    if head[:2] != b"\x1f\x8b":
+        return None
+    return len(head) >= 16 and bool(head[3] & 4) and head[12:14] == b"BC"
 
 
 class RegionFetcher:
-    """Target sequences and regions by name from an indexed FASTA (pyfaidx)."""
+    """Target sequences and regions by name from a FASTA file.
+
+    Through its index where the file can be indexed (plain or bgzip, lines
+    of equal length: pyfaidx): the ``.fai`` beside the file is used when it
+    is current, built there when it is missing and the folder can be
+    written, and otherwise built in a temporary folder that is removed once
+    read (a read-only reference folder works and is left as it was). Any
+    other FASTA (gzip that is not bgzip, uneven lines) is read into memory
+    through the reader, and so is a reference that is not a regular file (a
+    pipe). Sequences are checked as the reader checks them: a region the
+    index gives with anything but accepted letters (spaces inside lines,
+    another character) makes the whole file read through the reader, which
+    removes the spaces or names the first record that breaks a rule.
+    """
 
     def __init__(self, path: str):
         if path == "-":
             raise UsageError("--pairs needs the target FASTA as a file, not stdin")
+        self.path = path
+        self.fasta = None  # the pyfaidx index
+        self.block: RecordBlock | None = None  # the records, when held in memory
+        self.number: dict[str, int] = {}  # name -> 1-based record number
+        if os.path.isfile(path):  # not a pipe (``<(zcat ref.fa.gz)``), which is read once, into memory
+            open_binary(path).close()  # an unreadable file is a usage error, as for any input
+            if _is_bgzf(path) is not False:
+                self.fasta = self._indexed(path)
+        if self.fasta is not None:
+            self.number = {name: k + 1 for k, name in enumerate(self.fasta.keys())}
+        else:
+            self._load(path)
+
+    @staticmethod
+    def _indexed(path: str):
+        """The pyfaidx index of ``path`` (beside it, else in a temporary folder), None where it cannot be had."""
         import pyfaidx
 
-        self.path = path
-        try:
+        def open_index(**where):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                self.fasta = pyfaidx.Fasta(path, as_raw=True, sequence_always_upper=False,
-                                           rebuild=True, build_index=True)
-        except (pyfaidx.FastaIndexingError, pyfaidx.UnsupportedCompressionFormat, ValueError,
-                OSError) as exc:
-            raise InputError(f"cannot index as FASTA ({exc})", path=path) from None
+                return pyfaidx.Fasta(path, as_raw=True, sequence_always_upper=False, rebuild=True,
+                                     build_index=True, **where)
+
+        bad_file = (pyfaidx.FastaIndexingError, pyfaidx.UnsupportedCompressionFormat, ValueError, ImportError,
+                    RuntimeError, IndexError)
+        try:
+            return open_index()
+        except bad_file:
+            return None
+        except OSError:  # the index cannot be written (or read) beside the file: one of our own
+            pass
+        folder = tempfile.mkdtemp(prefix="seqalign-index-")
+        try:
+            base = os.path.join(folder, os.path.basename(path))
+            return open_index(indexname=base + ".fai", gzi_indexname=base + ".gzi")  # read into memory at once
+        except (OSError, *bad_file):
+            return None
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _load(self, path: str):
+        reader = FastxReader(path)
+        self.block = RecordBlock.concat(list(reader.blocks()))
+        for k, name in enumerate(self.block.names_list()):
+            if name in self.number:
+                raise InputError(f"duplicate target name {name!r} (first as record {self.number[name]}); "
+                                 f"--pairs looks targets up by name", path=reader.name,
+                                 record=record_label(k + 1, name))
+            self.number[name] = k + 1
+
+    def _length(self, name: str) -> int:
+        if self.block is not None:
+            k = self.number[name] - 1
+            return int(self.block.seq_off[k + 1] - self.block.seq_off[k])
+        return len(self.fasta[name])
+
+    def _letters(self, name: str, beg: int, end: int) -> bytes:
+        """Bases beg..end-1 (0-based) of ``name``; ``_NotPlain`` when the index cannot give them as the reader would."""
+        if self.block is not None:
+            k = self.number[name] - 1
+            a = int(self.block.seq_off[k])
+            return self.block.seq[a + beg:a + end].tobytes()  # checked by the reader
+        try:
+            seq = str(self.fasta[name][beg:end]).encode("ascii")
+        except (UnicodeError, ValueError):
+            raise _NotPlain from None
+        if first_bad_letter(np.frombuffer(seq, np.uint8)) >= 0:
+            raise _NotPlain
+        return seq
 
     def fetch(self, spec: str, where: str) -> Record:
-        if spec in self.fasta:
-            return Record(spec, str(self.fasta[spec][:]).encode())
-        m = _REGION.match(spec)
-        if not m or m.group(1) not in self.fasta:
-            raise InputError(f"unknown target name {spec!r} (not in {self.path})", path=where)
-        name = m.group(1)
-        start = int(m.group(2).replace(",", ""))
-        end = int(m.group(3).replace(",", ""))
-        length = len(self.fasta[name])
-        if start < 1 or end < start or end > length:
+        try:
+            return self._fetch(spec, where)
+        except _NotPlain:
+            # a region the index does not give plainly (spaces inside lines, a letter the reader refuses,
+            # bytes outside ASCII): the file is read as the reader reads it, which names the first record
+            # that breaks a rule, or gives the letters without the spaces
+            self.fasta, self.number = None, {}
+            self._load(self.path)
+            return self._fetch(spec, where)
+
+    def _fetch(self, spec: str, where: str) -> Record:
+        found = parse_region(spec, self.number.__contains__)
+        if found is None:
+            raise InputError(f"unknown target name {spec!r} (not in {self.path}, nor a region of a name in it: "
+                             f"{REGION_FORMS})", path=where)
+        name, beg, end = found
+        length = self._length(name)
+        first = 1 if beg is None else beg
+        last = length if end is None else end
+        if beg is None and end is None:
+            return Record(spec, self._letters(name, 0, length))
+        if first < 1 or last < first or last > length:
             raise InputError(f"region {spec!r} is outside {name} (length {length}); regions are "
                              f"1-based inclusive with 1 <= start <= end <= length", path=where)
-        return Record(spec, str(self.fasta[name][start - 1:end]).encode())
+        return Record(spec, self._letters(name, first - 1, last))
 
 
-def file_chunks(pairs_file: str, query: str, target: str | None, size: int) -> Iterator[PairChunk]:
-    """The pairs listed in a pairs file; queries by name, targets (or regions) through the index."""
+class _NotPlain(Exception):
+    """A region the FASTA index cannot give as the reader would read it."""
+
+
+def file_chunks(pairs_file: str, query: str, target: str | None, size: int,
+                sam_names: int = 0) -> Iterator[PairChunk]:
+    """The pairs listed in a pairs file; queries by name, targets (or regions) through the index.
+
+    ``sam_names``: the names of the queries listed are held to SAM's rules.
+    """
     qr = FastxReader(query)
     blocks = []
     index: dict[str, int] = {}
@@ -223,7 +410,6 @@ def file_chunks(pairs_file: str, query: str, target: str | None, size: int) -> I
             index[name] = base + k
         base += len(block)
         blocks.append(block)
-    _require_records(qr, qr.count)
     queries = RecordBlock.concat(blocks)
     fetcher = RegionFetcher(target if target is not None else query)
     shown = display_name(pairs_file)
@@ -232,6 +418,13 @@ def file_chunks(pairs_file: str, query: str, target: str | None, size: int) -> I
     except OSError as exc:
         raise UsageError(f"cannot open pairs file ({exc.strerror})", path=pairs_file) from None
     import sys
+
+    def chunk(picked, targets):
+        q = queries.take(np.array(picked, np.int64))
+        bad = sam_name_error(q) if sam_names else None
+        if bad is not None:
+            raise InputError(bad[1], path=qr.name, record=record_label(int(q.num[bad[0]]), q.name(bad[0])))
+        return PairChunk(q, RecordBlock.from_records(targets))
 
     n = 0
     picked: list[int] = []
@@ -251,20 +444,41 @@ def file_chunks(pairs_file: str, query: str, target: str | None, size: int) -> I
             picked.append(k)
             targets.append(fetcher.fetch(fields[1], where))
             if len(picked) >= size:
-                yield PairChunk(queries.take(np.array(picked, np.int64)), RecordBlock.from_records(targets))
+                yield chunk(picked, targets)
                 picked, targets = [], []
     if n == 0:
-        raise InputError("no pairs listed (empty pairs file)", path=shown)
+        warn("no pairs listed (empty pairs file): nothing to align, the output holds no records", path=shown)
     if picked:
-        yield PairChunk(queries.take(np.array(picked, np.int64)), RecordBlock.from_records(targets))
+        yield chunk(picked, targets)
+
+
+def _sam_bounds(chunks: Iterator[PairChunk], inputs: PairInputs) -> Iterator[PairChunk]:
+    """The chunks, each once its pairs are known to score within SAM/BAM's 32-bit integers (the bound)."""
+    scoring = inputs.sam_scoring
+    for chunk in chunks:
+        ql = np.diff(chunk.q.seq_off).astype(np.float64)
+        tl = np.diff(chunk.t.seq_off).astype(np.float64)
+        over = np.flatnonzero(scoring.score_bound(ql, tl) > INT32_MAX)
+        if len(over):
+            k = int(over[0])
+            raise UsageError(
+                f"with this scoring a pair of {int(ql[k]):,} x {int(tl[k]):,} bases (target "
+                f"{chunk.t.name(k)!r}) may score beyond the 32-bit integers SAM/BAM store (AS:i, at most "
+                f"{INT32_MAX:,}); use smaller --match/--mismatch/--gap-open/--gap-extend/--n-penalty, or "
+                f"write TSV or PAF", path=display_name(inputs.query),
+                record=record_label(int(chunk.q.num[k]), chunk.q.name(k)))
+        yield chunk
 
 
 def pair_chunks(inputs: PairInputs, size: int) -> Iterator[PairChunk]:
     """The pairs of a run, in input order, in chunks of ``size``."""
+    sam = 1 if inputs.sam_scoring is not None else 0
     if inputs.pairing == "pairs":
-        return file_chunks(inputs.pairs_file, inputs.query, inputs.target, size)
-    if inputs.pairing == "interleaved":
-        return interleaved_chunks(inputs.query, size)
-    if inputs.pairing == "cross":
-        return cross_chunks(inputs.query, inputs.target, size)
-    return zip_chunks(inputs.query, inputs.target, size)
+        chunks = file_chunks(inputs.pairs_file, inputs.query, inputs.target, size, sam)
+    elif inputs.pairing == "interleaved":
+        chunks = interleaved_chunks(inputs.query, size, sam)
+    elif inputs.pairing == "cross":
+        chunks = cross_chunks(inputs.query, inputs.target, size, sam)
+    else:
+        chunks = zip_chunks(inputs.query, inputs.target, size, sam)
+    return chunks if not sam else _sam_bounds(chunks, inputs)

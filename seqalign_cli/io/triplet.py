@@ -4,6 +4,8 @@
   different record counts are an error naming the three counts;
 * interleaved: records 3t, 3t+1, 3t+2 of one file form triplet t.
 
+Inputs without records make a run without triplets (one warning line).
+
 A chunk holds three record blocks of equal length (``blocks``); its
 ``batch()`` is a ``TripletBatch``: the codes of the three sequences of every
 triplet, flat, with offsets.
@@ -20,7 +22,7 @@ from ..errors import InputError
 from .block import RecordBlock
 from .fastx import FastxReader
 from .inputs import TripletInputs
-from .pairs import _Records, _require_records, interleaved
+from .pairs import _Records, interleaved, warn_if_empty
 
 
 @dataclass
@@ -108,7 +110,7 @@ def lockstep_chunks(paths: tuple[str, str, str], size: int) -> Iterator[TripletC
         yield TripletChunk((first, *rest))
     if any(r.drain() for r in records[1:]):
         raise mismatch()
-    _require_records(readers[0], readers[0].count)
+    warn_if_empty(*readers)
 
 
 def interleaved_chunks(path: str, size: int) -> Iterator[TripletChunk]:

@@ -7,6 +7,13 @@ whether it can write score-only results (``score_only``).
 
 Entries are "module:Class" strings, imported only when a run asks for them;
 a family's formats are the formats registered for it.
+
+The format of a run (``output_format``) is ``--format``, else the one the
+output name's extension implies (case-insensitive, ``.gz`` aside), else
+TSV; a ``--format`` that contradicts the extension (``--format bam -o
+r.sam``), a format the family has no writer for, and ``.bam.gz`` are usage
+errors before anything is read. ``.txt`` only suggests TSV: any
+``--format`` may write to a ``.txt`` name.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ from ..errors import UsageError
 from .output import OutputFile
 
 EXTENSIONS = {".tsv": "tsv", ".txt": "tsv", ".sam": "sam", ".bam": "bam", ".paf": "paf", ".maf": "maf", ".gaf": "gaf"}
+#: extensions that suggest a format without binding it (no contradiction with --format)
+LOOSE_EXTENSIONS = (".txt",)
 
 #: (family, format) -> "module:Class"
 WRITERS: dict[tuple[str, str], str] = {
@@ -41,6 +50,7 @@ class WriterContext:
     traceback: bool = True
     cigar_m: bool = False  # '=' and 'X' runs written as 'M'
     inputs: object = None  # the family's input description (a SAM writer names its reference file)
+    threads: int = 1  # compression (BGZF) and formatting threads
 
 
 def register(family: str, fmt: str, ref: str | type):
@@ -53,13 +63,36 @@ def formats(family: str) -> tuple[str, ...]:
     return tuple(fmt for fam, fmt in WRITERS if fam == family)
 
 
+def _extension(path: str) -> tuple[str | None, bool]:
+    """(the format extension of ``path`` or None, whether it ends in .gz), case-insensitive."""
+    name = path.lower()
+    gz = name.endswith(".gz")
+    if gz:
+        name = name[:-3]
+    return next((ext for ext in EXTENSIONS if name.endswith(ext)), None), gz
+
+
 def format_from_path(path: str) -> str:
-    """Output format implied by a file name (``.gz`` ignored), tsv otherwise."""
-    name = path[:-3] if path.endswith(".gz") else path
-    for ext, fmt in EXTENSIONS.items():
-        if name.endswith(ext):
-            return fmt
-    return "tsv"
+    """Output format implied by a file name (case-insensitive, ``.gz`` ignored), tsv otherwise."""
+    ext, _ = _extension(path)
+    return EXTENSIONS[ext] if ext else "tsv"
+
+
+def output_format(family: str, output: str, fmt: str | None) -> str:
+    """The output format of a run from ``--format`` and ``-o`` (see the module); usage errors for contradictions."""
+    ext, gz = _extension(output) if output != "-" else (None, False)
+    implied = EXTENSIONS[ext] if ext else None
+    if fmt and implied and implied != fmt and ext not in LOOSE_EXTENSIONS:
+        raise UsageError(f"--format {fmt} contradicts the output name {output!r} (a {ext} name is {implied}): "
+                         f"give one of them, or make them agree")
+    chosen = fmt or implied or "tsv"
+    if (family, chosen) not in WRITERS:
+        how = f"--format {fmt}" if fmt else f"the output name {output!r}"
+        raise UsageError(f"{how}: {family} alignments cannot be written as {chosen} "
+                         f"(formats: {', '.join(formats(family))})")
+    if chosen == "bam" and gz:
+        raise UsageError(f"the output name {output!r}: BAM is compressed by itself; name it .bam, not .bam.gz")
+    return chosen
 
 
 def load(ref: str | type):
@@ -70,12 +103,17 @@ def load(ref: str | type):
     return getattr(importlib.import_module(module), attr)
 
 
-def make_writer(family: str, fmt: str, ctx: WriterContext):
+def writer_class(family: str, fmt: str, traceback: bool = True):
+    """The writer class of ``fmt`` for ``family``; usage errors where there is none, or it needs a traceback."""
     ref = WRITERS.get((family, fmt))
     if ref is None:
         raise UsageError(f"{family} alignments cannot be written as {fmt} "
                          f"(formats: {', '.join(formats(family))})")
     cls = load(ref)
-    if not ctx.traceback and not getattr(cls, "score_only", False):
+    if not traceback and not getattr(cls, "score_only", False):
         raise UsageError(f"--score-only writes TSV only ({fmt} needs a CIGAR)")
-    return cls(ctx)
+    return cls
+
+
+def make_writer(family: str, fmt: str, ctx: WriterContext):
+    return writer_class(family, fmt, ctx.traceback)(ctx)

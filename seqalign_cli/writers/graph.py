@@ -10,8 +10,8 @@ formatted in one compiled call (``formatting.format_graph_tsv``,
 
 TSV: a header line, then ``read length start end score path path_start
 path_end cigar`` (0-based half-open spans; path and CIGAR '*' for an empty
-alignment). Score only: ``read length start end score``, start -1 where the
-mode leaves it unknown.
+alignment). Score only: ``read length start end score``, start ``*`` where
+the mode leaves it unknown (not computed).
 
 GAF: the 12 columns (read name, length, start, end, strand '+', path, path
 length, path start, path end, residue matches ('=' bases), block length
@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formatting import format_gaf, format_graph_tsv
+from ..formatting import INT_WIDTH, TAB, format_gaf, format_graph_tsv, put_int, put_record
+from ..jit import nb
 from ..results import CIGAR_LETTERS
+from .tsv import put_int_or_star
 
 TSV_COLUMNS = ("#read", "length", "start", "end", "score", "path", "path_start", "path_end", "cigar")
 SCORE_COLUMNS = TSV_COLUMNS[:5]
@@ -44,6 +46,28 @@ def node_labels(names) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(text, np.uint8).copy(), off
 
 
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def format_graph_score_only(reads, rec):
+    """Score-only graph TSV rows: read length start end score, a start of -1 (not computed) as '*'."""
+    n = rec.score.shape[0]
+    total = 0
+    for p in range(n):
+        total += reads.name_off[p + 1] - reads.name_off[p] + 5 * (INT_WIDTH + 1) + 8
+    buf = np.empty(total, np.uint8)
+    pos = 0
+    for p in range(n):
+        pos = put_record(buf, pos, reads, p)
+        buf[pos] = TAB
+        pos = put_int_or_star(buf, pos + 1, rec.qstart[p])
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, rec.qend[p])
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, rec.score[p])
+        buf[pos] = 10
+        pos += 1
+    return buf[:pos]
+
+
 class _GraphWriter:
     """What both formats share: the output stream, the node labels of the chunk's graph, a header."""
 
@@ -52,7 +76,7 @@ class _GraphWriter:
     def __init__(self, ctx):
         self.out = ctx.out
         self.traceback = ctx.traceback
-        self.stream = ctx.out.open()
+        self.stream = ctx.out.open(threads=ctx.threads)
         self.header = b""
         self.header_written = False
         self._graph = None
@@ -87,6 +111,9 @@ class GraphTsvWriter(_GraphWriter):
 
     def write(self, chunk, res):
         self._header()
+        if not self.traceback:
+            self.stream.write(format_graph_score_only(chunk.block.view(), res.view()))
+            return
         text, off, _ = self.labels(chunk.graph)
         self.stream.write(format_graph_tsv(chunk.block.view(), res.view(), res.cigar.view(), CIGAR_LETTERS,
                                            text, off, self.traceback))

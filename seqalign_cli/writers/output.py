@@ -16,14 +16,14 @@
 * ``-o`` naming an input file (the same file, through any name or link) is
   a usage error before anything is read.
 
-A ``.gz`` name is gzipped (text formats only; BAM is compressed by itself).
-The gzip header names the final file (less ``.gz``), never the temporary one,
-and no file at all for stdout and other direct outputs.
+A ``.gz`` name is compressed as BGZF (``bgzf.py``: gzip members of at most
+64 KiB, readable by any gzip reader and indexable by htslib; text formats
+only, BAM is BGZF by itself). BGZF block headers name no file, so neither the
+temporary name nor the final one is in the output.
 """
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import stat
@@ -149,8 +149,8 @@ class OutputFile:
             os.chmod(self.tmp_path, self.mode if self.mode is not None else 0o666 & ~self._umask)
         return self.tmp_path
 
-    def open(self):
-        """A binary stream to write to (gzip-wrapped for .gz names)."""
+    def open(self, threads: int = 1):
+        """A binary stream to write to (BGZF for .gz names, compressed by ``threads`` threads)."""
         if self.stream is not None:
             return self.stream
         if self.stdout:
@@ -162,9 +162,11 @@ class OutputFile:
         else:
             self._raw = open(self.make_temp(), "wb")  # noqa: SIM115
         if self.compress:
-            # the header names the final file, never the temporary one (none for direct outputs)
-            name = "" if self.direct else os.path.basename(self.final)
-            self.stream = gzip.GzipFile(filename=name, fileobj=self._raw, mode="wb")
+            # BGZF: a gzip file (multi-member) that htslib also reads by blocks; its fixed block
+            # header names no file, so the temporary name never shows
+            from .bgzf import BgzfWriter
+
+            self.stream = BgzfWriter(self._raw, threads)
         else:
             self.stream = self._raw
         return self.stream

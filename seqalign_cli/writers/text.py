@@ -18,7 +18,7 @@ class TextWriter:
     def __init__(self, ctx):
         self.out = ctx.out
         self.cigar_m = ctx.cigar_m
-        self.stream = ctx.out.open()
+        self.stream = ctx.out.open(threads=ctx.threads)
         self.header_written = not self.header
 
     def _header(self):
