@@ -43,6 +43,19 @@ _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
 
 @nb.njit(**_JIT)
+def pair_table(sc, neg):
+    """Scores of two codes (0..4) in the cell dtype (``neg``'s): +match, -mismatch, -n_penalty where either is N.
+
+    The substitution table of the triplet and graph engines (scoring list ``sc`` as ``Scoring.as_list``).
+    """
+    S = np.empty((5, 5), neg.dtype)
+    for x in range(5):
+        for y in range(5):
+            S[x, y] = -sc[4] if (x > 3 or y > 3) else (sc[0] if x == y else -sc[1])
+    return S
+
+
+@nb.njit(**_JIT)
 def neg_inf(dt_sample):
     """Minus infinity in the score dtype (float lanes: below every score)."""
     return dt_sample.dtype.type(-np.inf)

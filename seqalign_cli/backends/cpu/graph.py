@@ -2,8 +2,13 @@
 
 Each read is aligned against every base of the graph by ``graph_dp``
 (rows in topological order, slots for the rows node starts need, the
-checkpointed walk beyond the traceback budget), threads across reads,
-longest first. Cells are int32 where the score bound allows, int64 otherwise.
+checkpointed walk beyond the traceback budget), longest first. Cells are
+int32 where the score bound allows, int64 otherwise. The int32 reads go
+``LANES`` at a time through the graph (``align_groups``: reads of similar
+lengths side by side in vector lanes, threads across groups, each read's
+walk recomputed from its lane of the checkpoints); the int64 reads one at a
+time (``align_each``, threads across reads), the reference the lanes equal
+bit for bit.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import numpy as np
 from ...config import AlignConfig, Mode
 from ...errors import UsageError
 from ...jit import nb
-from .graph_dp import align_each
+from .graph_dp import CHECKPOINT_MIN, LANES, align_each, align_groups
 
 #: int32 cells hold every score whose bound stays below this (minus infinity is -2**29)
 INT32_LIMIT = 2**28
@@ -53,10 +58,15 @@ def score_dtype(cfg: AlignConfig, read_lengths: np.ndarray, n_bases: int):
 
 
 class CpuGraph:
-    """The graph engine on the CPU: ``align(batch, cfg)`` gives the batch's ``GraphAlignments``."""
+    """The graph engine on the CPU: ``align(batch, cfg)`` gives the batch's ``GraphAlignments``.
 
-    def __init__(self, threads: int = 1):
+    ``lanes`` False aligns every read by the one-read code (``align_each``),
+    the reference of the lanes (tests compare the two).
+    """
+
+    def __init__(self, threads: int = 1, lanes: bool = True):
         self.threads = max(1, min(threads, nb.config.NUMBA_NUM_THREADS))
+        self.lanes = lanes
 
     def align(self, batch, cfg: AlignConfig):
         from ...results import GraphAlignments
@@ -80,14 +90,47 @@ class CpuGraph:
                 continue
             sel = sel[np.argsort(-lengths[sel], kind="stable")]  # longest first
             args = kernel_args(cfg, graph, wide)
-            align_each(G, node, batch.codes, batch.offs, sel, *args, runs.off, runs.op, runs.length, room, nodes,
-                       res)
+            fit = fits_lanes(lengths[sel], cfg, graph) if self.lanes and not wide else np.zeros(len(sel), bool)
+            if not fit.all():
+                align_each(G, node, batch.codes, batch.offs, sel[~fit], *args, runs.off, runs.op, runs.length,
+                           room, nodes, res)
+            if fit.any():
+                groups = lane_groups(lengths[sel[fit]], cfg, graph)
+                with nb.parallel_chunksize(1):  # groups differ in length: threads take them one at a time
+                    align_groups(G, node, batch.codes, batch.offs, sel[fit], groups, *args, runs.off, runs.op,
+                                 runs.length, room, nodes, res)
             if res[sel, 7].any():
                 rows = res[sel]
                 long_paths.update(realign(batch, sel, rows, cfg, runs))
                 res[sel] = rows
         fill_results(out, res, room, nodes, long_paths, graph)
         return out.finish(cfg)
+
+
+def fits_lanes(lengths: np.ndarray, cfg: AlignConfig, graph) -> np.ndarray:
+    """Which reads of ``lengths`` the lanes take: those whose group's slot rows (``LANES`` lanes each) stay
+    within the matrix budget (and ``CHECKPOINT_MIN``); the others go one at a time (graphs of very many slots
+    and long reads)."""
+    room = max(cfg.matrix_budget, CHECKPOINT_MIN)
+    return max(graph.n_slots, 1) * 2 * (np.asarray(lengths, np.int64) + 1) * LANES * 4 <= room
+
+
+def lane_groups(lengths: np.ndarray, cfg: AlignConfig, graph) -> np.ndarray:
+    """Offsets of the groups ``align_groups`` takes of reads of ``lengths`` (descending): ``LANES`` reads each,
+    fewer with traceback where their checkpoints would pass the matrix budget (and ``CHECKPOINT_MIN``) even in
+    blocks of the largest direction matrix the budget allows (long reads), down to one read."""
+    n = len(lengths)
+    if not cfg.traceback:
+        return np.append(np.arange(0, n, LANES, dtype=np.int64), np.int64(n))
+    budget = cfg.matrix_budget
+    weight = graph.n_bases + 4 * int(np.count_nonzero(np.diff(graph.pred_off) >= 2))
+    room = max(budget, CHECKPOINT_MIN)
+    off = [0]
+    while off[-1] < n:
+        m1 = int(lengths[off[-1]]) + 1
+        lane_bytes = (max(graph.n_slots, 1) + 1) * m1 * 8 * (weight * m1 // max(budget, 1) + 1)
+        off.append(min(n, off[-1] + min(LANES, max(1, room // lane_bytes))))
+    return np.array(off, np.int64)
 
 
 def kernel_args(cfg: AlignConfig, graph, wide: bool) -> tuple:

@@ -18,6 +18,15 @@ predecessors also keep which predecessor gave ``PH`` and ``PE`` per column
 fit the budget; the forward pass saves the slots and the previous row at
 each block start (checkpoints) and the walk recomputes one block at a time,
 latest first, so the alignment is the one the whole matrix would give.
+
+``align_each`` aligns reads one at a time (``align_read``): the reference,
+and the engine for int64 cells. ``align_groups`` takes int32 reads up to
+``LANES`` at a time, side by side in the lanes of vectors (``_vrow``: the
+columns of a row one after the other, the reads' cells of a column one
+vector operation): the same cell values, hence the same scores and end
+cells; the forward pass keeps checkpoints of every lane every
+``BLOCK_ROWS`` rows or so, and each read's walk is ``align_read``'s
+(``_finish``) from its lane of them.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import numpy as np
 
 from ...config import Mode
 from ...jit import nb
+from .dp import pair_table
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 GLOBAL, GLOCAL, LOCAL = int(Mode.GLOBAL), int(Mode.GLOCAL), int(Mode.LOCAL)
@@ -35,16 +45,6 @@ FROM_S = 0xFFFF
 DIAG, INS, DEL, START = 0, 1, 2, 3
 #: ops written by the walk (``results.Op``)
 OP_MATCH, OP_MISMATCH, OP_INS, OP_DEL = 0, 1, 2, 3
-
-
-@nb.njit(**_JIT)
-def pair_table(sc, neg):
-    """Scores of two codes (0..4): +match, -mismatch, -n_penalty where either is N."""
-    S = np.empty((5, 5), neg.dtype)
-    for x in range(5):
-        for y in range(5):
-            S[x, y] = -sc[4] if (x > 3 or y > 3) else (sc[0] if x == y else -sc[1])
-    return S
 
 
 @nb.njit(**_JIT)
@@ -161,14 +161,14 @@ def _row(gv, read, mode, S, oe, ge, neg, PH, PE, curH, curE, D, code, argS, want
 
 @nb.njit(**_JIT)
 def _sweep(lo, hi, G, read, mode, S, oe, ge, neg, SH, prevH, prevE, slotH, slotE, ws, want, codes, argH, argE,
-           track, best, cp_at, cpH, cpE):
+           track, best, cp_at, cpr, cps):
     """Rows lo..hi-1 of one read; G is (codes, pred_off, pred, slot, source, sink, multi).
 
     With ``want``: ``codes[v - lo]`` and, for rows of several predecessors,
     ``argH/argE[multi[v] - multi[lo]]``. With ``track``: ``best`` (score,
     base, column) follows the mode's end cell. ``cp_at`` (ascending rows)
-    says where checkpoints are saved into cpH/cpE (row 0 the previous row,
-    then the slots).
+    says where checkpoints are saved: the previous row into ``cpr``, the
+    slots into ``cps`` (``_load_checkpoint``'s layout, one lane).
     """
     g, pred_off, pred, slot, source, sink, multi = G
     PH, PE, curH, curE, D, argS = ws
@@ -177,10 +177,12 @@ def _sweep(lo, hi, G, read, mode, S, oe, ge, neg, SH, prevH, prevE, slotH, slotE
     m0 = multi[lo]
     for v in range(lo, hi):
         if k_cp < cp_at.shape[0] and cp_at[k_cp] == v:
-            cpH[k_cp, 0] = prevH
-            cpE[k_cp, 0] = prevE
-            cpH[k_cp, 1:] = slotH
-            cpE[k_cp, 1:] = slotE
+            for j in range(m + 1):
+                cpr[k_cp, 2 * j] = prevH[j]
+                cpr[k_cp, 2 * j + 1] = prevE[j]
+                for s in range(slotH.shape[0]):
+                    cps[k_cp, s, 2 * j] = slotH[s, j]
+                    cps[k_cp, s, 2 * j + 1] = slotE[s, j]
             k_cp += 1
         use_s = mode != GLOBAL or source[v]
         mi = multi[v] - m0 if (want and multi[v + 1] > multi[v]) else 0
@@ -223,20 +225,40 @@ def _blocks(multi, n, m, budget):
 
 
 @nb.njit(**_JIT)
-def _recompute(lo, hi, G, read, mode, S, oe, ge, neg, SH, prevH, prevE, slotH, slotE, ws, best, cpH, cpE):
-    """Rows lo..hi-1 again from their block's checkpoint, with direction bytes and predecessor indices."""
+def _load_checkpoint(cpr, cps, lane, nl, prevH, prevE, slotH, slotE):
+    """One read's rows of a checkpoint: the previous row (``cpr``) and the slots (``cps[s]``), columns 0..m of
+    lane ``lane``.
+
+    A checkpoint row holds column after column H then E, ``nl`` lanes each:
+    ``cpr[(2j + x) nl + lane]`` (x 0 for H, 1 for E). The checkpoints are
+    kept apart from their slots so that the rows, always written, take one
+    allocation of their own (the slots are written only where a later row
+    reads them, mostly not at all).
+    """
+    m1 = prevH.shape[0]
+    for j in range(m1):
+        h = 2 * j * nl + lane
+        prevH[j] = cpr[h]
+        prevE[j] = cpr[h + nl]
+        for s in range(slotH.shape[0]):
+            slotH[s, j] = cps[s, h]
+            slotE[s, j] = cps[s, h + nl]
+
+
+@nb.njit(**_JIT)
+def _recompute(lo, hi, G, read, mode, S, oe, ge, neg, SH, prevH, prevE, slotH, slotE, ws, best, cpr, cps, blk, lane,
+               nl):
+    """Rows lo..hi-1 again from their block's checkpoint (``cpr[blk]``, ``cps[blk]``; lane ``lane`` of ``nl``),
+    with direction bytes and predecessor indices."""
     multi = G[6]
     m1 = read.shape[0] + 1
     nm = multi[hi] - multi[lo]
     codes = np.empty((hi - lo, m1), np.uint8)
     argH = np.empty((max(nm, 1), m1), np.uint16)
     argE = np.empty((max(nm, 1), m1), np.uint16)
-    prevH[:] = cpH[0]
-    prevE[:] = cpE[0]
-    slotH[:] = cpH[1:]
-    slotE[:] = cpE[1:]
+    _load_checkpoint(cpr[blk], cps[blk], lane, nl, prevH, prevE, slotH, slotE)
     _sweep(lo, hi, G, read, mode, S, oe, ge, neg, SH, prevH, prevE, slotH, slotE, ws, True, codes, argH, argE,
-           False, best, np.empty(0, np.int64), cpH[:0][None], cpE[:0][None])
+           False, best, np.empty(0, np.int64), cpr, cps)
     return codes, argH, argE
 
 
@@ -267,8 +289,7 @@ def align_read(G, node, read, mode, sc, neg_arr, trace, budget, n_slots, out, op
     ge = sc[3]
     S = pair_table(sc, neg_arr)
     SH = start_row(m, mode, oe, ge, neg_arr)
-    ws = (np.empty(m + 1, dt), np.empty(m + 1, dt), np.empty(m + 1, dt), np.empty(m + 1, dt),
-          np.zeros(m + 1, dt), np.zeros(m + 1, np.uint8))
+    ws = _workspace(m, dt)
     prevH = np.full(m + 1, neg, dt)
     prevE = np.full(m + 1, neg, dt)
     slotH = np.full((n_slots, m + 1), neg, dt)
@@ -290,17 +311,38 @@ def align_read(G, node, read, mode, sc, neg_arr, trace, budget, n_slots, out, op
         argE = np.empty((1, m + 1), np.uint16)
     if trace and not one:
         cp_at = starts[:-1].copy()
-        cpH = np.empty((nb_, n_slots + 1, m + 1), dt)
-        cpE = np.empty((nb_, n_slots + 1, m + 1), dt)
+        cpr = np.empty((nb_, 2 * (m + 1)), dt)
+        cps = np.empty((nb_, n_slots, 2 * (m + 1)), dt)
     else:
         cp_at = np.empty(0, np.int64)
-        cpH = np.empty((0, n_slots + 1, m + 1), dt)
-        cpE = np.empty((0, n_slots + 1, m + 1), dt)
+        cpr = np.empty((0, 2 * (m + 1)), dt)
+        cps = np.empty((0, n_slots, 2 * (m + 1)), dt)
     _sweep(0, n, G, read, mode, S, oe, ge, neg, SH, prevH, prevE, slotH, slotE, ws, one, codes, argH, argE,
-           True, best, cp_at, cpH, cpE)
-    score = best[0]
-    v = best[1]
-    j = best[2]
+           True, best, cp_at, cpr, cps)
+    return _finish(G, node, read, mode, S, oe, ge, neg, SH, trace, best[0], best[1], best[2], one, codes, argH,
+                   argE, starts, cpr, cps, 0, 1, n_slots, out, ops_out, lens_out, nodes_buf)
+
+
+@nb.njit(**_JIT)
+def _workspace(m, dt):
+    """The scratch rows of ``_sweep`` (PH, PE, curH, curE, D, argS) for a read of length m."""
+    return (np.empty(m + 1, dt), np.empty(m + 1, dt), np.empty(m + 1, dt), np.empty(m + 1, dt),
+            np.zeros(m + 1, dt), np.zeros(m + 1, np.uint8))
+
+
+@nb.njit(**_JIT)
+def _finish(G, node, read, mode, S, oe, ge, neg, SH, trace, score, v, j, one, codes, argH, argE, starts, cpr, cps,
+            lane, nl, n_slots, out, ops_out, lens_out, nodes_buf):
+    """One read's result from its end cell (``score`` at base v, column j; v -1 when no base was taken) and, with
+    ``trace``, its walk: ``out``, ``ops_out``/``lens_out`` and ``nodes_buf`` as ``align_read`` fills them.
+
+    ``one``: ``codes``/``argH``/``argE`` hold every row; otherwise the walk
+    recomputes one block of rows (``starts``) at a time from the checkpoints
+    ``cpr``/``cps`` (lane ``lane`` of ``nl``).
+    """
+    g, pred_off, pred, slot, source, sink, multi = G
+    n = g.shape[0]
+    m = read.shape[0]
     if mode == GLOCAL and SH[m] > score:
         score = SH[m]
         v = -1
@@ -320,6 +362,14 @@ def align_read(G, node, read, mode, sc, neg_arr, trace, budget, n_slots, out, op
         out[1] = 0
         out[2] = 0
         return nodes_buf
+    dt = SH.dtype
+    ws = _workspace(m, dt)
+    prevH = np.empty(m + 1, dt)
+    prevE = np.empty(m + 1, dt)
+    slotH = np.empty((n_slots, m + 1), dt)
+    slotE = np.empty((n_slots, m + 1), dt)
+    best = np.zeros(3, np.int64)
+    nb_ = starts.shape[0] - 1
     # the walk, end to start; ops and nodes collected reversed
     n_ops = 0
     ops = np.empty(m + 16, np.uint8)
@@ -335,7 +385,7 @@ def align_read(G, node, read, mode, sc, neg_arr, trace, budget, n_slots, out, op
                 blk -= 1
             lo = starts[blk]
             codes, argH, argE = _recompute(lo, v + 1, G, read, mode, S, oe, ge, neg, SH, prevH, prevE, slotH,
-                                           slotE, ws, best, cpH[blk], cpE[blk])
+                                           slotE, ws, best, cpr, cps, blk, lane, nl)
         c = codes[v - lo, j]
         mv = c & 3
         if state == 1:
@@ -419,8 +469,391 @@ def align_each(G, node, codes, offs, order, mode, sc, neg, trace, budget, n_slot
         buf = np.empty(64, np.int32)
         buf = align_read(G, node, codes[offs[k]:offs[k + 1]], mode, sc, neg, trace, budget, n_slots, res[k],
                          run_op[r0:], run_len[r0:], buf)
-        nn = res[k, 6]
-        if nn <= path_off[k + 1] - path_off[k]:
-            path_nodes[path_off[k]:path_off[k] + nn] = buf[:nn]
+        _keep_path(k, buf, path_off, path_nodes, res)
+
+
+@nb.njit(**_JIT)
+def _keep_path(k, buf, path_off, path_nodes, res):
+    """Read k's path nodes into its room, or 1 in ``res[k, 7]`` where they do not fit."""
+    nn = res[k, 6]
+    if nn <= path_off[k + 1] - path_off[k]:
+        path_nodes[path_off[k]:path_off[k] + nn] = buf[:nn]
+    else:
+        res[k, 7] = 1
+
+
+# ------------------------------------------------------------------ several reads side by side (int32 lanes)
+#
+# The reads of a group (up to LANES, similar lengths) go through the graph's
+# rows together: every row is one pass over the columns 0..M (M the group's
+# longest read; a shorter read's columns past its end hold N codes, and what
+# they get never reaches its results), each column one vector of lanes
+# (int32, LLVM's loop vectoriser on the lane loops). A group's working row
+# ``W`` holds, column after column, LANES values of each of H, E (the row,
+# updated in place: the previous row before, the current one after), P (the
+# merged H), T (max(D, E)), F and R (local: the best H so far in the row);
+# the profile ``prof[c]`` holds the pair scores of base code c against each
+# lane's read, column after column. Every cell gets the value ``_sweep``
+# gives it (int32 arithmetic: the scores of an int32 read and minus infinity
+# stay far from overflow), so scores and end cells are equal bit for bit;
+# with traceback, the checkpoints hold each lane's rows, and each read's walk
+# recomputes its blocks from its lane with ``_sweep`` (``_finish``).
+
+#: reads aligned side by side (int32 lanes: one AVX-512 vector, two AVX2 vectors)
+LANES = 16
+_H, _E, _P, _T, _F, _R = 0, LANES, 2 * LANES, 3 * LANES, 4 * LANES, 5 * LANES
+#: values of one column of ``W``
+_COL = 6 * LANES
+#: rows per block of the group walk when the budget allows (the walk recomputes a block per read)
+BLOCK_ROWS = 192
+#: the least the checkpoints of a group may take (bytes), whatever the matrix budget
+CHECKPOINT_MIN = 64 * 1024 * 1024
+_I32 = np.int32
+_U64 = np.uint64
+
+
+@nb.njit(**_JIT)
+def _vrow(W, M1, prof, pc, SH, oe, ge, neg, local, nl):
+    """Row of one base for the ``nl`` lanes of ``W``: H, E from the merged PH/PE that ``W`` holds, in place.
+
+    ``SH``: the start row where the base may start an alignment, else minus
+    infinity throughout; ``prof[pc + j * LANES + l]``: the pair score of the
+    row's base and lane l's read base j - 1. The values are ``_row``'s, with
+    T = max(D, E) (and 0, local) apart: H = max(T, F), and F[j] =
+    max(T[j-1] - go - ge, F[j-1] - ge), equal to ``_row``'s
+    max(H[j-1] - go - ge, F[j-1] - ge) as go >= 0; so F alone runs along the
+    row, four columns a step (then one). P, T, F (and R: local mode, the
+    best H of the row so far, past the read's end too: see ``_vforward``) are
+    kept at the column that ends a step. Indices are unsigned (no wraparound
+    test: the lane loops vectorise).
+    """
+    sh = SH[0]
+    for l in range(nl):
+        ph = max(sh, W[_H + l])
+        e = max(_I32(ph - oe), _I32(W[_E + l] - ge))
+        t = max(e, _I32(0)) if local else e
+        W[_E + l] = e
+        W[_H + l] = t
+        W[_P + l] = ph
+        W[_T + l] = t
+        W[_F + l] = neg
+        W[_R + l] = 0
+    j = 1
+    while j + 3 < M1:  # columns j .. j + 3
+        a = (j - 1) * _COL
+        b = a + _COL
+        q = pc + j * LANES
+        sh0 = SH[j]
+        sh1 = SH[j + 1]
+        sh2 = SH[j + 2]
+        sh3 = SH[j + 3]
+        if local:
+            for l in range(nl):
+                ph0 = max(sh0, W[_U64(b + _H + l)])
+                e0 = max(_I32(ph0 - oe), _I32(W[_U64(b + _E + l)] - ge))
+                t0 = max(max(_I32(W[_U64(a + _P + l)] + prof[_U64(q + l)]), e0), _I32(0))
+                f0 = max(_I32(W[_U64(a + _T + l)] - oe), _I32(W[_U64(a + _F + l)] - ge))
+                h0 = max(t0, f0)
+                ph1 = max(sh1, W[_U64(b + 1 * _COL + _H + l)])
+                e1 = max(_I32(ph1 - oe), _I32(W[_U64(b + 1 * _COL + _E + l)] - ge))
+                t1 = max(max(_I32(ph0 + prof[_U64(q + 1 * LANES + l)]), e1), _I32(0))
+                f1 = max(_I32(t0 - oe), _I32(f0 - ge))
+                h1 = max(t1, f1)
+                ph2 = max(sh2, W[_U64(b + 2 * _COL + _H + l)])
+                e2 = max(_I32(ph2 - oe), _I32(W[_U64(b + 2 * _COL + _E + l)] - ge))
+                t2 = max(max(_I32(ph1 + prof[_U64(q + 2 * LANES + l)]), e2), _I32(0))
+                f2 = max(_I32(t1 - oe), _I32(f1 - ge))
+                h2 = max(t2, f2)
+                ph3 = max(sh3, W[_U64(b + 3 * _COL + _H + l)])
+                e3 = max(_I32(ph3 - oe), _I32(W[_U64(b + 3 * _COL + _E + l)] - ge))
+                t3 = max(max(_I32(ph2 + prof[_U64(q + 3 * LANES + l)]), e3), _I32(0))
+                f3 = max(_I32(t2 - oe), _I32(f2 - ge))
+                h3 = max(t3, f3)
+                W[_U64(b + 3 * _COL + _R + l)] = max(W[_U64(a + _R + l)], max(max(h0, h1), max(h2, h3)))
+                W[_U64(b + _E + l)] = e0
+                W[_U64(b + _H + l)] = h0
+                W[_U64(b + 1 * _COL + _E + l)] = e1
+                W[_U64(b + 1 * _COL + _H + l)] = h1
+                W[_U64(b + 2 * _COL + _E + l)] = e2
+                W[_U64(b + 2 * _COL + _H + l)] = h2
+                W[_U64(b + 3 * _COL + _E + l)] = e3
+                W[_U64(b + 3 * _COL + _H + l)] = h3
+                W[_U64(b + 3 * _COL + _P + l)] = ph3
+                W[_U64(b + 3 * _COL + _T + l)] = t3
+                W[_U64(b + 3 * _COL + _F + l)] = f3
         else:
-            res[k, 7] = 1
+            for l in range(nl):
+                ph0 = max(sh0, W[_U64(b + _H + l)])
+                e0 = max(_I32(ph0 - oe), _I32(W[_U64(b + _E + l)] - ge))
+                t0 = max(_I32(W[_U64(a + _P + l)] + prof[_U64(q + l)]), e0)
+                f0 = max(_I32(W[_U64(a + _T + l)] - oe), _I32(W[_U64(a + _F + l)] - ge))
+                h0 = max(t0, f0)
+                ph1 = max(sh1, W[_U64(b + 1 * _COL + _H + l)])
+                e1 = max(_I32(ph1 - oe), _I32(W[_U64(b + 1 * _COL + _E + l)] - ge))
+                t1 = max(_I32(ph0 + prof[_U64(q + 1 * LANES + l)]), e1)
+                f1 = max(_I32(t0 - oe), _I32(f0 - ge))
+                h1 = max(t1, f1)
+                ph2 = max(sh2, W[_U64(b + 2 * _COL + _H + l)])
+                e2 = max(_I32(ph2 - oe), _I32(W[_U64(b + 2 * _COL + _E + l)] - ge))
+                t2 = max(_I32(ph1 + prof[_U64(q + 2 * LANES + l)]), e2)
+                f2 = max(_I32(t1 - oe), _I32(f1 - ge))
+                h2 = max(t2, f2)
+                ph3 = max(sh3, W[_U64(b + 3 * _COL + _H + l)])
+                e3 = max(_I32(ph3 - oe), _I32(W[_U64(b + 3 * _COL + _E + l)] - ge))
+                t3 = max(_I32(ph2 + prof[_U64(q + 3 * LANES + l)]), e3)
+                f3 = max(_I32(t2 - oe), _I32(f2 - ge))
+                h3 = max(t3, f3)
+                W[_U64(b + _E + l)] = e0
+                W[_U64(b + _H + l)] = h0
+                W[_U64(b + 1 * _COL + _E + l)] = e1
+                W[_U64(b + 1 * _COL + _H + l)] = h1
+                W[_U64(b + 2 * _COL + _E + l)] = e2
+                W[_U64(b + 2 * _COL + _H + l)] = h2
+                W[_U64(b + 3 * _COL + _E + l)] = e3
+                W[_U64(b + 3 * _COL + _H + l)] = h3
+                W[_U64(b + 3 * _COL + _P + l)] = ph3
+                W[_U64(b + 3 * _COL + _T + l)] = t3
+                W[_U64(b + 3 * _COL + _F + l)] = f3
+        j += 4
+    while j < M1:  # the last columns one at a time
+        a = (j - 1) * _COL
+        b = a + _COL
+        q = pc + j * LANES
+        sh0 = SH[j]
+        if local:
+            for l in range(nl):
+                ph0 = max(sh0, W[_U64(b + _H + l)])
+                e0 = max(_I32(ph0 - oe), _I32(W[_U64(b + _E + l)] - ge))
+                t0 = max(max(_I32(W[_U64(a + _P + l)] + prof[_U64(q + l)]), e0), _I32(0))
+                f0 = max(_I32(W[_U64(a + _T + l)] - oe), _I32(W[_U64(a + _F + l)] - ge))
+                h0 = max(t0, f0)
+                W[_U64(b + _R + l)] = max(W[_U64(a + _R + l)], h0)
+                W[_U64(b + _E + l)] = e0
+                W[_U64(b + _H + l)] = h0
+                W[_U64(b + _P + l)] = ph0
+                W[_U64(b + _T + l)] = t0
+                W[_U64(b + _F + l)] = f0
+        else:
+            for l in range(nl):
+                ph0 = max(sh0, W[_U64(b + _H + l)])
+                e0 = max(_I32(ph0 - oe), _I32(W[_U64(b + _E + l)] - ge))
+                t0 = max(_I32(W[_U64(a + _P + l)] + prof[_U64(q + l)]), e0)
+                f0 = max(_I32(W[_U64(a + _T + l)] - oe), _I32(W[_U64(a + _F + l)] - ge))
+                h0 = max(t0, f0)
+                W[_U64(b + _E + l)] = e0
+                W[_U64(b + _H + l)] = h0
+                W[_U64(b + _P + l)] = ph0
+                W[_U64(b + _T + l)] = t0
+                W[_U64(b + _F + l)] = f0
+        j += 1
+
+
+@nb.njit(**_JIT)
+def _vmerge(v, pred_off, pred, slot, W, slots, M1, neg, nl):
+    """The merged PH/PE of row v into ``W``'s H and E: the previous row (in ``W``) where v continues it, else the
+    predecessors' slots (``_vsave``'s layout: the 2 nl values of a column are those of ``W``); minus infinity
+    without predecessors (the start row S comes in ``_vrow``)."""
+    p0 = pred_off[v]
+    npred = pred_off[v + 1] - p0
+    if npred == 1 and pred[p0] == v - 1:
+        return
+    if npred == 1:
+        src = slots[slot[pred[p0]]]
+        for j in range(M1):
+            for x in range(2 * nl):
+                W[j * _COL + x] = src[2 * j * nl + x]
+        return
+    keep = False
+    for k in range(npred):
+        keep = keep or pred[p0 + k] == v - 1
+    for j in range(M1):
+        for x in range(2 * nl):
+            W[j * _COL + x] = max(W[j * _COL + x], neg) if keep else neg
+    for k in range(npred):
+        u = pred[p0 + k]
+        if u != v - 1:
+            src = slots[slot[u]]
+            for j in range(M1):
+                for x in range(2 * nl):
+                    W[j * _COL + x] = max(W[j * _COL + x], src[2 * j * nl + x])
+
+
+@nb.njit(**_JIT)
+def _vsave(W, dst, M1, nr):
+    """``W``'s H and E of lanes 0..nr-1 into a slot or checkpoint row (column after column, H then E, the
+    ``nr`` lanes innermost)."""
+    for j in range(M1):
+        for x in range(nr):
+            dst[2 * j * nr + x] = W[j * _COL + _H + x]
+            dst[2 * j * nr + nr + x] = W[j * _COL + _E + x]
+
+
+@nb.njit(**_JIT)
+def _vsave_slot(src, dst, M1, nl, nr):
+    """Lanes 0..nr-1 of a slot row (``nl`` lanes) into a checkpoint row of ``nr`` lanes."""
+    for y in range(2 * M1):
+        for x in range(nr):
+            dst[y * nr + x] = src[y * nl + x]
+
+
+@nb.njit(**_JIT)
+def _vforward(G, last, mode, prof, SH, oe, ge, neg, W, slots, ends, best, bestv, bestj, cp_at, cpr, cps, nl, nr):
+    """Every row for the lanes of a group: ``_sweep``'s values and end cells per lane (``best``, ``bestv``,
+    ``bestj``; ``ends[l]``: where ``W`` holds lane l's H at its read's end; ``best`` starts below every score,
+    at 0 in local mode, and a row replaces it where strictly better, as ``_sweep``'s tracking).
+
+    Local mode follows every column of the group, past a read's end too: a
+    cell there never beats the best so far, so the end cell is the one of
+    the read's own columns. Its H is at most 0 or the H of a cell before it
+    (rows, then columns, in order): D = PH[j-1] - n_penalty (the read's N
+    padding) is at most the H of a predecessor at j - 1 (or S, 0), E at most
+    a predecessor's H at j, F at most the H at j - 1 of the same row; so by
+    induction it is at most the best when it comes (a cell of column 0,
+    never followed, is 0 in local mode). For the same reason the first
+    column of a row holding a better best is one of the read's.
+
+    Before the rows ``cp_at``, checkpoints of the first ``nr`` lanes: the
+    previous row, and the slots a later row still reads (``last[u]``: the
+    last row that reads row u); the other slots of a checkpoint are left as
+    they are (never read: a walk reads a slot only for a predecessor).
+    """
+    g, pred_off, pred, slot, source, sink, multi = G
+    n = g.shape[0]
+    M1 = SH.shape[0]
+    M = M1 - 1
+    local = mode == LOCAL
+    stride = M1 * LANES
+    NEG = np.full(M1, neg, SH.dtype)
+    owner = np.full(slots.shape[0], -1, np.int64)  # the row each slot holds
+    k_cp = 0
+    for v in range(n):
+        if k_cp < cp_at.shape[0] and cp_at[k_cp] == v:
+            _vsave(W, cpr[k_cp], M1, nr)
+            for s in range(slots.shape[0]):
+                if owner[s] >= 0 and last[owner[s]] >= v:
+                    _vsave_slot(slots[s], cps[k_cp, s], M1, nl, nr)
+            k_cp += 1
+        _vmerge(v, pred_off, pred, slot, W, slots, M1, neg, nl)
+        _vrow(W, M1, prof, g[v] * stride, SH if mode != GLOBAL or source[v] else NEG, oe, ge, neg, local, nl)
+        if slot[v] >= 0:
+            _vsave(W, slots[slot[v]], M1, nl)
+            owner[slot[v]] = v
+        if local:
+            hit = False
+            for l in range(nl):
+                hit |= W[M * _COL + _R + l] > best[l]
+            if hit:
+                for l in range(nl):
+                    x = W[M * _COL + _R + l]
+                    if x > best[l]:
+                        j = 1
+                        while W[j * _COL + _H + l] != x:
+                            j += 1
+                        best[l] = x
+                        bestv[l] = v
+                        bestj[l] = j
+        elif mode == GLOCAL or sink[v]:
+            hit = False
+            for l in range(nl):
+                hit |= W[ends[l]] > best[l]
+            if hit:
+                for l in range(nl):
+                    x = W[ends[l]]
+                    if x > best[l]:
+                        best[l] = x
+                        bestv[l] = v
+
+
+@nb.njit(**_JIT)
+def _group_blocks(multi, n, M, n_slots, nr, budget):
+    """Block starts of the walks of a group of ``nr`` reads: blocks of about ``BLOCK_ROWS`` rows, fewer and
+    longer where their checkpoints would pass ``checkpoint_budget(budget)`` bytes, never more direction bytes a
+    block than ``budget`` (``_blocks`` for the group's longest read)."""
+    weight = n + 4 * (multi[n] - multi[0])
+    cp_bytes = (n_slots + 1) * (M + 1) * 2 * nr * 4
+    rows = max(BLOCK_ROWS, (weight * cp_bytes) // checkpoint_budget(budget) + 1)
+    return _blocks(multi, n, M, min(budget, rows * (M + 1)))
+
+
+@nb.njit(**_JIT)
+def checkpoint_budget(budget):
+    """Bytes the checkpoints of a group may take: the matrix budget, and no less than ``CHECKPOINT_MIN``."""
+    return max(budget, CHECKPOINT_MIN)
+
+
+@nb.njit(**_JIT)
+def align_group(G, last, node, codes, offs, ids, mode, sc, neg_arr, trace, budget, n_slots, run_off, run_op,
+                run_len, path_off, path_nodes, res):
+    """Align the reads ``ids`` (at most ``LANES``) side by side; per read as ``align_each``: ``res[k]``, runs and
+    path nodes (or 1 in ``res[k, 7]``). int32 cells only; ``last`` as ``last_reader`` gives it."""
+    g, pred_off, pred, slot, source, sink, multi = G
+    n = g.shape[0]
+    nl = LANES
+    nr = ids.shape[0]
+    neg = neg_arr[0]
+    oe = sc[2] + sc[3]
+    ge = sc[3]
+    lens = np.zeros(nl, np.int64)
+    for l in range(nr):
+        lens[l] = offs[ids[l] + 1] - offs[ids[l]]
+    M = lens.max()
+    M1 = M + 1
+    S = pair_table(sc, neg_arr)
+    SH = start_row(M, mode, oe, ge, neg_arr)
+    prof = np.zeros(5 * M1 * LANES, np.int32)
+    for l in range(nl):
+        o = offs[ids[l]] if l < nr else 0
+        for j in range(1, M1):
+            b = codes[o + j - 1] if j <= lens[l] else 4  # N past the read's end
+            for c in range(5):
+                prof[(c * M1 + j) * LANES + l] = S[c, b]
+    W = np.full(M1 * _COL, neg, np.int32)
+    slots = np.full((n_slots, 2 * M1 * nl), neg, np.int32)
+    best = np.full(nl, np.iinfo(np.int32).min, np.int32)  # below every H (minus infinity is -2**29)
+    if mode == LOCAL:
+        best[:] = 0
+    ends = lens * _COL + _H + np.arange(nl)
+    bestv = np.full(nl, -1, np.int64)
+    bestj = lens.copy() if mode != LOCAL else np.full(nl, -1, np.int64)
+    if trace:
+        starts = _group_blocks(multi, n, M, n_slots, nr, budget)
+        cp_at = starts[:-1].copy()
+    else:
+        starts = np.array([0, n], np.int64)
+        cp_at = np.empty(0, np.int64)
+    cpr = np.empty((cp_at.shape[0], 2 * M1 * nr), np.int32)
+    cps = np.empty((cp_at.shape[0], n_slots, 2 * M1 * nr), np.int32)
+    _vforward(G, last, mode, prof, SH, oe, ge, neg, W, slots, ends, best, bestv, bestj, cp_at, cpr, cps, nl, nr)
+    none = np.empty((1, 1), np.uint8)
+    none16 = np.empty((1, 1), np.uint16)
+    for l in range(nr):
+        k = ids[l]
+        m = lens[l]
+        r0 = run_off[k] if trace else 0
+        buf = np.empty(64, np.int32)
+        read = codes[offs[k]:offs[k + 1]]
+        buf = _finish(G, node, read, mode, S, oe, ge, neg, SH[:m + 1].copy(), trace, np.int64(best[l]), bestv[l],
+                      bestj[l], False, none, none16, none16, starts, cpr, cps, l, nr, n_slots, res[k],
+                      run_op[r0:], run_len[r0:], buf)
+        _keep_path(k, buf, path_off, path_nodes, res)
+
+
+@nb.njit(parallel=True, **_JIT)
+def align_groups(G, node, codes, offs, order, group_off, mode, sc, neg, trace, budget, n_slots, run_off, run_op,
+                 run_len, path_off, path_nodes, res):
+    """Align the reads ``order`` in groups ``order[group_off[i]:group_off[i + 1]]`` (threads across groups)."""
+    last = last_reader(G[1], G[2])
+    for i in nb.prange(group_off.shape[0] - 1):
+        align_group(G, last, node, codes, offs, order[group_off[i]:group_off[i + 1]], mode, sc, neg, trace, budget,
+                    n_slots, run_off, run_op, run_len, path_off, path_nodes, res)
+
+
+@nb.njit(**_JIT)
+def last_reader(pred_off, pred):
+    """For each row u, the last row that reads it (its largest successor; -1 for none)."""
+    n = pred_off.shape[0] - 1
+    last = np.full(n, -1, np.int64)
+    for v in range(n):
+        for k in range(pred_off[v], pred_off[v + 1]):
+            last[pred[k]] = max(last[pred[k]], v)
+    return last

@@ -29,21 +29,12 @@ import numpy as np
 
 from ...config import Mode
 from ...jit import nb
+from .dp import pair_table
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 GLOBAL, SEMI, LOCAL = int(Mode.GLOBAL), int(Mode.SEMI_GLOBAL), int(Mode.LOCAL)
 #: direction byte of a cell where the alignment starts
 START = 7
-@nb.njit(**_JIT)
-def pair_table(sc, neg):
-    """Scores of two codes (0..4) in the cell dtype: +match, -mismatch, -n_penalty where either is N."""
-    S = np.empty((5, 5), neg.dtype)
-    for x in range(5):
-        for y in range(5):
-            S[x, y] = -sc[4] if (x > 3 or y > 3) else (sc[0] if x == y else -sc[1])
-    return S
-
-
 @nb.njit(**_JIT)
 def _tables(a, b, c, sc, neg):
     """Pair-score tables: B x C per cell, A's letter x against C and against B (padded like the slices)."""
