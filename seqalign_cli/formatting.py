@@ -143,9 +143,13 @@ def put_record(buf, pos, block, p):
 
 @nb.njit(**_JIT)
 def put_span(buf, pos, start, end):
-    """``\tstart\tend``."""
+    """``\tstart\tend``; a negative start (not computed: score only) is '*'."""
     buf[pos] = TAB
-    pos = put_int(buf, pos + 1, start)
+    if start < 0:
+        buf[pos + 1] = _STAR
+        pos += 2
+    else:
+        pos = put_int(buf, pos + 1, start)
     buf[pos] = TAB
     return put_int(buf, pos + 1, end)
 
