@@ -143,13 +143,9 @@ def put_record(buf, pos, block, p):
 
 @nb.njit(**_JIT)
 def put_span(buf, pos, start, end):
-    """``\tstart\tend``; a negative start (not computed: score only) is '*'."""
+    """``\tstart\tend``."""
     buf[pos] = TAB
-    if start < 0:
-        buf[pos + 1] = _STAR
-        pos += 2
-    else:
-        pos = put_int(buf, pos + 1, start)
+    pos = put_int(buf, pos + 1, start)
     buf[pos] = TAB
     return put_int(buf, pos + 1, end)
 
@@ -262,7 +258,13 @@ def format_triplet_tsv(a, b, c, rec, runs, letters):
         buf[pos] = TAB
         pos = put_int(buf, pos + 1, rec.score[p])
         for s in range(3):
-            pos = put_span(buf, pos, rec.start[p, s], rec.end[p, s])
+            if rec.start[p, s] < 0:  # not computed (score only): '*'
+                buf[pos] = TAB
+                buf[pos + 1] = _STAR
+                buf[pos + 2] = TAB
+                pos = put_int(buf, pos + 3, rec.end[p, s])
+            else:
+                pos = put_span(buf, pos, rec.start[p, s], rec.end[p, s])
         buf[pos] = TAB
         pos = put_runs(buf, pos + 1, runs, p, letters, False, _STAR)
         buf[pos] = NEWLINE
