@@ -142,6 +142,15 @@ def put_record(buf, pos, block, p):
 
 
 @nb.njit(**_JIT)
+def put_int_or_star(buf, pos, value):
+    """``value`` in decimal, or '*' when it is negative (not computed)."""
+    if value < 0:
+        buf[pos] = _STAR
+        return pos + 1
+    return put_int(buf, pos, value)
+
+
+@nb.njit(**_JIT)
 def put_span(buf, pos, start, end):
     """``\tstart\tend``."""
     buf[pos] = TAB
@@ -258,13 +267,10 @@ def format_triplet_tsv(a, b, c, rec, runs, letters):
         buf[pos] = TAB
         pos = put_int(buf, pos + 1, rec.score[p])
         for s in range(3):
-            if rec.start[p, s] < 0:  # not computed (score only): '*'
-                buf[pos] = TAB
-                buf[pos + 1] = _STAR
-                buf[pos + 2] = TAB
-                pos = put_int(buf, pos + 3, rec.end[p, s])
-            else:
-                pos = put_span(buf, pos, rec.start[p, s], rec.end[p, s])
+            buf[pos] = TAB  # a start not computed (score only) is '*'
+            pos = put_int_or_star(buf, pos + 1, rec.start[p, s])
+            buf[pos] = TAB
+            pos = put_int(buf, pos + 1, rec.end[p, s])
         buf[pos] = TAB
         pos = put_runs(buf, pos + 1, runs, p, letters, False, _STAR)
         buf[pos] = NEWLINE

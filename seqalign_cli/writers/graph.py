@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formatting import INT_WIDTH, TAB, format_gaf, format_graph_tsv, put_int, put_record
+from ..formatting import INT_WIDTH, TAB, format_gaf, format_graph_tsv, put_int, put_int_or_star, put_record
 from ..jit import nb
 from ..results import CIGAR_LETTERS
-from .tsv import put_int_or_star
 
 TSV_COLUMNS = ("#read", "length", "start", "end", "score", "path", "path_start", "path_end", "cigar")
 SCORE_COLUMNS = TSV_COLUMNS[:5]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formatting import INT_WIDTH, TAB, format_tsv, put_int, put_record
+from ..formatting import INT_WIDTH, TAB, format_tsv, put_int, put_int_or_star, put_record
 from ..jit import nb
 from .text import TextWriter
 
@@ -25,15 +25,6 @@ _STAR = 42
 NEWLINE = 10
 
 COLUMNS = ("qname", "qlen", "qstart", "qend", "tname", "tlen", "tstart", "tend", "score", "cigar", "nm")
-
-
-@nb.njit(**_JIT)
-def put_int_or_star(buf, pos, value):
-    """``value`` in decimal, or '*' when it is negative (not computed)."""
-    if value < 0:
-        buf[pos] = _STAR
-        return pos + 1
-    return put_int(buf, pos, value)
 
 
 @nb.njit(**_JIT)
