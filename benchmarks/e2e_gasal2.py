@@ -1,11 +1,18 @@
 """End to end: the 20,000 GASAL2 pairs replicated to 1,000,000, file to TSV with CIGAR.
 
 Usage: python benchmarks/e2e_gasal2.py QUERY.fa.gz TARGET.fa.gz [--copies 50] [--backend cuda] [-t 16]
-                                      [--runs 2] [--bytecode] [--out FILE]
+                                      [--runs 2] [--bytecode] [--out FILE] [--formats tsv,sam,bam]
+                                      [--score-only] [--devices 0|all|0,1 ...] [--gasal2 BIN [--gasal2-args ...]]
 
 Writes the replicated FASTA files to a temporary folder (uncompressed), then
 runs ``seqalign pair`` on them and prints its summary line (wall time and
-the time of each stage: read, align, write).
+the time of each stage: read, align, write). ``--formats``: the same runs
+for each output format, one after the other in this process, and each
+format's wall against TSV's. ``--devices``: each device setting in turn
+(``--devices all``), with records per second and the ratio to the first.
+``--gasal2 BIN``: also time that program (a user-built GASAL2 test program;
+nothing is built here) on the same replicated files, given as
+``BIN [--gasal2-args] Q T``, and print both walls and their ratio.
 """
 
 from __future__ import annotations
@@ -44,6 +51,13 @@ def main():
     ap.add_argument("--batch-size", type=int, default=65536)
     ap.add_argument("--out", help="keep the output here (default: a temporary file)")
     ap.add_argument("--runs", type=int, default=2, help="first run compiles kernels; later runs reuse the caches")
+    ap.add_argument("--formats", default="tsv", help="output formats to time, comma-separated (tsv, sam, bam, paf)")
+    ap.add_argument("--score-only", action="store_true")
+    ap.add_argument("--devices", nargs="*", default=[None],
+                    help="device settings to time in turn: a GPU number, 'all' or '0,1'")
+    ap.add_argument("--gasal2", help="a GASAL2 test program to time beside seqalign (not built here)")
+    ap.add_argument("--gasal2-args", default="-a 2 -b 4 -q 4 -r 2 -s -p -y global -t 8",
+                    help="its arguments before the two files")
     ap.add_argument("--bytecode", action="store_true",
                     help="first write the bytecode (.pyc) of seqalign and the packages it imports, as an "
                          "installer does; for interpreters that run with PYTHONDONTWRITEBYTECODE set over "
@@ -56,6 +70,8 @@ def main():
     for src, name in ((args.query, "q.fa"), (args.target, "t.fa")):
         with gzip.open(src, "rb") as fh:
             data = fh.read()
+        n_pairs = data.count(b"\n>") + data.startswith(b">")
+        n_pairs *= args.copies
         path = os.path.join(tmp, name)
         with open(path, "wb") as out:
             for _ in range(args.copies):
@@ -66,22 +82,45 @@ def main():
     profile = os.environ.get("SEQALIGN_PROFILE")
     script = f"import cProfile, sys; from seqalign_cli.cli import main; cProfile.run('main(sys.argv[1:])', {profile!r})"
     prefix = [sys.executable, "-c", script] if profile else [sys.executable, "-m", "seqalign_cli"]
-    out = args.out or os.path.join(tmp, "out.tsv")
-    cmd = [*prefix, "pair", "--backend", args.backend, "-t", str(args.threads),
-           "--mode", args.mode, "--batch-size", str(args.batch_size), *paths, "-o", out]
-    for run in range(args.runs):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, check=True)
-        wall = time.perf_counter() - t0
-        print(f"run {run + 1} ({'cold caches' if run == 0 else 'warm caches'}): {wall:.2f} s wall")
+    walls = {}
+    rows = 0
+    for devices in args.devices:
+        for fmt in args.formats.split(","):
+            out = args.out or os.path.join(tmp, f"out.{fmt}")
+            cmd = [*prefix, "pair", "--backend", args.backend, "-t", str(args.threads), "--mode", args.mode,
+                   "--batch-size", str(args.batch_size), *paths, "-o", out]
+            cmd += ["--score-only"] if args.score_only else []
+            cmd += ["--devices", devices] if devices else []
+            for run in range(args.runs):
+                t0 = time.perf_counter()
+                subprocess.run(cmd, check=True)
+                wall = time.perf_counter() - t0
+                print(f"{fmt} devices={devices or 'default'} run {run + 1} "
+                      f"({'cold caches' if run == 0 else 'warm caches'}): {wall:.2f} s wall")
+            walls[(devices, fmt)] = wall
+            rows = n_pairs if fmt == "bam" else _rows(out)
+            print(f"e2e {fmt}: {rows} records, {wall:.2f} s wall including interpreter start, "
+                  f"{rows / wall:.0f} pairs/s")
     if profile:
         import pstats
 
         for key in ("cumulative", "tottime"):
             pstats.Stats(profile).sort_stats(key).print_stats(40)
-    with open(out, "rb") as fh:
-        rows = sum(1 for _ in fh) - 1
-    print(f"e2e: {rows} rows, {wall:.2f} s wall including interpreter start, {rows / wall:.0f} pairs/s")
+    first = next(iter(walls.values()))
+    for (devices, fmt), wall in walls.items():
+        print(f"summary: {fmt} devices={devices or 'default'} {wall:.2f} s, {rows / wall:.0f} pairs/s, "
+              f"{wall / first:.2f}x the first setting's wall")
+    if args.gasal2:
+        gcmd = [args.gasal2, *args.gasal2_args.split(), *paths]
+        t0 = time.perf_counter()
+        subprocess.run(gcmd, check=True, stdout=subprocess.DEVNULL)
+        gwall = time.perf_counter() - t0
+        print(f"gasal2: {gwall:.2f} s wall ({' '.join(gcmd)}); seqalign/gasal2 = {first / gwall:.2f}")
+
+
+def _rows(path: str) -> int:
+    with open(path, "rb") as fh:
+        return sum(1 for line in fh if not line.startswith((b"#", b"@")))
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ INT32_MAX = 2**31 - 1
 CONTEXT = dict(help_option_names=["-h", "--help"], max_content_width=100)
 TRIPLET_MODES = ("global", "semi-global", "local")
 GRAPH_MODES = ("global", "glocal", "local")
+STRANDS = ("forward", "both")
 
 
 @click.group(context_settings=CONTEXT)
@@ -83,6 +84,11 @@ def run_options(family_name: str):
                          help="CPU threads."),
             click.option("--batch-size", type=click.IntRange(min=1), default=16384, show_default=True,
                          help=f"{families.get(family_name).unit.capitalize()} read, aligned and written per chunk."),
+            click.option("--shard", metavar="K/N", default=None,
+                         help="Align only the K-th of N parts of the input (whole records by position, K from 1); "
+                              "the N outputs concatenate in input order."),
+            click.option("--stats", "stats_file", metavar="FILE", default=None,
+                         help="Write the run summary as JSON (MultiQC custom content)."),
             click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr."),
         ]
         for option in reversed(options):
@@ -92,7 +98,8 @@ def run_options(family_name: str):
     return decorate
 
 
-def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: bool = False):
+def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: bool = False,
+            read_group: str | None = None):
     """Run one family's job from its parsed options: the run configuration, the runner, the summary."""
     device = _parse_devices(opts["devices"]) if opts["devices"] is not None else opts["device"]
     quiet = opts["quiet"]
@@ -100,7 +107,8 @@ def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: b
         inputs=inputs, family=family, output=opts["output"],
         out_format=output_format(family, opts["output"], opts["out_format"]), cigar_m=cigar_m, align=align,
         backend=opts["backend"], device=device, threads=opts["threads"], batch_size=opts["batch_size"],
-        quiet=quiet, progress=not quiet and sys.stderr.isatty(),
+        shard=_parse_shard(opts["shard"]) if opts["shard"] is not None else None, stats=opts["stats_file"],
+        read_group=read_group, quiet=quiet, progress=not quiet and sys.stderr.isatty(),
         command_line=" ".join(["seqalign"] + [shlex.quote(a) for a in (ctx.obj or {}).get("argv", sys.argv[1:])]))
     from .runner import run
 
@@ -137,9 +145,13 @@ def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: b
 @click.option("--max-matrix-mb", type=click.IntRange(min=1), default=256, show_default=True,
               help="Traceback memory per group of pairs; larger pairs use the checkpointed "
                    "linear-memory traceback.")
+@click.option("--strand", type=click.Choice(STRANDS), default="forward", show_default=True,
+              help="forward: the query as given; both: its reverse complement too, the better kept.")
+@click.option("-R", "--read-group", metavar="LINE", default=None,
+              help="SAM/BAM read group header line, like '@RG\\tID:x\\tSM:y' (every record gets RG:Z:x).")
 @run_options("pairwise")
 def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, gap_open, gap_extend, n_penalty,
-         mode, score_only, cigar_m, max_matrix_mb, **opts):
+         mode, score_only, cigar_m, max_matrix_mb, strand, read_group, **opts):
     """Align read pairs: QUERY (reads) against TARGET (references).
 
     QUERY and TARGET are FASTA or FASTQ, plain or gzip; '-' reads stdin. By
@@ -167,8 +179,12 @@ def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, ga
                          f"{gap_extend} --n-penalty {n_penalty}) can score beyond the 32-bit integers SAM/BAM "
                          f"store (AS:i, at most {INT32_MAX:,}) even for pairs of one base; use smaller values, "
                          f"or write TSV or PAF")
-    inputs = PairInputs(query, target, pairing, pairs_file, sam_scoring=scoring if sam else None)
-    execute(ctx, "pairwise", inputs, align, opts, cigar_m)
+    if read_group is not None:  # checked whatever the format (TSV and PAF leave it out: writers/readgroup.py)
+        from .writers.readgroup import parse_read_group
+
+        read_group = parse_read_group(read_group)
+    inputs = PairInputs(query, target, pairing, pairs_file, sam_scoring=scoring if sam else None, strand=strand)
+    execute(ctx, "pairwise", inputs, align, opts, cigar_m, read_group)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -249,6 +265,30 @@ def info():
         click.echo(line)
 
 
+@cli.command("compile", context_settings=CONTEXT)
+@click.option("-q", "--quiet", is_flag=True, help="Say nothing unless a job fails.")
+def compile_(quiet):
+    """Compile ahead of the first run: the CPU engine, and the GPU kernels where a GPU is usable.
+
+    Runs small jobs of every subcommand and format so that what they compile is
+    cached (numba's cache for the CPU engine, CuPy's for the kernels). For
+    container images and shared installs; a normal install already does it
+    for the CPU engine while the wheel is built.
+    """
+    from .backends import gpu_status
+    from .precompile import main as precompile
+
+    flags = ["--quiet"] if quiet else []
+    code = precompile(flags)
+    ok, why = gpu_status()
+    if ok:
+        code = precompile(flags + ["--backend=cuda"]) or code
+    elif not quiet:
+        click.echo(f"seqalign: GPU kernels not compiled: {why}", err=True)
+    if code:
+        raise SeqalignError("some compile jobs failed (above)")
+
+
 @cli.command(context_settings=CONTEXT)
 @click.option("--lengths", default="64,150,512,2048,8192", show_default=True, help="Pair lengths to time.")
 @click.option("--reps", type=click.IntRange(min=1), default=5, show_default=True, help="Timed runs (median).")
@@ -276,6 +316,18 @@ def _parse_devices(text: str):
     if not devices or min(devices) < 0 or len(set(devices)) != len(devices):
         raise UsageError(f"--devices expects 'all' or distinct GPU numbers like 0,1 (got {text!r})")
     return devices
+
+
+def _parse_shard(text: str) -> tuple[int, int]:
+    """``K/N`` (1 <= K <= N) as (K, N)."""
+    k, sep, n = text.partition("/")
+    try:
+        shard = (int(k), int(n)) if sep else None
+    except ValueError:
+        shard = None
+    if shard is None or not 1 <= shard[0] <= shard[1]:
+        raise UsageError(f"--shard expects K/N with 1 <= K <= N, like 2/8 (got {text!r})")
+    return shard
 
 
 def _quiet_stdout():

@@ -129,6 +129,12 @@ class RunConfig:
     device: int | tuple[int, ...] | str = 0  # a GPU, several, or "all"
     threads: int = 1
     batch_size: int = 16384
+    #: (K, N): align only the K-th (from 1) of N parts of the input, whole records by position
+    shard: tuple[int, int] | None = None
+    #: where the run summary goes as JSON (``--stats``), or None
+    stats: str | None = None
+    #: the SAM read group header line (``-R``), or None
+    read_group: str | None = None
     quiet: bool = False
     progress: bool = False
     command_line: str = "seqalign"

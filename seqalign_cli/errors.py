@@ -38,8 +38,8 @@ class SeqalignError(Exception):
         return f"{prefix}: {self.message}" if prefix else self.message
 
 
-class InputError(SeqalignError):
-    """Malformed, truncated, empty or inconsistent input data (exit 1)."""
+class InputError(SeqalignError, ValueError):
+    """Malformed, truncated, empty or inconsistent input data (exit 1); a ``ValueError`` for Python callers."""
 
     exit_code = 1
 

@@ -4,8 +4,10 @@ A family is one kind of alignment (pairs today; triplets and graphs follow
 the same shape) with one subcommand. Its entry says:
 
 * ``chunks``: how its inputs are read: ``chunks(inputs, batch_size)`` yields
-  chunks in input order; a chunk has ``batch()``, the encoded records a
-  backend aligns, and whatever its writers read (names, sequences);
+  chunks in input order (``chunks(inputs, batch_size, (K, N))``: those of
+  the K-th of N parts of the input, ``--shard``); a chunk has ``batch()``,
+  the encoded records a backend aligns, and whatever its writers read
+  (names, sequences);
 * ``cpu``: its CPU engine class, ``Engine(threads)`` with ``align(batch, cfg)``;
 * ``cuda``: its engine on one GPU, ``Engine(device)`` (see
   ``backends/cuda/device.DeviceEngine``), or None when it has none; and
@@ -51,8 +53,12 @@ class Family:
     def formats(self) -> tuple[str, ...]:
         return writers.formats(self.name)
 
-    def read(self, inputs, batch_size: int):
-        return load(self.chunks)(inputs, batch_size)
+    def read(self, inputs, batch_size: int, shard: tuple[int, int] | None = None):
+        """The chunks of a run; with ``shard`` (K, N), of its K-th part only: ``chunks`` is then called with
+        ``shard`` as a third argument (a family without parts need not take one)."""
+        if shard is None:
+            return load(self.chunks)(inputs, batch_size)
+        return load(self.chunks)(inputs, batch_size, shard)
 
     def cpu_engine(self, threads: int):
         return load(self.cpu)(threads)

@@ -160,12 +160,21 @@ def put_span(buf, pos, start, end):
 
 
 @nb.njit(**_JIT)
-def format_tsv(q, t, rec, runs, letters, merge_m):
+def put_strand(buf, pos, rec, p):
+    """``\t+`` or ``\t-``: the strand column of pair ``p`` (``--strand both``)."""
+    buf[pos] = TAB
+    buf[pos + 1] = 45 if rec.strand[p] else 43  # '-', '+'
+    return pos + 2
+
+
+@nb.njit(**_JIT)
+def format_tsv(q, t, rec, runs, letters, merge_m, strand_column=False):
     """TSV rows: qname qlen qstart qend tname tlen tstart tend score cigar nm ('*' for no runs).
 
     ``q``, ``t``: the queries and targets (``BlockView``); ``rec``: a
     ``PairView``; nm is stats columns 1 to 3 (mismatches, inserted and
-    deleted bases).
+    deleted bases). With ``strand_column`` a last column holds the strand
+    (``put_strand``).
     """
     n = runs.count.shape[0]
     buf = np.empty(_row_bound(q, t, runs, 8), np.uint8)
@@ -182,6 +191,8 @@ def format_tsv(q, t, rec, runs, letters, merge_m):
         pos = put_runs(buf, pos + 1, runs, p, letters, merge_m, _STAR)
         buf[pos] = TAB
         pos = put_int(buf, pos + 1, rec.stats[p, 1] + rec.stats[p, 2] + rec.stats[p, 3])
+        if strand_column:
+            pos = put_strand(buf, pos, rec, p)
         buf[pos] = NEWLINE
         pos += 1
     return buf[:pos]
@@ -203,11 +214,28 @@ _PAF_ZEROS = _text(b"\t0\t0\t0\t0\t0\tAS:i:")
 _PAF_CG = _text(b"\t255\tcg:Z:")
 _PAF_AS = _text(b"\tAS:i:")
 _PAF_NM = _text(b"\tNM:i:")
+#: the tp:A tag of each ``results.Role`` (none for a query's only record)
+_PAF_TP = _text(b"\ttp:A:P\ttp:A:S")
+
+
+@nb.njit(**_JIT)
+def put_tp(buf, pos, rec, p):
+    """PAF's ``tp:A:P`` (primary) or ``tp:A:S`` (secondary) of pair ``p``; nothing for a query's only record."""
+    role = rec.role[p]
+    if role == 0:
+        return pos
+    return put_bytes(buf, pos, _PAF_TP, 7 * (role - 1), 7 * role)
 
 
 @nb.njit(**_JIT)
 def format_paf(q, t, rec, runs, letters, merge_m):
-    """PAF rows: 12 columns, cg:Z, AS:i, NM:i; a pair without runs has strand '*' and zero spans."""
+    """PAF rows: 12 columns, cg:Z, AS:i, NM:i (and ``put_tp``'s tag); a pair without runs has strand '*' and
+    zero spans.
+
+    A pair aligned reverse-complemented (``rec.strand``) has strand '-' and
+    its query span on the query as read (PAF's rule); its CIGAR is that of
+    the reverse-complemented query, along the target.
+    """
     n = runs.count.shape[0]
     buf = np.empty(_row_bound(q, t, runs, 12), np.uint8)
     pos = 0
@@ -218,14 +246,19 @@ def format_paf(q, t, rec, runs, letters, merge_m):
             pos = put_record(buf, pos, t, p)
             pos = _put_text(buf, pos, _PAF_ZEROS)
             pos = put_int(buf, pos, rec.score[p])
+            pos = put_tp(buf, pos, rec, p)
             buf[pos] = NEWLINE
             pos += 1
             continue
         matches = rec.stats[p, 0]
         edits = rec.stats[p, 1] + rec.stats[p, 2] + rec.stats[p, 3]
-        pos = put_span(buf, pos, rec.qstart[p], rec.qend[p])
+        if rec.strand[p]:
+            qlen = q.seq_off[p + 1] - q.seq_off[p]
+            pos = put_span(buf, pos, qlen - rec.qend[p], qlen - rec.qstart[p])
+        else:
+            pos = put_span(buf, pos, rec.qstart[p], rec.qend[p])
         buf[pos] = TAB
-        buf[pos + 1] = 43  # '+'
+        buf[pos + 1] = 45 if rec.strand[p] else 43  # '-', '+'
         buf[pos + 2] = TAB
         pos = put_record(buf, pos + 3, t, p)
         pos = put_span(buf, pos, rec.tstart[p], rec.tend[p])
@@ -236,6 +269,7 @@ def format_paf(q, t, rec, runs, letters, merge_m):
         pos = put_int(buf, pos, rec.score[p])
         pos = _put_text(buf, pos, _PAF_NM)
         pos = put_int(buf, pos, edits)
+        pos = put_tp(buf, pos, rec, p)
         buf[pos] = NEWLINE
         pos += 1
     return buf[:pos]
@@ -482,10 +516,12 @@ def format_gaf(reads, rec, runs, letters, node_text, node_off, seg_len):
 # ``rec``: a ``PairView``; ``runs``: the CIGAR ``RunView``. Letter tables are
 # given by the caller (``writers.sam``): ``seq_letters[b]``, the SEQ letter of
 # a sequence byte; ``qual_letters[b]``, the QUAL letter of a quality byte;
-# ``ref_letters[b]``, the MD:Z letter of a target byte.
+# ``ref_letters[b]``, the MD:Z letter of a target byte. ``tags``: bytes every
+# record ends with (the read group's ``RG:Z`` tag, SAM text or BAM binary;
+# empty for none). The queries of pairs aligned reverse-complemented
+# (``rec.strand``) come reverse-complemented already (``io.mapping``).
 
-_SAM_UNMAPPED = _text(b"\t4\t*\t0\t0\t*\t*\t0\t0\t")
-_SAM_FLAG = _text(b"\t0\t")
+_SAM_UNMAPPED = _text(b"\t*\t0\t0\t*\t*\t0\t0\t")
 _SAM_MAPQ = _text(b"\t255\t")
 _SAM_MATE = _text(b"\t*\t0\t0\t")
 _SAM_MD = _text(b"\tMD:Z:")
@@ -540,6 +576,27 @@ def sam_mapped(t, rec, runs, p):
 
 
 @nb.njit(**_JIT)
+def sam_mapped_all(t, rec, runs):
+    """``sam_mapped`` of every pair, as a boolean array."""
+    n = runs.count.shape[0]
+    out = np.empty(n, np.bool_)
+    for p in range(n):
+        out[p] = sam_mapped(t, rec, runs, p)
+    return out
+
+
+@nb.njit(**_JIT)
+def sam_flag(rec, p, mapped):
+    """The SAM FLAG of pair ``p``: 4 unmapped, 16 reverse-complemented, 256 secondary."""
+    flag = 0 if mapped else 4
+    if rec.strand[p]:
+        flag |= 16
+    if rec.role[p] == 2:
+        flag |= 256
+    return flag
+
+
+@nb.njit(**_JIT)
 def _md_bound(rec, runs, p):
     """Bytes enough for the MD:Z string of pair ``p``: a number before every mismatched base and deletion run."""
     span = rec.tend[p] - rec.tstart[p]
@@ -591,20 +648,21 @@ def _put_mapped_letters(buf, pos, src, start, end, table):
 
 
 @nb.njit(**_JIT)
-def format_sam(q, qual, has_qual, t, rec, runs, letters, merge_m, seq_letters, qual_letters, ref_letters):
+def format_sam(q, qual, has_qual, t, rec, runs, letters, merge_m, seq_letters, qual_letters, ref_letters, tags):
     """SAM records of every pair, in order.
 
-    Mapped: ``QNAME 0 TNAME tstart+1 255 [qstartS]CIGAR[restS] * 0 0 SEQ QUAL
-    AS:i NM:i MD:Z``; a pair without aligned bases (empty target, no runs, or
-    no = or X base): ``QNAME 4 * 0 0 * * 0 0 SEQ QUAL AS:i``. SEQ and QUAL are
-    '*' when empty (QUAL also without qualities); NM is stats columns 1 to 3.
+    Mapped: ``QNAME FLAG TNAME tstart+1 255 [qstartS]CIGAR[restS] * 0 0 SEQ
+    QUAL AS:i NM:i MD:Z``; a pair without aligned bases (empty target, no
+    runs, or no = or X base): ``QNAME FLAG * 0 0 * * 0 0 SEQ QUAL AS:i``
+    (``sam_flag``); then ``tags``. SEQ and QUAL are '*' when empty (QUAL also
+    without qualities); NM is stats columns 1 to 3.
     """
     n = runs.count.shape[0]
     total = 0
     for p in range(n):
         qlen = q.seq_off[p + 1] - q.seq_off[p]
         total += (q.name_off[p + 1] - q.name_off[p]) + (t.name_off[p + 1] - t.name_off[p]) + 2 * qlen
-        total += runs.count[p] * RUN_WIDTH + _md_bound(rec, runs, p) + 8 * (INT_WIDTH + 1) + 64
+        total += runs.count[p] * RUN_WIDTH + _md_bound(rec, runs, p) + 8 * (INT_WIDTH + 1) + 64 + tags.shape[0]
     buf = np.empty(total, np.uint8)
     pos = 0
     for p in range(n):
@@ -612,9 +670,11 @@ def format_sam(q, qual, has_qual, t, rec, runs, letters, merge_m, seq_letters, q
         qb = q.seq_off[p + 1]
         pos = put_bytes(buf, pos, q.names, q.name_off[p], q.name_off[p + 1])
         mapped = sam_mapped(t, rec, runs, p)
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, sam_flag(rec, p, mapped))
         if mapped:
-            pos = _put_text(buf, pos, _SAM_FLAG)
-            pos = put_bytes(buf, pos, t.names, t.name_off[p], t.name_off[p + 1])
+            buf[pos] = TAB
+            pos = put_bytes(buf, pos + 1, t.names, t.name_off[p], t.name_off[p + 1])
             buf[pos] = TAB
             pos = put_int(buf, pos + 1, rec.tstart[p] + 1)
             pos = _put_text(buf, pos, _SAM_MAPQ)
@@ -644,6 +704,7 @@ def format_sam(q, qual, has_qual, t, rec, runs, letters, merge_m, seq_letters, q
             pos = put_int(buf, pos, rec.stats[p, 1] + rec.stats[p, 2] + rec.stats[p, 3])
             pos = _put_text(buf, pos, _SAM_MD)
             pos = put_md(buf, pos, runs, p, t, rec.tstart[p], ref_letters)
+        pos = _put_text(buf, pos, tags)
         buf[pos] = NEWLINE
         pos += 1
     return buf[:pos]
@@ -735,7 +796,7 @@ def _put_bam_cigar(buf, pos, runs, p, merge_m, clip_l, clip_r):
 
 
 @nb.njit(**_JIT)
-def encode_bam(q, qual, has_qual, t, rec, runs, merge_m, ref_ids, nt16, qual_values, ref_letters):
+def encode_bam(q, qual, has_qual, t, rec, runs, merge_m, ref_ids, nt16, qual_values, ref_letters, tags):
     """BAM records (SAM specification, section 4.2) of every pair, in order: the records ``format_sam`` writes.
 
     ``ref_ids[p]``: the reference index of pair ``p``'s target (read for mapped
@@ -750,7 +811,7 @@ def encode_bam(q, qual, has_qual, t, rec, runs, merge_m, ref_ids, nt16, qual_val
     for p in range(n):
         qlen = q.seq_off[p + 1] - q.seq_off[p]
         total += 36 + (q.name_off[p + 1] - q.name_off[p]) + (qlen + 1) // 2 + qlen
-        total += 8 * (runs.count[p] + 2) + _md_bound(rec, runs, p) + 64
+        total += 8 * (runs.count[p] + 2) + _md_bound(rec, runs, p) + 64 + tags.shape[0]
     buf = np.empty(total, np.uint8)
     pos = 0
     for p in range(n):
@@ -765,7 +826,7 @@ def encode_bam(q, qual, has_qual, t, rec, runs, merge_m, ref_ids, nt16, qual_val
         buf[pos] = name_len + 1
         buf[pos + 1] = 255 if mapped else 0
         fixed = pos + 2  # bin and n_cigar_op, known once the CIGAR is written
-        pos = put_le(buf, pos + 6, 0 if mapped else 4, 2)
+        pos = put_le(buf, pos + 6, sam_flag(rec, p, mapped), 2)
         pos = put_le(buf, pos, qlen, 4)
         pos = put_le(buf, pos, -1, 4)
         pos = put_le(buf, pos, -1, 4)
@@ -816,5 +877,6 @@ def encode_bam(q, qual, has_qual, t, rec, runs, merge_m, ref_ids, nt16, qual_val
             buf[pos + 3] = 73  # 'I'
             pos = put_le(buf, pos + 4, ops, 4)
             pos, _, _ = _put_bam_cigar(buf, pos, runs, p, merge_m, rec.qstart[p], qlen - rec.qend[p])
+        pos = _put_text(buf, pos, tags)
         put_le(buf, start, pos - start - 4, 4)
     return buf[:pos]

@@ -12,6 +12,12 @@ before numba is imported, to a folder of this user's under the system's
 temporary folder (a fresh one when that is not safely ours). The checks are
 a few ``access`` calls, done once. ``CACHE_FOLDER`` is where the cache goes.
 
+**Shipped caches.** A wheel carries the caches compiled while it was built
+(``setup.py``, ``precompile``) beside the modules. Where those folders cannot
+be written, numba would not read them either; the first run then copies
+them once into the cache folder chosen above (``_seed``), in numba's own
+layout, so that a read-only install still starts without compiling.
+
 **First run.** ``CompileNotice`` says on stderr, once, that a run compiles
 and how long it took. It is armed only while the cache folder lacks the
 marker of this version and family (``seqalign-VERSION-FAMILY.compiled``),
@@ -28,7 +34,9 @@ importable again right after.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -110,7 +118,40 @@ def _cache_folder() -> str:
     return fallback
 
 
+def _seed(folder: str):
+    """Copy the caches shipped beside the modules (a wheel's, compiled at build time) into ``folder``,
+    where numba looks when it cannot write beside the modules: ``<folder>/<dir>_<sha1 of dir path>``,
+    numba's own layout. Once per version (a marker file); a function that already has an index there
+    keeps it (its data files are never mixed with shipped ones)."""
+    marker = os.path.join(folder, f"seqalign-{__version__}.seeded")
+    if os.path.exists(marker):
+        return
+    try:
+        for source in _source_folders():
+            shipped = os.path.join(source, "__pycache__")
+            names = os.listdir(shipped) if os.path.isdir(shipped) else []
+            indexes = [n[:-4] for n in names if n.endswith(".nbi")]
+            if not indexes:
+                continue
+            digest = hashlib.sha1(os.path.abspath(source).encode()).hexdigest()
+            target = os.path.join(folder, f"{os.path.basename(source)}_{digest}")
+            os.makedirs(target, exist_ok=True)
+            for base in indexes:
+                if os.path.exists(os.path.join(target, base + ".nbi")):
+                    continue
+                for name in names:  # the data files first, the index last: never an index without its data
+                    if name.startswith(base + ".") and name.endswith(".nbc"):
+                        shutil.copyfile(os.path.join(shipped, name), os.path.join(target, name))
+                shutil.copyfile(os.path.join(shipped, base + ".nbi"), os.path.join(target, base + ".nbi"))
+        with open(marker, "a"):
+            pass
+    except OSError:
+        pass  # what could not be copied compiles on first use
+
+
 CACHE_FOLDER = _cache_folder()
+if CACHE_FOLDER != os.path.join(PACKAGE, "__pycache__"):
+    _seed(CACHE_FOLDER)
 
 
 def _import_numba():

@@ -112,6 +112,14 @@ class RunStore:
         return [text[offs[k]:offs[k + 1]] or "*" for k in range(len(self.count))]
 
 
+class Role(IntEnum):
+    """What a pair's record is among the records of its query (``Alignments.role``)."""
+
+    ONLY = 0  # one record per query (no primary to choose): no flag, no tp:A tag
+    PRIMARY = 1  # the query's best record (``--cross``)
+    SECONDARY = 2  # another record of a query that has a primary (SAM flag 256, PAF tp:A:S)
+
+
 class PairView(NamedTuple):
     """An ``Alignments``' per-pair arrays as compiled formatters take them."""
 
@@ -121,11 +129,20 @@ class PairView(NamedTuple):
     tstart: np.ndarray
     tend: np.ndarray
     stats: np.ndarray
+    strand: np.ndarray  # uint8: 1 where the query aligned reverse-complemented
+    role: np.ndarray  # uint8 ``Role``
 
 
 @dataclass
 class Alignments:
-    """Pairwise alignments of a batch: scores, spans, edit statistics and CIGAR runs."""
+    """Pairwise alignments of a batch: scores, spans, edit statistics and CIGAR runs.
+
+    ``strand`` and ``role`` are set once a chunk has chosen among its results
+    (``io.mapping``; None until then, and where there is nothing to choose):
+    with ``strand[k]`` 1 pair k aligned the reverse complement of its query
+    (spans, CIGAR and statistics are then those of the reverse-complemented
+    query); ``role[k]`` is a ``Role``.
+    """
 
     score: np.ndarray
     qstart: np.ndarray
@@ -135,6 +152,8 @@ class Alignments:
     stats: np.ndarray  # (n, 4): matches, mismatches, inserted bases, deleted bases
     cigar: RunStore
     traceback: bool
+    strand: np.ndarray | None = None  # (n,) uint8
+    role: np.ndarray | None = None  # (n,) uint8 ``Role``
 
     @classmethod
     def allocate(cls, qlen: np.ndarray, tlen: np.ndarray, traceback: bool) -> "Alignments":
@@ -153,8 +172,17 @@ class Alignments:
             getattr(self, name)[idx] = getattr(other, name)
         self.cigar.take(idx, other.cigar)
 
+    def select(self, idx: np.ndarray) -> "Alignments":
+        """The pairs ``idx`` in that order, as new results; their runs stay where they are (shared)."""
+        cigar = RunStore(self.cigar.off[idx], self.cigar.count[idx], self.cigar.op, self.cigar.length)
+        pick = lambda a: None if a is None else a[idx]  # noqa: E731
+        return Alignments(self.score[idx], self.qstart[idx], self.qend[idx], self.tstart[idx], self.tend[idx],
+                          self.stats[idx], cigar, self.traceback, pick(self.strand), pick(self.role))
+
     def view(self) -> PairView:
-        return PairView(self.score, self.qstart, self.qend, self.tstart, self.tend, self.stats)
+        zeros = None if self.strand is not None and self.role is not None else np.zeros(self.size, np.uint8)
+        return PairView(self.score, self.qstart, self.qend, self.tstart, self.tend, self.stats,
+                        zeros if self.strand is None else self.strand, zeros if self.role is None else self.role)
 
     def cigars(self, merge_m: bool = False) -> list[str]:
         """CIGAR strings of all pairs ('*' for an empty alignment or score only)."""
@@ -172,6 +200,16 @@ class Alignments:
         for arr in (self.qstart, self.qend, self.tstart, self.tend):
             arr[empty] = 0
         return self
+
+    #: what ``aligned_spans`` measures (the run statistics name it)
+    SPAN = "query span (qend - qstart)"
+
+    def aligned_spans(self) -> tuple[np.ndarray, np.ndarray]:
+        """(aligned, span) after ``finish``, for the run statistics: which pairs hold a non-empty alignment
+        (an empty one has all spans 0, a non-empty one covers a base), and the query span, -1 where the
+        start was not computed (score only, a free start)."""
+        aligned = (self.qend != 0) | (self.tend != 0)
+        return aligned, np.where(self.qstart >= 0, self.qend - self.qstart, -1)
 
 
 class Column(IntEnum):
@@ -253,6 +291,16 @@ class TripletAlignments:
         self.start[empty] = 0
         self.end[empty] = 0
         return self
+
+    #: what ``aligned_spans`` measures (the run statistics name it)
+    SPAN = "span over A (end - start of the first sequence)"
+
+    def aligned_spans(self) -> tuple[np.ndarray, np.ndarray]:
+        """(aligned, span) after ``finish``, for the run statistics: which triplets hold a non-empty
+        alignment (an empty one ends at 0 in A, B and C), and the span over A, -1 where the start was not
+        computed (score only, a free start)."""
+        aligned = (self.end != 0).any(axis=1)
+        return aligned, np.where(self.start[:, 0] >= 0, self.end[:, 0] - self.start[:, 0], -1)
 
 
 class GraphView(NamedTuple):
@@ -440,6 +488,14 @@ class GraphAlignments:
             arr[empty] = 0
         self.end_base[empty] = -1
         return self
+
+    #: what ``aligned_spans`` measures (the run statistics name it)
+    SPAN = "read span (qend - qstart)"
+
+    def aligned_spans(self) -> tuple[np.ndarray, np.ndarray]:
+        """(aligned, span) after ``finish``, for the run statistics: which reads hold a non-empty alignment
+        (``end_base`` set), and the read span, -1 where the start was not computed (score only, local)."""
+        return self.end_base >= 0, np.where(self.qstart >= 0, self.qend - self.qstart, -1)
 
 
 def _gather_csr(buf: np.ndarray, start: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -15,8 +15,11 @@ Chunks are written in input order. The output is committed (renamed into
 place) only after the last chunk; on any error it is discarded.
 
 The calling thread (the main thread of the command line) starts the three,
-then only waits, a tenth of a second at a time, updating the progress bar;
-it commits the output at the end. A SIGINT, SIGTERM or SIGHUP
+then only waits, a tenth of a second at a time, updating the progress bar
+(``progress``: count, rate, fraction); it commits the output at the end.
+With ``--stats`` the writer thread hands each chunk's written results to a
+``stats.Collector``, and the statistics file is committed after the output
+(a temporary name made at the start, renamed; removed as the output is). A SIGINT, SIGTERM or SIGHUP
 (``interrupts``) is raised there at once, even while a compiled call runs
 for minutes in another thread: the temporary output is removed and the
 exception goes on to the caller (the command line then ends the process,
@@ -51,9 +54,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from . import families, interrupts
+from . import families, interrupts, progress
 from .backends import select_backend, warm_up
 from .config import RunConfig
+from .stats import Collector, StatsFile, document, sample_name
 from .writers import WriterContext, make_writer, writer_class
 from .writers.output import OutputFile
 
@@ -111,11 +115,13 @@ class _Reader:
     """Runs the reading/pairing/encoding generator in a thread, ``depth`` chunks ahead.
 
     The thread starts at once (reading overlaps the backend's start); an
-    error of the reader is raised in the consuming thread.
+    error of the reader is raised in the consuming thread. ``records``: the
+    records of the chunks made so far (the progress bar's read-ahead).
     """
 
     def __init__(self, chunks, depth: int = 2):
         self.chunks = chunks
+        self.records = 0
         self.items: queue.Queue = queue.Queue(maxsize=depth)
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -133,7 +139,9 @@ class _Reader:
     def _run(self):
         try:
             for chunk in self.chunks:
-                if not self._put((chunk, chunk.batch())):
+                batch = chunk.batch()
+                self.records += len(chunk) if hasattr(chunk, "__len__") else batch.size
+                if not self._put((chunk, batch)):
                     return
             self._put(_DONE)
         except BaseException as exc:  # handed to the consumer, which re-raises it
@@ -161,13 +169,15 @@ class _WriterThread:
     """Writes (chunk, results) items in order in a thread, ``depth`` items behind at most.
 
     Results are pending (``Done`` or the GPU engine's ``Pending``): the thread waits for them.
+    ``observe(results)``, when given, sees the results of every chunk written (``stats.Collector``).
 
     An error of the writer (a broken pipe, a duplicate SAM reference) is
     raised in the aligning thread by the next ``put`` or by ``finish``.
     """
 
-    def __init__(self, writer, depth: int = 2):
+    def __init__(self, writer, depth: int = 2, observe=None):
         self.writer = writer
+        self.observe = observe
         self.items: queue.Queue = queue.Queue(maxsize=depth)
         self.error: BaseException | None = None
         self.stopped = False
@@ -184,7 +194,12 @@ class _WriterThread:
                 continue  # after an error: drain until the end marker
             try:
                 chunk, pending = item
-                self.writer.write(chunk, pending.result())
+                results = pending.result()
+                finish = getattr(chunk, "finish", None)  # the family's choice among its results, if any
+                results = results if finish is None else finish(results)
+                self.writer.write(chunk, results)
+                if self.observe is not None:
+                    self.observe(results)
                 self.written += 1
             except BaseException as exc:  # handed to the aligning thread
                 self.error = exc
@@ -261,7 +276,7 @@ class _Aligning:
                 self.writing.put(chunk, pending)
                 now, clock = clock, time.perf_counter()
                 stages["write"] += clock - now  # waiting for room in the writer's queue
-                self.records += batch.size
+                self.records += len(chunk) if hasattr(chunk, "__len__") else batch.size  # records, as read
                 self.cells += batch.cells()
             if self.reader.stopped.is_set():  # stopped from outside: nothing more to finish
                 return
@@ -291,18 +306,6 @@ def input_files(inputs) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _progress(enabled: bool, unit: str):
-    if not enabled:
-        return None
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn(f"{{task.completed}} {unit}"),
-                        TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-    progress.start()
-    return progress
-
-
 def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> Summary:
     """Align every record of the run described by ``cfg``; returns the summary.
 
@@ -313,11 +316,12 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
     family = families.get(cfg.family)
     # usage errors before any work
     out = OutputFile(cfg.output, compress=cfg.output.lower().endswith(".gz"), inputs=input_files(cfg.inputs))
+    stats_file = StatsFile(cfg.stats, cfg.output, input_files(cfg.inputs)) if cfg.stats is not None else None
     with interrupts.handled():
-        return _run(cfg, family, out, log, start)
+        return _run(cfg, family, out, log, start, stats_file)
 
 
-def _run(cfg: RunConfig, family, out: OutputFile, log, start: float) -> Summary:
+def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file: StatsFile | None) -> Summary:
     if family.cuda is not None:
         warm_up(cfg.backend, cfg.device)  # beside the imports below: numpy, numba, then CuPy
     from . import jit  # numba, its cache folder settled first
@@ -328,32 +332,43 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float) -> Summary:
         notice.interject()
         log(message)
 
-    reader = writing = writer = progress = task = None
+    reader = writing = writer = bar = None
+    meter = progress.Meter(getattr(cfg.inputs, "main_file", None)) if cfg.progress else None
+    collector = Collector() if stats_file is not None else None
     ok = interrupted = False
     try:
         writer_class(family.name, cfg.out_format, cfg.align.traceback)  # a usage error before reading
-        chunks = family.read(cfg.inputs, cfg.batch_size)
+        if stats_file is not None:
+            stats_file.prepare()
+        progress.watch(meter)  # the readers tell it what they read (None: no bar, nothing to tell)
+        chunks = family.read(cfg.inputs, cfg.batch_size, cfg.shard)
         _keep_freed_memory()
         reader = _Reader(chunks)
         backend = select_backend(family, cfg.backend, cfg.threads, say, cfg.device)
         writer = make_writer(family.name, cfg.out_format, WriterContext(
-            out, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs, cfg.threads))
-        writing = _WriterThread(writer)
+            out, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs, cfg.threads,
+            header=cfg.shard is None or cfg.shard[0] == 1, read_group=cfg.read_group))
+        writing = _WriterThread(writer, observe=collector.add if collector is not None else None)
         aligning = _Aligning(reader, backend, writing, cfg.align)
         while not aligning.done.wait(0.1):  # signals are raised here at once
             if writing.written:
                 notice.close()  # what a run compiles, it has compiled by its first chunk written
-            if cfg.progress and (writing.written or not notice.active):
-                if progress is None:
-                    progress = _progress(True, family.unit)
-                    task = progress.add_task("aligning", total=None)
-                progress.update(task, completed=aligning.records)
+            if meter is not None and (writing.written or not notice.active):
+                if bar is None:
+                    bar = progress.Bar(meter, family.unit)
+                bar.update(aligning.records, reader.records)
         if aligning.error is not None:
             raise aligning.error
         notice.close()
         now = time.perf_counter()
         writer.close()
         aligning.stages["write"] += time.perf_counter() - now
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        summary = Summary(aligning.records, aligning.cells, time.perf_counter() - start, backend.name,
+                          backend.device, backend.threads, peak, aligning.stages, backend.steps(), family.unit)
+        if stats_file is not None:
+            stats_file.commit(document(summary, collector, family.name, cfg.command_line,
+                                       sample_name(stats_file.path)))
         ok = True
     except BaseException as exc:
         interrupted = isinstance(exc, KeyboardInterrupt)
@@ -361,17 +376,20 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float) -> Summary:
             if reader is not None:
                 reader.close()
             out.discard(close=False)  # first: whatever comes next, no temporary file is left
+            if stats_file is not None:
+                stats_file.discard(close=False)
         if writing is not None:
             writing.stop(wait=0 if interrupted else 5)
         if not interrupted:  # on a signal the process ends now: nothing more to close
             if writer is not None and hasattr(writer, "discard"):
                 writer.discard()
             out.discard()
+            if stats_file is not None:
+                stats_file.discard()
         raise
     finally:
-        if progress:
-            progress.stop()
+        progress.watch(None)
+        if bar is not None:
+            bar.stop()
         notice.finish(ok, interrupted)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return Summary(aligning.records, aligning.cells, time.perf_counter() - start, backend.name, backend.device,
-                   backend.threads, peak, aligning.stages, backend.steps(), family.unit)
+    return summary

@@ -12,17 +12,22 @@ the input ends), and blank lines skipped between records. A record's
 letters must then be IUPAC nucleotide codes or X (either case) and its
 quality letters printable ASCII ('!' to '~'); the first record that breaks a
 rule stops the reading (only the wording of the messages comes from
-``seqalign_cli.io.validate``). The block reader must give the same records,
-numbers and error messages on every input.
+``seqalign_cli.io.validate``). With ``sam_names`` k, the names of records 1,
+1 + k, 1 + 2k, ... must also be what SAM's QNAME holds (at most 254 bytes of
+printable ASCII, not starting with '@'), checked before the letters. The
+block reader must give the same records, numbers and error messages on every
+input; ``rows`` holds the records read before an error.
 """
 
 from __future__ import annotations
 
 from seqalign_cli.errors import InputError
-from seqalign_cli.io.validate import letter_message, record_label, shown_char
+from seqalign_cli.io.validate import letter_message, record_label, sam_name_message, shown_char
 
 #: the letters a sequence may hold
 NUCLEOTIDES = set(b"ACGTUNRYSWKMBDHVXacgtunryswkmbdhvx")
+#: the longest read name SAM holds, in bytes
+QNAME_MAX = 254
 
 Row = tuple[str, bytes, "bytes | None", int]
 
@@ -66,18 +71,24 @@ def _joined(lines: list[bytes], start: int, stop: int) -> bytes:
 
 
 class ReferenceReader:
-    def __init__(self, data: bytes, path: str = "f"):
+    def __init__(self, data: bytes, path: str = "f", sam_names: int = 0):
         self.data = data
         self.path = path
+        self.sam_names = sam_names
         self.count = 0
+        #: the records read so far (all of them once ``records`` returns; those before its error)
+        self.rows: list[Row] = []
 
     def _error(self, message: str, name: str | None = None) -> InputError:
         number = self.count + 1
-        record = number if name is None else f"{number} ({name})"
+        record = number if name is None else record_label(number, name)
         return InputError(message, path=self.path, record=record)
 
     def _check(self, name: str, seq: bytes, qual: bytes | None, fasta: bool):
-        """The rules on the letters and qualities of the record just counted (``self.count``)."""
+        """The rules on the name, letters and qualities of the record just counted (``self.count``)."""
+        if self.sam_names and (self.count - 1) % self.sam_names == 0:
+            if len(name.encode()) > QNAME_MAX or name[:1] == "@" or any(not 33 <= ord(ch) <= 126 for ch in name):
+                raise InputError(sam_name_message(name), path=self.path, record=record_label(self.count, name))
         for i, c in enumerate(seq):
             if c not in NUCLEOTIDES:
                 raise InputError(letter_message(c, i + 1, fasta), path=self.path,
@@ -111,7 +122,7 @@ class ReferenceReader:
 
     def _fasta(self, text: bytes) -> list[Row]:
         """``text`` starts with '>'; every newline + '>' starts another record."""
-        rows: list[Row] = []
+        rows = self.rows
         for chunk in text[1:].split(b"\n>"):
             head, _, body = chunk.partition(b"\n")
             name = self._name(b">" + head)
@@ -123,7 +134,7 @@ class ReferenceReader:
 
     def _fastq(self, lines: list[bytes], at: int) -> list[Row]:
         """Records from the header at ``lines[at]``; ``at`` moves past each record in turn."""
-        rows: list[Row] = []
+        rows = self.rows
         while at < len(lines):
             header = lines[at]
             if _blank(header):  # between records

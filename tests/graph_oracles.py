@@ -31,8 +31,8 @@ engine, by ``best_over_paths``, to score a read against each spelled path.
 Letters: A C G T (either case, U = T) are codes 0-3, anything else is N
 (code 4). A pair with an N scores ``-n_penalty``; a match ``+match``; a
 mismatch ``-mismatch``; a gap of length k costs ``gap_open + k * gap_extend``.
-The reverse complement maps A C G T to T G C A (case kept) and leaves any
-other letter as it is.
+The reverse complement maps A C G T to T G C A and U (a T) to A (case kept)
+and leaves any other letter as it is.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ for _i, _c in enumerate("ACGT"):
     _CODES[ord(_c.lower())] = _i
 _CODES[ord("U")] = _CODES[ord("u")] = 3
 
-_COMPLEMENT = str.maketrans("ACGTacgt", "TGCAtgca")
+_COMPLEMENT = str.maketrans("ACGTUacgtu", "TGCAAtgcaa")
 
 
 def encode(seq: str) -> list[int]:
@@ -72,7 +72,7 @@ def encode(seq: str) -> list[int]:
 
 
 def revcomp(seq: str) -> str:
-    """Reverse complement (A C G T -> T G C A, case kept, any other letter unchanged)."""
+    """Reverse complement (A C G T -> T G C A, U -> A, case kept, any other letter unchanged)."""
     return seq.translate(_COMPLEMENT)[::-1]
 
 

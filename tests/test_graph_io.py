@@ -38,7 +38,7 @@ CACTUS = DATA / "cactus-BRCA2.gfa"
 CACTUS_READS = DATA / "cactus-BRCA2.fastq"
 ACYCLIC = [TINY, GA, X, CACTUS]
 
-_RC = str.maketrans("ACGTacgt", "TGCAtgca")
+_RC = str.maketrans("ACGTUacgtu", "TGCAAtgcaa")  # U counts as T
 
 
 def revcomp(s: str) -> str:
@@ -319,8 +319,8 @@ def test_graphaligner_bubble():
 def test_reverse_complement_spelling_and_complement_edges(tmp_path):
     f = write(tmp_path / "o.gfa", "S\ta\tACGTNRUacgt\nS\tb\tggc\nL\ta\t+\tb\t-\t0M\n")
     g = load_graph(str(f))
-    # other letters map to themselves, case kept: U stays U (code 3), R stays R (code 4)
-    assert spelled(g, 1).tolist() == encode(revcomp("ACGTNRUacgt")).tolist() == [0, 1, 2, 3, 3, 4, 4, 0, 1, 2, 3]
+    # U (a T) complements to A (code 0); other letters map to themselves, case kept: R stays R (code 4)
+    assert spelled(g, 1).tolist() == encode(revcomp("ACGTNRUacgt")).tolist() == [0, 1, 2, 3, 0, 4, 4, 0, 1, 2, 3]
     assert revcomp("ggc") == "gcc" and spelled(g, 3).tolist() == encode("gcc").tolist()
     assert g.node_name(1) == "<a" and g.node_name(3) == "<b"
     # the link >a -> <b and its complement >b -> <a

@@ -76,7 +76,8 @@ def test_minus_minus_link_is_the_same_edge_forward():
 
 
 def test_reverse_complement_keeps_case_and_other_letters():
-    assert revcomp("ACGTacgtNRU") == "URNacgtACGT"
+    assert revcomp("ACGTacgtNRU") == "ARNacgtACGT"  # U counts as T: its complement is A
+    assert revcomp("u") == "a"
     g = orient("S\tx\taCgN\n")
     assert g.order == [0, 1] and g.bases == "aCgNNcGt"
 

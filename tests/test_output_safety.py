@@ -289,15 +289,16 @@ def test_malformed_input_leaves_an_existing_output_untouched(tmp_path):
 
 @pytest.fixture(scope="module")
 def long_pair(tmp_path_factory):
-    """A 40 kb pair (about 1 % substitutions): several seconds of one compiled call on a CPU."""
+    """Twelve 40 kb pairs (about 1 % substitutions): each at least a fraction of a second of one compiled
+    call on a CPU, many seconds in all (the runs below take one pair a chunk)."""
     folder = tmp_path_factory.mktemp("long")
     rng = random.Random(3)
     a = "".join(rng.choice("ACGT") for _ in range(40_000))
     b = list(a)
     for i in range(0, len(b), 97):
         b[i] = rng.choice("ACGT")
-    (folder / "q.fa").write_text(f">q\n{a}\n")
-    (folder / "t.fa").write_text(f">t\n{''.join(b)}\n")
+    (folder / "q.fa").write_text(f">q\n{a}\n" * 12)
+    (folder / "t.fa").write_text(f">t\n{''.join(b)}\n" * 12)
     return folder / "q.fa", folder / "t.fa"
 
 

@@ -79,14 +79,14 @@ def bulk_sam(chunk, res, cigar_m=False) -> bytes:
     q = chunk.q
     qual = q.qual if q.qual is not None else S._NO_QUAL
     return format_sam(q.view(), qual, q.qual is not None, chunk.t.view(), res.view(), res.cigar.view(),
-                      CIGAR_LETTERS, cigar_m, S.SEQ_LETTERS, S.QUAL_LETTERS, S.REF_LETTERS).tobytes()
+                      CIGAR_LETTERS, cigar_m, S.SEQ_LETTERS, S.QUAL_LETTERS, S.REF_LETTERS, S.NO_TAGS).tobytes()
 
 
 def bulk_bam(chunk, res, ids, cigar_m=False) -> bytes:
     q = chunk.q
     qual = q.qual if q.qual is not None else S._NO_QUAL
     return encode_bam(q.view(), qual, q.qual is not None, chunk.t.view(), res.view(), res.cigar.view(), cigar_m,
-                      ids, S.NT16, S.QUAL_VALUES, S.REF_LETTERS).tobytes()
+                      ids, S.NT16, S.QUAL_VALUES, S.REF_LETTERS, S.NO_TAGS).tobytes()
 
 
 def aligned(chunks, mode: str):

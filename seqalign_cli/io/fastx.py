@@ -16,22 +16,29 @@ FASTQ takes a fast path for the usual four-line records; at the first record
 it cannot take (multi-line FASTQ, or anything malformed) the rest of the file
 goes through the line parser, which gives the exact error. Iterating a
 reader yields ``Record`` objects.
+
+A reader counts the bytes it has consumed of its file (``consumed``, the
+compressed bytes for gzip) against the file's ``size`` where it is a regular
+file, and tells the progress bar when it opens one (``progress.opened``).
 """
 
 from __future__ import annotations
 
 import gzip
 import io
+import os
+import stat
 import sys
 import zlib
 from typing import BinaryIO, Iterator
 
 import numpy as np
 
+from .. import progress
 from ..errors import InputError, UsageError
 from .block import Record, RecordBlock
 from .parse import FQ_OTHER, parse_fasta, parse_fastq
-from .validate import check_block
+from .validate import check_block, record_label
 
 __all__ = ["FastxReader", "Record", "RecordBlock", "display_name", "open_binary"]
 
@@ -49,6 +56,12 @@ def display_name(path: str) -> str:
 
 def open_binary(path: str) -> BinaryIO:
     """Open a file or stdin for reading, decompressing gzip/bgzip if present."""
+    return open_source(path)[0]
+
+
+def open_source(path: str) -> tuple[BinaryIO, "_Prefixed"]:
+    """``open_binary``'s stream, and the raw input under it: its bytes ``consumed`` so far (compressed bytes
+    for gzip) and its ``size`` (None for stdin and what is not a regular file)."""
     if path == "-":
         raw = sys.stdin.buffer
     else:
@@ -66,24 +79,44 @@ def open_binary(path: str) -> BinaryIO:
         if not more:
             break
         head += more
-    stream = io.BufferedReader(_Prefixed(head, raw, path != "-"), buffer_size=1 << 20)
+    source = _Prefixed(head, raw, path != "-")
+    source.size = _regular_size(raw) if path != "-" else None
+    stream = io.BufferedReader(source, buffer_size=1 << 20)
     if head == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=stream, mode="rb")
-    return stream
+        return gzip.GzipFile(fileobj=stream, mode="rb"), source
+    return stream, source
+
+
+def _regular_size(raw) -> int | None:
+    """The size of an open regular file, None for anything else (a FIFO, a device)."""
+    try:
+        st = os.fstat(raw.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
 
 
 class _Prefixed(io.RawIOBase):
-    """A raw stream that yields ``head`` (already read) before the rest of ``raw``."""
+    """A raw stream that yields ``head`` (already read) before the rest of ``raw``; ``consumed``: the bytes
+    it has given (read by the progress bar from another thread: one integer, no lock)."""
 
     def __init__(self, head: bytes, raw, owns: bool):
         self.head = head
         self.raw = raw
         self.owns = owns
+        self.consumed = 0
+        #: the bytes of ``raw`` where it is a regular file (``open_source``), else None
+        self.size: int | None = None
 
     def readable(self):
         return True
 
     def readinto(self, buf):
+        n = self._readinto(buf)
+        self.consumed += n or 0
+        return n
+
+    def _readinto(self, buf):
         if self.head:
             n = min(len(buf), len(self.head))
             buf[:n] = self.head[:n]
@@ -146,18 +179,40 @@ class _Input:
             self.buf[:rest] = self.buf[k:self.filled].copy()
         self.filled = rest
 
+def _skipped(fh, reader: "FastxReader"):
+    """``fh`` from its record ``reader.skip`` on (``shard.skip_records``); ``reader.count``: those passed over."""
+    from .shard import skip_records
+
+    fh, reader.count = skip_records(fh, reader.skip)
+    return fh
+
+
 class FastxReader:
     """The records of one FASTA or FASTQ file, as blocks (``blocks()``) or one by one."""
 
-    def __init__(self, path: str, sam_names: int = 0):
+    def __init__(self, path: str, sam_names: int = 0, skip: int = 0):
         self.path = path
         self.name = display_name(path)
-        #: records read so far
-        self.count = 0
+        #: records passed over unparsed before the first block (``shard.skip_records``; a part of a run)
+        self.skip = skip
+        #: records read so far (the skipped ones count: records keep their numbers in the file)
+        self.count = skip
         #: names checked against SAM's rules: 0 none, k records 1, 1 + k, 1 + 2k, ... (``validate``)
         self.sam_names = sam_names
         #: whether the input is FASTA (known once its first record is seen)
         self.fasta = False
+        #: the raw input once open (``open_source``): what ``consumed`` and ``size`` read
+        self.source = None
+
+    @property
+    def consumed(self) -> int:
+        """Bytes of the file consumed so far (compressed bytes for gzip; read ahead of the records a little)."""
+        return self.source.consumed if self.source is not None else 0
+
+    @property
+    def size(self) -> int | None:
+        """Bytes of the file, None for stdin and what is not a regular file (also before it is opened)."""
+        return self.source.size if self.source is not None else None
 
     def __iter__(self) -> Iterator[Record]:
         for block in self.blocks():
@@ -165,9 +220,10 @@ class FastxReader:
 
     def blocks(self) -> Iterator[RecordBlock]:
         """The records in blocks of a few thousand or more, in file order (no empty blocks)."""
-        fh = open_binary(self.path)
+        fh, self.source = open_source(self.path)
+        progress.opened(self)
         try:
-            for block in self._blocks(fh):
+            for block in self._blocks(_skipped(fh, self) if self.skip else fh):
                 check_block(block, self.name, self.fasta, self.sam_names)
                 yield block
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -177,7 +233,7 @@ class FastxReader:
             fh.close()
 
     def _error(self, message: str, name: str | None = None):
-        record = self.count + 1 if name is None else f"{self.count + 1} ({name})"
+        record = self.count + 1 if name is None else record_label(self.count + 1, name)
         return InputError(message, path=self.name, record=record)
 
     def _blocks(self, fh) -> Iterator[RecordBlock]:

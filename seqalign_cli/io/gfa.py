@@ -10,7 +10,7 @@ one-line ``InputError`` naming the file and, where one is to blame, the line.
 Preparation (``load_graph``):
 
 * oriented nodes: node id = 2*segment + rev (rev 1: the reverse complement,
-  A C G T <-> T G C A, other letters unchanged, case kept); a link gives the
+  A C G T <-> T G C A and U -> A, other letters unchanged, case kept); a link gives the
   edge (a,oa)->(b,ob) and its complement (b,!ob)->(a,!oa); with
   ``forward_only`` only the forward nodes and the edges between two of them;
 * the nodes in topological order (Kahn, the smallest ready node id first);
@@ -41,12 +41,12 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..jit import nb
 from .encode import encode_all
-from .validate import first_bad_letter, letter_message
+from .validate import first_bad_letter, letter_message, shown_name
 
 __all__ = ["Graph", "GfaText", "build_graph", "load_graph", "parse_gfa"]
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
-_COMPLEMENT = bytes.maketrans(b"ACGTacgt", b"TGCAtgca")
+_COMPLEMENT = bytes.maketrans(b"ACGTUacgtu", b"TGCAAtgcaa")  # U counts as T
 #: bases a graph may hold (base and predecessor indices are int32)
 MAX_BASES = (1 << 31) - 2
 
@@ -155,8 +155,8 @@ class GfaText:
 
 
 def _shown(b: bytes) -> str:
-    text = b.decode("utf-8", "replace")
-    return text if len(text) <= 40 else text[:37] + "..."
+    """A name in a message: escaped where not printable (one line), shortened past 40 characters."""
+    return shown_name(b.decode("utf-8", "replace"))
 
 
 def parse_gfa(data: bytes, shown: str) -> GfaText:
@@ -499,7 +499,7 @@ def _cycle_error(text: GfaText, alive: np.ndarray, out_off, out_adj, in_off, in_
     edges = in_edge[in_off[x]:in_off[x + 1]]
     inside = edges[comp[eu[edges]] == comp[x]]  # links into x from its own component: on a cycle
     line = int(eline[inside].min())
-    name = text.names[x >> 1].decode("utf-8", "replace")
+    name = _shown(text.names[x >> 1])
     return InputError(f"cycle through segment {name}: the oriented graph must be acyclic "
                       f"(a link on the cycle is on this line)", path=text.path, line=line)
 

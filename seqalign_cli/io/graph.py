@@ -5,7 +5,8 @@ read, then yields the reads of the READS file in input order, ``size`` at a
 time. A chunk holds one record block and the graph; its ``batch()`` is a
 ``GraphBatch``: the codes of the reads, flat, with offsets, and the graph
 they are aligned to (shared by every batch of a run, never copied).
-One of GRAPH and READS may be '-' (stdin), not both.
+One of GRAPH and READS may be '-' (stdin), not both; with ``--shard`` (a
+part of the reads, ``shard.py``) READS must be a file.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .fastx import FastxReader
 from .gfa import Graph, load_graph
 from .inputs import GraphInputs
 from .pairs import _Records, _require_records
+from .shard import at_end, plan, records, require_file
 
 
 @dataclass
@@ -86,20 +88,25 @@ def make_graph_batch(graph: Graph, reads: list[bytes]) -> GraphBatch:
     return GraphBatch(codes, offs, graph)
 
 
-def _chunks(inputs: GraphInputs, size: int) -> Iterator[GraphChunk]:
+def _chunks(inputs: GraphInputs, size: int, shard) -> Iterator[GraphChunk]:
     graph = load_graph(inputs.graph, inputs.forward_only)
-    reader = FastxReader(inputs.reads)
-    records = _Records(reader)
+    part = plan(shard, inputs.reads)
+    skip, limit = records(part)
+    reader = FastxReader(inputs.reads, skip=skip)
+    held = _Records(reader, limit)
     while True:
-        block = records.take(size)
+        block = held.take(size)
         if not len(block):
             break
         yield GraphChunk(block, graph)
-    _require_records(reader, reader.count)
+    if at_end(part):
+        _require_records(reader, reader.count)
 
 
-def graph_chunks(inputs: GraphInputs, size: int) -> Iterator[GraphChunk]:
-    """The reads of a run against its graph, in input order, in chunks of ``size``."""
+def graph_chunks(inputs: GraphInputs, size: int, shard: tuple[int, int] | None = None) -> Iterator[GraphChunk]:
+    """The reads of a run against its graph, in input order, in chunks of ``size``; ``shard`` (K, N): the
+    K-th of N parts of the reads (``shard.py``; the graph is read whole by every part)."""
     if inputs.graph == "-" and inputs.reads == "-":
         raise UsageError("GRAPH and READS cannot both be '-' (stdin): give one of them as a file")
-    return _chunks(inputs, size)
+    require_file(shard, inputs.reads, "READS")
+    return _chunks(inputs, size, shard)

@@ -20,11 +20,19 @@ class PairInputs:
     #: the scoring (``config.Scoring``) when the output is SAM/BAM, else None: the reader then holds the
     #: queries' names to SAM's rules and every pair's score bound to the 32-bit integers SAM/BAM store
     sam_scoring: object = None
+    #: "forward", or "both": each query's reverse complement is aligned too and the better kept
+    strand: str = "forward"
 
     @property
     def files(self) -> tuple[str, ...]:
         """The files read (``-o`` may name none of them); ``pairing`` is not one."""
         return tuple(p for p in (self.query, self.target, self.pairs_file) if p is not None)
+
+    @property
+    def main_file(self) -> str | None:
+        """The file whose reading paces the run (the progress bar's fraction): the queries; none for
+        ``--pairs``, whose queries are read whole first."""
+        return None if self.pairing == "pairs" else self.query
 
     @property
     def reference(self) -> str:
@@ -40,6 +48,11 @@ class TripletInputs:
     paths: tuple[str, ...]
     interleaved: bool = False
 
+    @property
+    def main_file(self) -> str:
+        """The file whose reading paces the run (the progress bar's fraction): the first."""
+        return self.paths[0]
+
 
 @dataclass(frozen=True)
 class GraphInputs:
@@ -53,3 +66,8 @@ class GraphInputs:
     def files(self) -> tuple[str, ...]:
         """The files read (``-o`` may name none of them)."""
         return (self.graph, self.reads)
+
+    @property
+    def main_file(self) -> str:
+        """The file whose reading paces the run (the progress bar's fraction): the reads."""
+        return self.reads

@@ -13,7 +13,9 @@ Pairing works on record blocks and index arrays (no object per record):
   (gzip that is not bgzip, lines of uneven length).
 
 An input without records is no error: the run writes an output without
-records, and one warning line says which file was empty. Where the output
+records, and one warning line says which file was empty. A part of a
+sharded run (``--shard``, ``shard.py``) reads only its range of the file
+that defines the units; a part left empty by a non-empty input says nothing. Where the output
 is SAM/BAM (``PairInputs.sam_scoring``), the queries' names are held to
 SAM's rules by the reader, and every pair's score bound to the 32-bit
 integers SAM and BAM store.
@@ -37,6 +39,8 @@ from ..errors import InputError, UsageError, warn
 from .block import Record, RecordBlock
 from .fastx import FastxReader, display_name, open_binary
 from .inputs import PairInputs
+from .mapping import best_strand, both_strands, primary_roles
+from .shard import at_end, plan, plan_lines, records, require_file
 from .validate import first_bad_letter, record_label, sam_name_error
 
 #: the largest score SAM's AS:i and BAM's 32-bit integer tags hold
@@ -49,11 +53,17 @@ class PairChunk:
 
     ``q`` and ``t`` are record blocks of equal length; ``queries`` and
     ``targets`` give them as ``Record`` lists for the writers that go record
-    by record (SAM/BAM).
+    by record (SAM/BAM). With ``both`` (``--strand both``) the batch holds
+    each pair twice, the query as read and reverse-complemented, and
+    ``finish`` keeps the better; ``per_query`` (``--cross``: the target
+    count) says that every ``per_query`` pairs are one query's records, of
+    which ``finish`` makes the best the primary (``io.mapping``).
     """
 
     q: RecordBlock
     t: RecordBlock
+    both: bool = False
+    per_query: int = 0
 
     def __len__(self) -> int:
         return len(self.q)
@@ -67,21 +77,36 @@ class PairChunk:
         return self.t.records()
 
     def batch(self) -> PairBatch:
-        """The encoded pairs a backend aligns."""
+        """The encoded pairs a backend aligns (2n with ``both``: the n pairs, then their reverse strands)."""
+        if self.both:
+            return both_strands(self.q, self.t)
         return PairBatch(self.q.codes(), self.q.seq_off, self.t.codes(), self.t.seq_off)
+
+    def finish(self, res):
+        """The results the writers see: each pair's better strand (``both``), each query's primary."""
+        if self.both:
+            res = best_strand(res, len(self))
+        if self.per_query:
+            res.role = primary_roles(res, self.t, self.per_query)
+        return res
 
 
 class _Records:
-    """The records of a reader, taken n at a time as one block each."""
+    """The records of a reader, taken n at a time as one block each; ``limit`` records at most in all
+    (a part of a sharded run, ``shard.Part.limit``), or every record (None)."""
 
-    def __init__(self, reader: FastxReader):
+    def __init__(self, reader: FastxReader, limit: int | None = None):
         self.reader = reader
         self.blocks = reader.blocks()
         self.parts: deque[RecordBlock] = deque()
         self.held = 0
+        self.limit = limit
 
     def take(self, n: int) -> RecordBlock:
-        """The next n records (fewer at the end of the file)."""
+        """The next n records (fewer at the end of the file, or of the limit)."""
+        if self.limit is not None:
+            n = min(n, self.limit)
+            self.limit -= n
         while self.held < n:
             block = next(self.blocks, None)
             if block is None:
@@ -103,8 +128,11 @@ class _Records:
         self.held -= got
         return RecordBlock.concat(out) if out else RecordBlock.empty()
 
-    def drain(self) -> int:
-        """Read to the end of the file, keeping nothing; returns the records that were left."""
+    def drain(self, whole: bool = False) -> int:
+        """Read to the end of the file (of the limit, unless ``whole``), keeping nothing; returns the records
+        that were left."""
+        if self.limit is not None and not whole:
+            return len(self.take(self.limit))
         left = self.held
         self.parts.clear()
         self.held = 0
@@ -126,16 +154,18 @@ def _require_records(reader: FastxReader, count: int):
         warn_if_empty(reader)
 
 
-def zip_chunks(query: str, target: str, size: int, sam_names: int = 0) -> Iterator[PairChunk]:
-    qr, tr = FastxReader(query, sam_names), FastxReader(target)
-    qs, ts = _Records(qr), _Records(tr)
+def zip_chunks(query: str, target: str, size: int, sam_names: int = 0, shard=None) -> Iterator[PairChunk]:
+    part = plan(shard, query)
+    skip, limit = records(part)
+    qr, tr = FastxReader(query, sam_names, skip), FastxReader(target, skip=skip)
+    qs, ts = _Records(qr, limit), _Records(tr, limit)
     while True:
         qb = qs.take(size)
         if not len(qb):
             break
         tb = ts.take(len(qb))
         if len(tb) < len(qb):
-            qs.drain()
+            qs.drain(whole=True)
             raise InputError(f"unequal record counts: {qr.count} queries in {qr.name} but "
                              f"{tr.count} targets in {tr.name}")
         yield PairChunk(qb, tb)
@@ -143,60 +173,66 @@ def zip_chunks(query: str, target: str, size: int, sam_names: int = 0) -> Iterat
     if rest:
         raise InputError(f"unequal record counts: {qr.count} queries in {qr.name} but "
                          f"{tr.count} targets in {tr.name}")
-    warn_if_empty(qr, tr)
+    if at_end(part):
+        warn_if_empty(qr, tr)
 
 
-def cross_chunks(query: str, target: str, size: int, sam_names: int = 0) -> Iterator[PairChunk]:
-    """Every query against every target, query-major; the targets are held in memory."""
+def cross_chunks(query: str, target: str, size: int, sam_names: int = 0, shard=None) -> Iterator[PairChunk]:
+    """Every query against every target, query-major; the targets are held in memory. A part of a sharded
+    run takes a part of the queries, against every target. A chunk holds whole queries (``size`` // targets
+    of them, at least one), each with all its targets."""
+    part = plan(shard, query)
+    skip, limit = records(part)
     tr = FastxReader(target)
     targets = RecordBlock.concat(list(tr.blocks()))
-    qs = _Records(FastxReader(query, sam_names))
+    qs = _Records(FastxReader(query, sam_names, skip), limit)
     nt = len(targets)
     if nt == 0:  # no pair: the queries are still read through (and checked)
         qs.drain()
-        warn_if_empty(qs.reader, tr)
+        warn_if_empty(*((qs.reader,) if at_end(part) else ()), tr)
         return
-    pending = RecordBlock.empty()  # queries not yet paired with every target
-    first = 0  # the target the first pending query is paired with next
+    # whole queries a chunk: a query's records stay together (its primary is chosen among them); one
+    # query with more targets than ``size`` is one chunk of its own
+    per_chunk = max(1, size // nt)
     while True:
-        want = -(-(first + size) // nt)  # queries that cover the next chunk
-        if len(pending) < want:
-            pending = RecordBlock.concat([pending, qs.take(want - len(pending))])
-        m = min(size, len(pending) * nt - first)
-        if m <= 0:
+        queries = qs.take(per_chunk)
+        if not len(queries):
             break
-        p = np.arange(first, first + m, dtype=np.int64)
-        yield PairChunk(pending.take(p // nt), targets.take(p % nt))
-        done, first = divmod(first + m, nt)
-        pending = pending.slice(done, len(pending))
-    warn_if_empty(qs.reader)
+        p = np.arange(len(queries) * nt, dtype=np.int64)
+        yield PairChunk(queries.take(p // nt), targets.take(p % nt), per_query=nt)
+    if at_end(part):
+        warn_if_empty(qs.reader)
 
 
-def interleaved(path: str, size: int, k: int, uneven, sam_names: int = 0) -> Iterator[tuple[RecordBlock, ...]]:
+def interleaved(path: str, size: int, k: int, uneven, sam_names: int = 0,
+                shard=None) -> Iterator[tuple[RecordBlock, ...]]:
     """Records k*t .. k*t + k - 1 of one file, ``size`` groups at a time, as k blocks.
 
     ``uneven(reader, block)``: the error when the record count is not a multiple of k.
-    ``sam_names``: see ``FastxReader``.
+    ``sam_names``: see ``FastxReader``. ``shard``: (K, N), the K-th part of the groups.
     """
-    reader = FastxReader(path, sam_names)
-    records = _Records(reader)
+    part = plan(shard, path, k)
+    skip, limit = records(part)
+    reader = FastxReader(path, sam_names, skip)
+    held = _Records(reader, limit)
     while True:
-        block = records.take(k * size)
+        block = held.take(k * size)
         if len(block) % k:
             raise uneven(reader, block)
         if not len(block):
             break
         idx = np.arange(0, len(block), k, dtype=np.int64)
         yield tuple(block.take(idx + s) for s in range(k))
-    warn_if_empty(reader)
+    if at_end(part):
+        warn_if_empty(reader)
 
 
-def interleaved_chunks(query: str, size: int, sam_names: int = 0) -> Iterator[PairChunk]:
+def interleaved_chunks(query: str, size: int, sam_names: int = 0, shard=None) -> Iterator[PairChunk]:
     def uneven(qr, block):
         return InputError(f"odd number of records ({qr.count}) in an interleaved file: record "
                           f"{qr.count} ({block.name(len(block) - 1)}) has no partner", path=qr.name)
 
-    for q, t in interleaved(query, size, 2, uneven, 2 if sam_names else 0):  # the queries: records 1, 3, 5...
+    for q, t in interleaved(query, size, 2, uneven, 2 if sam_names else 0, shard):  # queries: records 1, 3, 5...
         yield PairChunk(q, t)
 
 
@@ -393,10 +429,11 @@ class _NotPlain(Exception):
 
 
 def file_chunks(pairs_file: str, query: str, target: str | None, size: int,
-                sam_names: int = 0) -> Iterator[PairChunk]:
+                sam_names: int = 0, shard=None) -> Iterator[PairChunk]:
     """The pairs listed in a pairs file; queries by name, targets (or regions) through the index.
 
-    ``sam_names``: the names of the queries listed are held to SAM's rules.
+    ``sam_names``: the names of the queries listed are held to SAM's rules. ``shard``: (K, N), the
+    K-th part of the pair lines (the lines before it are passed over unread, reading stops after it).
     """
     qr = FastxReader(query)
     blocks = []
@@ -417,6 +454,8 @@ def file_chunks(pairs_file: str, query: str, target: str | None, size: int,
         fh = open(pairs_file) if pairs_file != "-" else None  # noqa: SIM115
     except OSError as exc:
         raise UsageError(f"cannot open pairs file ({exc.strerror})", path=pairs_file) from None
+    part = plan_lines(shard, pairs_file)
+    first, last = (part.start, part.stop) if part is not None else (0, None)
     import sys
 
     def chunk(picked, targets):
@@ -433,6 +472,11 @@ def file_chunks(pairs_file: str, query: str, target: str | None, size: int,
         for lineno, line in enumerate(lines, 1):
             if not line.strip() or line.startswith("#"):
                 continue
+            n += 1
+            if n <= first:  # before the part
+                continue
+            if last is not None and n > last:  # after it
+                break
             fields = line.rstrip("\r\n").split("\t")
             where = f"{shown}: line {lineno}"
             if len(fields) < 2:
@@ -440,7 +484,6 @@ def file_chunks(pairs_file: str, query: str, target: str | None, size: int,
             k = index.get(fields[0])
             if k is None:
                 raise InputError(f"unknown query name {fields[0]!r} (not in {qr.name})", path=where)
-            n += 1
             picked.append(k)
             targets.append(fetcher.fetch(fields[1], where))
             if len(picked) >= size:
@@ -470,15 +513,29 @@ def _sam_bounds(chunks: Iterator[PairChunk], inputs: PairInputs) -> Iterator[Pai
         yield chunk
 
 
-def pair_chunks(inputs: PairInputs, size: int) -> Iterator[PairChunk]:
-    """The pairs of a run, in input order, in chunks of ``size``."""
+def pair_chunks(inputs: PairInputs, size: int, shard: tuple[int, int] | None = None) -> Iterator[PairChunk]:
+    """The pairs of a run, in input order, in chunks of ``size``; ``shard`` (K, N): the K-th of N parts
+    (``shard.py``) of the pairs (zip, interleaved), the queries (cross) or the pair lines (pairs file)."""
     sam = 1 if inputs.sam_scoring is not None else 0
     if inputs.pairing == "pairs":
-        chunks = file_chunks(inputs.pairs_file, inputs.query, inputs.target, size, sam)
+        require_file(shard, inputs.pairs_file, "the pairs file")
+        chunks = file_chunks(inputs.pairs_file, inputs.query, inputs.target, size, sam, shard)
     elif inputs.pairing == "interleaved":
-        chunks = interleaved_chunks(inputs.query, size, sam)
+        require_file(shard, inputs.query, "QUERY")
+        chunks = interleaved_chunks(inputs.query, size, sam, shard)
     elif inputs.pairing == "cross":
-        chunks = cross_chunks(inputs.query, inputs.target, size, sam)
+        require_file(shard, inputs.query, "QUERY")
+        chunks = cross_chunks(inputs.query, inputs.target, size, sam, shard)
     else:
-        chunks = zip_chunks(inputs.query, inputs.target, size, sam)
+        require_file(shard, inputs.query, "QUERY")
+        chunks = zip_chunks(inputs.query, inputs.target, size, sam, shard)
+    if inputs.strand == "both":
+        chunks = _both_strands(chunks)
     return chunks if not sam else _sam_bounds(chunks, inputs)
+
+
+def _both_strands(chunks: Iterator[PairChunk]) -> Iterator[PairChunk]:
+    """The chunks, each aligning its queries on both strands (``--strand both``)."""
+    for chunk in chunks:
+        chunk.both = True
+        yield chunk

@@ -5,6 +5,7 @@
 * interleaved: records 3t, 3t+1, 3t+2 of one file form triplet t.
 
 Inputs without records make a run without triplets (one warning line).
+``--shard`` takes a part of the triplets, counted in A (``shard.py``).
 
 A chunk holds three record blocks of equal length (``blocks``); its
 ``batch()`` is a ``TripletBatch``: the codes of the three sequences of every
@@ -23,6 +24,7 @@ from .block import RecordBlock
 from .fastx import FastxReader
 from .inputs import TripletInputs
 from .pairs import _Records, interleaved, warn_if_empty
+from .shard import at_end, plan, records, require_file
 
 
 @dataclass
@@ -90,40 +92,46 @@ def make_triplets(a: list[bytes], b: list[bytes], c: list[bytes]) -> TripletBatc
     return TripletBatch(tuple(codes), tuple(offs))
 
 
-def lockstep_chunks(paths: tuple[str, str, str], size: int) -> Iterator[TripletChunk]:
-    readers = [FastxReader(p) for p in paths]
-    records = [_Records(r) for r in readers]
+def lockstep_chunks(paths: tuple[str, str, str], size: int, shard=None) -> Iterator[TripletChunk]:
+    part = plan(shard, paths[0])
+    skip, limit = records(part)
+    readers = [FastxReader(p, skip=skip) for p in paths]
+    held = [_Records(r, limit) for r in readers]
 
     def mismatch():
-        for r in records:
-            r.drain()
+        for r in held:
+            r.drain(whole=True)
         counts = ", ".join(f"{r.count} in {r.name}" for r in readers)
         return InputError(f"unequal record counts: {counts}")
 
     while True:
-        first = records[0].take(size)
+        first = held[0].take(size)
         if not len(first):
             break
-        rest = [r.take(len(first)) for r in records[1:]]
+        rest = [r.take(len(first)) for r in held[1:]]
         if any(len(b) < len(first) for b in rest):
             raise mismatch()
         yield TripletChunk((first, *rest))
-    if any(r.drain() for r in records[1:]):
+    if any(r.drain() for r in held[1:]):
         raise mismatch()
-    warn_if_empty(*readers)
+    if at_end(part):
+        warn_if_empty(*readers)
 
 
-def interleaved_chunks(path: str, size: int) -> Iterator[TripletChunk]:
+def interleaved_chunks(path: str, size: int, shard=None) -> Iterator[TripletChunk]:
     def uneven(reader, block):
         return InputError(f"{reader.count} records in an interleaved triplet file: not a multiple of 3",
                           path=reader.name)
 
-    for blocks in interleaved(path, size, 3, uneven):
+    for blocks in interleaved(path, size, 3, uneven, shard=shard):
         yield TripletChunk(blocks)
 
 
-def triplet_chunks(inputs: TripletInputs, size: int) -> Iterator[TripletChunk]:
-    """The triplets of a run, in input order, in chunks of ``size``."""
+def triplet_chunks(inputs: TripletInputs, size: int,
+                   shard: tuple[int, int] | None = None) -> Iterator[TripletChunk]:
+    """The triplets of a run, in input order, in chunks of ``size``; ``shard`` (K, N): the K-th of N parts
+    of the triplets (``shard.py``), counted in A."""
+    require_file(shard, inputs.paths[0], "A")
     if inputs.interleaved:
-        return interleaved_chunks(inputs.paths[0], size)
-    return lockstep_chunks(inputs.paths, size)
+        return interleaved_chunks(inputs.paths[0], size, shard)
+    return lockstep_chunks(inputs.paths, size, shard)

@@ -51,6 +51,12 @@ class WriterContext:
     cigar_m: bool = False  # '=' and 'X' runs written as 'M'
     inputs: object = None  # the family's input description (a SAM writer names its reference file)
     threads: int = 1  # compression (BGZF) and formatting threads
+    #: whether the output begins the whole output: False for the parts after the first of a sharded run
+    #: (``--shard K/N``, K > 1), which leave out the leading text header (TSV '#', MAF '##maf') so that the
+    #: parts concatenate into the whole; SAM/BAM keep theirs (see ``sam.SamWriter``)
+    header: bool = True
+    #: the SAM ``@RG`` header line of ``-R`` (checked: ``readgroup.parse_read_group``), or None
+    read_group: str | None = None
 
 
 def register(family: str, fmt: str, ref: str | type):

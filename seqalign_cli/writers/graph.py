@@ -77,7 +77,7 @@ class _GraphWriter:
         self.traceback = ctx.traceback
         self.stream = ctx.out.open(threads=ctx.threads)
         self.header = b""
-        self.header_written = False
+        self.header_written = not ctx.header  # a later part of a sharded run: no header
         self._graph = None
         self._labels = None
         self._seg_len = None

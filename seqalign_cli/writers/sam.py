@@ -2,24 +2,33 @@
 
 Records: unaligned query ends are soft-clipped; tags AS:i (score), NM:i and
 MD:Z. A pair without aligned bases (empty alignment, empty query or target)
-is an unmapped record carrying AS:i. The records of a chunk are formatted in
-one compiled call (``formatting.format_sam``, ``formatting.encode_bam``) and
+is an unmapped record carrying AS:i. A pair aligned reverse-complemented
+(``--strand both``) has flag 16, its SEQ reverse-complemented and QUAL
+reversed (the read as it lies along the reference); with ``--cross`` every
+record but its query's primary has flag 256 (``io.mapping``), SEQ and QUAL
+kept, so that every record can be checked on its own (``samtools calmd``).
+With a read group (``-R``) its line goes to the header and every record
+ends with ``RG:Z:<ID>``. The records of a chunk are formatted in one
+compiled call (``formatting.format_sam``, ``formatting.encode_bam``) and
 written at once, in input order; BAM goes through BGZF (``bgzf.py``),
 deflated by ``threads`` threads (``WriterContext.threads``, 1 without it),
 and so does SAM to a ``.gz`` name.
 
 Header: ``@HD``, one ``@SQ`` per distinct non-empty target in input order
-(used by a mapped record or not, as aligners list every reference), ``@PG``
-with the full command line. It goes out first, so the references are read
-in a thread beside the run (``reference_batches``): the target file for zip
-and cross pairing, the even records of the interleaved file, the pairs file
-with the reference's ``.fai`` (or the reference itself) for ``--pairs``.
+(used by a mapped record or not, as aligners list every reference), the
+``@RG`` line of ``-R``, ``@PG`` with the full command line. It goes out
+first, so the references are read in a thread beside the run
+(``reference_batches``): the target file for zip and cross pairing, the
+even records of the interleaved file, the pairs file with the reference's ``.fai`` (or the reference itself) for ``--pairs``.
 The chunks that come before that read ends are held in a temporary file;
 then the header, the held records and every later chunk go out in order.
 Where the targets cannot be read twice (stdin, a pipe) every record is held
 and follows the header at the end of the run. The BAM reference ids are
 given in order of first appearance as the chunks come, which is the order
-the read found (checked).
+the read found (checked). Every part of a sharded run (``--shard``) writes
+the header; a part after the first waits for that read, and its records
+take the header's ids, so that the parts' headers are the whole run's
+(where the targets cannot be read twice, a part's header lists its own).
 
 Target names must be unique: the same name with two different sequences is
 an error, found before any record is written where the targets are read
@@ -28,6 +37,7 @@ first.
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import tempfile
@@ -39,9 +49,11 @@ import numpy as np
 from .. import __version__
 from ..errors import InputError
 from ..formatting import INT_WIDTH, encode_bam, format_sam, put_bytes, put_int, put_le
+from ..io.mapping import reverse_complement
 from ..jit import nb
 from ..results import CIGAR_LETTERS, Op
 from .bgzf import BgzfWriter
+from .readgroup import read_group_id
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
@@ -69,6 +81,8 @@ QUAL_VALUES = _table(lambda b: (int(QUAL_LETTERS[b]) - 33) & 0xFF)
 #: the longest query name BAM holds
 MAX_QNAME = 254
 _NO_QUAL = np.zeros(0, np.uint8)
+#: no tags after a record's own (no read group)
+NO_TAGS = np.zeros(0, np.uint8)
 
 
 def md_tag(ops, lens, target: bytes, tstart: int) -> str:
@@ -443,6 +457,11 @@ class SamWriter:
         self.out = ctx.out
         self.command_line = ctx.command_line.replace("\t", " ").replace("\n", " ")
         self.cigar_m = ctx.cigar_m
+        self.read_group = getattr(ctx, "read_group", None)  # the @RG line, checked by the command line
+        rg = read_group_id(self.read_group).encode() if self.read_group else None
+        #: the bytes every record ends with: its RG tag, as SAM text or BAM binary
+        self.tags = (np.frombuffer(b"RGZ" + rg + b"\0" if self.bam else b"\tRG:Z:" + rg, np.uint8).copy()
+                     if rg is not None else NO_TAGS)
         self.threads = max(1, int(getattr(ctx, "threads", 1) or 1))
         inputs = ctx.inputs
         self.target_file = getattr(inputs, "reference", None) or "target"
@@ -454,6 +473,8 @@ class SamWriter:
         self.spool = None  # the records held until the header can be written
         self.pool = None  # formats the parts of a chunk side by side (threads > 1)
         self.scan = None
+        #: a part after the first of a sharded run (``WriterContext.header`` False): see ``_start_part``
+        self.later_part = not getattr(ctx, "header", True)
         source = reference_batches(inputs)
         if source is not None:
             self.scan = threading.Thread(target=self._scan, args=(source,), name="seqalign-references", daemon=True)
@@ -484,7 +505,8 @@ class SamWriter:
     # -- output
 
     def header_text(self, refs: References) -> bytes:
-        return b"".join((b"@HD\tVN:1.6\tSO:unsorted\n", refs.sq_lines(),
+        rg = f"{self.read_group}\n".encode() if self.read_group else b""
+        return b"".join((b"@HD\tVN:1.6\tSO:unsorted\n", refs.sq_lines(), rg,
                          f"@PG\tPN:seqalign\tID:seqalign\tVN:{__version__}\tCL:{self.command_line}\n".encode()))
 
     def _start(self, refs: References):
@@ -515,8 +537,17 @@ class SamWriter:
                              "change during the run?)", path=self.target_file)
         return self.scanned
 
+    def _start_part(self):
+        """A later part of a sharded run: its targets do not start the file's, so the header (every
+        reference, read beside the run: the whole run's) is written first and the records take its ids;
+        a name it lacks is the error of ``_scanned``."""
+        self.refs = copy.deepcopy(self._scanned())
+        self._start(self.refs)
+
     def write(self, chunk, res):
         q, t = chunk.q, chunk.t
+        if self.later_part and self.sink is None and self.scan is not None:
+            self._start_part()
         known = self.refs.n
         # with a scan, the sequences of a name met again were compared there
         ids = self._register(self.refs, t.names, t.name_off, np.diff(t.seq_off), t.seq, t.seq_off, t.num,
@@ -525,6 +556,8 @@ class SamWriter:
             self._scanned(known)
         if self.bam:
             self._check_names(q)
+        if res.strand is not None and res.strand.any():
+            q = reverse_complement(q, res.strand)  # the reads as they lie along the references
         parts = self._records(q, t, res, ids)
         if self.sink is None and self.scan is not None and not self.scan.is_alive():
             self._start(self._scanned())
@@ -546,9 +579,9 @@ class SamWriter:
             qv, tv, rec, runs, part_ids = part
             if self.bam:
                 return encode_bam(qv, qual, has_qual, tv, rec, runs, self.cigar_m, part_ids, NT16, QUAL_VALUES,
-                                  REF_LETTERS)
+                                  REF_LETTERS, self.tags)
             return format_sam(qv, qual, has_qual, tv, rec, runs, CIGAR_LETTERS, self.cigar_m, SEQ_LETTERS,
-                              QUAL_LETTERS, REF_LETTERS)
+                              QUAL_LETTERS, REF_LETTERS, self.tags)
 
         if len(parts) == 1:
             return [one(parts[0])]

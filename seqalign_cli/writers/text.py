@@ -2,7 +2,8 @@
 
 A subclass names its row formatter (``rows(q, t, record, runs, letters,
 merge_m)`` over the views of ``formatting``) and an optional header line,
-which goes out with the first chunk (or at the close of a run without any).
+which goes out with the first chunk (or at the close of a run without any),
+unless the output is a later part of a sharded run (``WriterContext.header``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ class TextWriter:
         self.out = ctx.out
         self.cigar_m = ctx.cigar_m
         self.stream = ctx.out.open(threads=ctx.threads)
-        self.header_written = not self.header
+        self.header_written = not self.header or not ctx.header  # a later part of a sharded run: none
 
     def _header(self):
         if not self.header_written:

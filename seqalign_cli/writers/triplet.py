@@ -11,6 +11,9 @@ per sequence that takes part (name, start, size, +, source length, gapped
 text with the letters as read); a sequence with no residue in the
 alignment (an empty row) is left out, so an empty alignment is a block of
 its ``a`` line alone.
+
+The parts after the first of a sharded run (``WriterContext.header`` False)
+leave out the TSV and MAF headers: the parts concatenate into the whole.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ class TripletTsvWriter:
         self.out = ctx.out
         self.traceback = ctx.traceback
         self.stream = ctx.out.open(threads=ctx.threads)
-        self.header_written = False
+        self.header_written = not ctx.header  # a later part of a sharded run: none
 
     def _header(self):
         if not self.header_written:
@@ -53,7 +56,8 @@ class MafWriter:
     def __init__(self, ctx):
         self.out = ctx.out
         self.stream = ctx.out.open(threads=ctx.threads)
-        self.stream.write(b"##maf version=1 scoring=sum-of-pairs\n\n")
+        if ctx.header:  # not in a later part of a sharded run
+            self.stream.write(b"##maf version=1 scoring=sum-of-pairs\n\n")
 
     def write(self, chunk, res):
         blocks = tuple(block.view() for block in chunk.blocks)

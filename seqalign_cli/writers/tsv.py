@@ -10,14 +10,19 @@ Score only (``--score-only``): what was not computed is ``*``: the CIGAR,
 ``nm``, and the start coordinates the mode leaves free (the engine reports
 them as -1). ``put_int_or_star`` serves the score-only rows of every
 family's TSV.
+
+With ``--strand both`` (the inputs' ``strand``) a last column ``strand``
+holds ``+`` or ``-``; on a ``-`` row the query span and the CIGAR are those
+of the reverse-complemented query, as SAM's clips and CIGAR are.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..formatting import INT_WIDTH, TAB, format_tsv, put_int, put_int_or_star, put_record
+from ..formatting import INT_WIDTH, TAB, format_tsv, put_int, put_int_or_star, put_record, put_strand
 from ..jit import nb
+from ..results import CIGAR_LETTERS
 from .text import TextWriter
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
@@ -25,15 +30,18 @@ _STAR = 42
 NEWLINE = 10
 
 COLUMNS = ("qname", "qlen", "qstart", "qend", "tname", "tlen", "tstart", "tend", "score", "cigar", "nm")
+#: the column ``--strand both`` adds
+STRAND_COLUMN = "strand"
 
 
 @nb.njit(**_JIT)
-def format_tsv_score_only(q, t, rec):
-    """Score-only TSV rows: qname qlen qstart qend tname tlen tstart tend score * *; a start of -1 is '*'."""
+def format_tsv_score_only(q, t, rec, strand_column):
+    """Score-only TSV rows: qname qlen qstart qend tname tlen tstart tend score * * [strand]; a start of -1 is
+    '*'."""
     n = rec.score.shape[0]
     total = 0
     for p in range(n):
-        total += (q.name_off[p + 1] - q.name_off[p]) + (t.name_off[p + 1] - t.name_off[p]) + 8 * (INT_WIDTH + 1) + 8
+        total += (q.name_off[p + 1] - q.name_off[p]) + (t.name_off[p + 1] - t.name_off[p]) + 8 * (INT_WIDTH + 1) + 10
     buf = np.empty(total, np.uint8)
     pos = 0
     for p in range(n):
@@ -54,8 +62,11 @@ def format_tsv_score_only(q, t, rec):
         buf[pos + 1] = _STAR
         buf[pos + 2] = TAB
         buf[pos + 3] = _STAR
-        buf[pos + 4] = NEWLINE
-        pos += 5
+        pos += 4
+        if strand_column:
+            pos = put_strand(buf, pos, rec, p)
+        buf[pos] = NEWLINE
+        pos += 1
     return buf[:pos]
 
 
@@ -65,12 +76,17 @@ class TsvWriter(TextWriter):
     score_only = True
 
     def __init__(self, ctx):
+        self.strand_column = getattr(ctx.inputs, "strand", "forward") == "both"
+        if self.strand_column:
+            self.header = ("#" + "\t".join((*COLUMNS, STRAND_COLUMN)) + "\n").encode()
         super().__init__(ctx)
         self.traceback = ctx.traceback
 
     def write(self, chunk, res):
-        if self.traceback:
-            super().write(chunk, res)
-            return
         self._header()
-        self.stream.write(format_tsv_score_only(chunk.q.view(), chunk.t.view(), res.view()))
+        if self.traceback:
+            rows = format_tsv(chunk.q.view(), chunk.t.view(), res.view(), res.cigar.view(), CIGAR_LETTERS,
+                              self.cigar_m, self.strand_column)
+        else:
+            rows = format_tsv_score_only(chunk.q.view(), chunk.t.view(), res.view(), self.strand_column)
+        self.stream.write(rows)

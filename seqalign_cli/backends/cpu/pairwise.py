@@ -3,7 +3,8 @@
 ``CpuPairwise.align`` routes each pair: lane groups of float32 lanes, of
 float64 lanes where scores could pass 2**24, and the checkpointed route
 (one pair at a time, threads across pairs) where a traceback matrix would
-pass the budget.
+pass the budget. Long pairs (``long_pair.routed``) go through ``long_pair``,
+vectorised inside the pair.
 
 ``align_groups`` runs every group of a batch (numba, threads over groups):
 forward sweep, end cell, and, when asked, a full-matrix traceback. Pairs too
@@ -27,6 +28,7 @@ from ...errors import UsageError
 from ...results import Alignments
 
 from ...jit import nb
+from . import long_pair
 from .dp import GLOBAL, GLOCAL, LOCAL, ST_H, finish_ops, init_rows, neg_inf, sweep, trace, track_row
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
@@ -205,9 +207,10 @@ class CpuPairwise:
         if len(bound) and bound.max() >= FLOAT64_LIMIT:
             raise UsageError("scoring values too large: scores could exceed 2**53 and lose exactness")
         matrix_bytes = (qlen + 1) * (tlen + 1) * LANES
-        long = cfg.traceback & (matrix_bytes > cfg.matrix_budget)
+        inner = long_pair.routed(qlen, tlen, cfg, matrix_bytes > cfg.matrix_budget, LANES)
+        long = cfg.traceback & (matrix_bytes > cfg.matrix_budget) & ~inner
         nb.set_num_threads(self.threads)
-        for dtype, sel in ((np.float32, ~wide & ~long), (np.float64, wide & ~long)):
+        for dtype, sel in ((np.float32, ~wide & ~long & ~inner), (np.float64, wide & ~long & ~inner)):
             subset = np.flatnonzero(sel)
             if len(subset):
                 self._groups(batch, qlen, tlen, subset, dtype, cfg, out)
@@ -215,6 +218,9 @@ class CpuPairwise:
         if len(long_idx):
             with ThreadPoolExecutor(self.threads) as pool:
                 list(pool.map(lambda k: self._long(batch, int(k), bool(wide[k]), cfg, out), long_idx))
+        inner_idx = np.flatnonzero(inner)
+        if len(inner_idx):
+            long_pair.align_pairs(batch, inner_idx, cfg, self.threads, checkpoint_block, out)
         return out.finish(cfg)
 
     def _groups(self, batch, qlen, tlen, subset, dtype, cfg, out):

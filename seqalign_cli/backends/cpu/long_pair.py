@@ -1,0 +1,559 @@
+"""One long pair on the CPU, vectorised inside the pair along anti-diagonals (numba).
+
+The lane groups of ``pairwise.py`` vectorise across pairs: a lone long pair
+runs in one lane there (0.1-0.2 GCUPS). Here the cells of one anti-diagonal,
+which do not depend on each other, are the SIMD lanes: the diagonal's H, E
+and F are contiguous arrays indexed by query row, the target letters come
+from a reversed copy of the target, and LLVM vectorises the loop over them
+(``_cells``: 16 int32 or 32 int16 lanes in AVX-512). The recurrence, the
+direction bytes and the tie rule are those of ``dp.py``, in integers: int16
+where the pair's score bound leaves room for a sentinel below every value
+(``lane_dtype``), int32 otherwise; past int32 the pair stays on the float
+routes. Integers are exact, as the float lanes are, so every output is the
+same bit for bit.
+
+**Tiles.** ``_tile`` computes a rectangle from its top row (H, F) and left
+column (H, E) and leaves its bottom row and right column in the same arrays.
+One thread sweeps stripes of ``STRIPE`` rows across the whole target (the
+diagonals' arrays stay in the first-level cache). With threads the stripes
+are cut into tiles of ``TILE`` columns; thread s % threads takes stripe s,
+each tile once the stripe above has finished the tile above it.
+
+**End cell.** The sweep keeps column N and row M, and ``_end_cell`` replays
+``dp.track_row`` on them row by row. Local mode: each diagonal's largest
+value is a by-product of the loop; where it reaches the best so far its
+first cell is offered (``_offer``), so the best cell ends as the first best
+one in row-major order, the cell ``dp``'s row sweep keeps.
+
+**Traceback.** The forward pass keeps H and F of rows ``k * block``
+(checkpoints, as ``align_long``; stripes are a multiple of block). The walk
+recomputes one block at a time from its checkpoint, up to the walk's column,
+writing direction bytes along the diagonals; a strided view indexes them
+(row, column) as ``dp.trace`` reads a full matrix, and ``dp.trace`` and
+``dp.finish_ops`` do the rest, so the CIGAR is the existing one. Block
+>= ``MIN_BLOCK`` rows where its direction bytes fit the matrix budget.
+Threads recompute as many blocks at once (the walk only moves left, so the
+blocks above are computed up to the present column).
+
+**Measurements** (a shared, busy 2-core AMD EPYC with AVX-512; pairs with 5 %
+substitutions and 1 % deletions; global; one thread; CPU seconds).
+Approach: on a 10 kb pair, a first anti-diagonal loop ran at 3.1 GCUPS in
+int32, where parasail's own 32-bit kernels ran at 1.2 (diagonal), 1.9
+(striped) and 2.8 (scan): striped lost to its lazy-F corrections, scan
+needs lane shifts numba does not express; anti-diagonal it is. The route
+now: 5.3 GCUPS int16 (2 kb), 3.5-3.9 int32 (4-10 kb), about 1.5-2x slower
+with traceback (forward pass plus walk).
+Routing (``routed``), score only: 64 pairs filling a lane group run at
+2.5 GCUPS (100 bp), 4.1 (400 bp), 5.0 (1 kb), 4.4 (2 kb), 4.5 (4 kb); the
+same pairs through this route at 0.2, 2.3, 4.2, 5.3 and 3.5; one pair alone
+in its group at 0.1-0.2 at every length, through this route 0.5 (200 bp),
+1.4 (400 bp), 4.1 (1 kb). So pairs of ``LONG_MIN_LEN`` (500) bases or more
+on both sides take this route when the batch holds fewer than a lane
+group's worth of them (the groups run underfilled), and stay in the groups
+otherwise. With traceback, pairs past the matrix budget (``align_long``,
+0.04-0.07 GCUPS) always take it (1.5-1.8 GCUPS at 1 kb).
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ...config import AlignConfig
+from ...jit import nb
+from .dp import GLOBAL, LOCAL, SEMI, ST_H, finish_ops, left_value, top_value, trace
+
+_JIT = dict(nogil=True, cache=True, boundscheck=False)
+
+#: pairs this long (both sides) take this route when too few to fill a lane group
+LONG_MIN_LEN = 500
+#: rows of a stripe in int32 lanes (twice as many in int16): a diagonal's arrays stay in the first-level cache
+STRIPE = 1024
+#: tile width for threads (columns)
+TILE = 4096
+#: rows between checkpoints at least (budget allowing): shorter blocks make the walk's diagonals short
+MIN_BLOCK = 512
+#: threads inside a pair only from this many cells on
+THREAD_MIN_CELLS = 1 << 24
+
+# the scoring parameters in the lane dtype, by position in ``par``
+P_MATCH, P_MISMATCH, P_N, P_OPEN_EXT, P_EXT, P_NEG, P_OPEN = range(7)
+
+
+def lane_dtype(scoring, qlen: int, tlen: int):
+    """int16 or int32 where every value of the pair's DP and the sentinel below them fit, else None.
+
+    Values lie in [-bound - open - extend, bound] (``Scoring.score_bound``: H;
+    E and F lie at most ``open + extend`` below an H); the sentinel that
+    stands for minus infinity is one below, and one extension below that.
+    """
+    bound = scoring.score_bound(qlen, tlen)
+    need = bound + 2 * (scoring.gap_open + scoring.gap_extend) + 2
+    for dtype in (np.int16, np.int32):
+        if need < np.iinfo(dtype).max:
+            return dtype
+    return None
+
+
+def lane_params(scoring, qlen: int, tlen: int, dtype) -> np.ndarray:
+    """``par``: match, -mismatch, -n_penalty, open+extend, extend, sentinel, open in ``dtype``."""
+    s = scoring
+    neg = -(s.score_bound(qlen, tlen) + s.gap_open + s.gap_extend + 1)
+    return np.array([s.match, -s.mismatch, -s.n_penalty, s.gap_open + s.gap_extend, s.gap_extend, neg,
+                     s.gap_open], dtype)
+
+
+@nb.njit(**_JIT)
+def _cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, par, floor, dirs, do, track):
+    """The n cells of one diagonal from tile row lo; the diagonal arrays are indexed by tile row.
+
+    q[qo + k], trev[to + k]: the letters of the k-th cell. Hm2: H two
+    diagonals back (the diagonal neighbour at row - 1); Hm1, Fm1: the
+    previous diagonal (the cell above at row - 1, the cell to the left at
+    row); E: by row, the left neighbour's on entry, the cell's on exit; H0,
+    F0: the cells. dirs (or None): direction bytes from dirs[do]. Returns
+    the diagonal's largest H where track is not None.
+    Offsets are unsigned, so that indexing needs no wraparound test and the
+    loop vectorises.
+    """
+    T = H0.dtype.type
+    mtc = par[P_MATCH]
+    mis = par[P_MISMATCH]
+    npn = par[P_N]
+    goe = par[P_OPEN_EXT]
+    ge = par[P_EXT]
+    u = np.uint64(lo)
+    v = u - np.uint64(1)
+    qo = np.uint64(qo)
+    to = np.uint64(to)
+    do = np.uint64(do)
+    top = floor
+    for k in range(np.uint64(n)):
+        a = q[qo + k]
+        b = trev[to + k]
+        s = mtc if a == b else mis
+        s = npn if (a | b) > 3 else s
+        diag = T(Hm2[v + k] + s)
+        f_open = T(Hm1[v + k] - goe)
+        f_ext = T(Fm1[v + k] - ge)
+        f = f_open if f_open >= f_ext else f_ext
+        e_open = T(Hm1[u + k] - goe)
+        e_ext = T(E[u + k] - ge)
+        e = e_open if e_open >= e_ext else e_ext
+        h = diag if diag >= f else f
+        h2e = e if e >= floor else floor
+        h = h if h >= h2e else h2e
+        if dirs is not None:
+            src = np.uint8(0) if h == diag else (np.uint8(1) if h == f else np.uint8(2))
+            src = np.uint8(3) if h == floor else src  # local mode's stop (never equal otherwise)
+            src += np.uint8(4) if e_ext > e_open else np.uint8(0)
+            src += np.uint8(8) if f_ext > f_open else np.uint8(0)
+            dirs[do + k] = src
+        if track is not None:
+            top = h if h > top else top
+        H0[u + k] = h
+        F0[u + k] = f
+        E[u + k] = e
+    return top
+
+
+@nb.njit(**_JIT)
+def _offer(H0, lo, top, r0, cdiag, best):
+    """Local mode: the diagonal's first cell (from row lo of H0) holding its largest value ``top`` (> 0)
+    replaces best (score, i, j) if it scores more, or as much at a smaller (i, j); so best ends as the
+    first best cell in row-major order, the one ``dp``'s row sweep picks. cdiag: row plus column on the diagonal."""
+    a = lo
+    while H0[a] != top:
+        a += 1
+    i = r0 + a
+    j = cdiag - a
+    if top > best[0] or i < best[1] or (i == best[1] and j < best[2]):
+        best[0] = top
+        best[1] = i
+        best[2] = j
+
+
+@nb.njit(**_JIT)
+def _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, dirs, best, marks):
+    """Rows r0+1 .. r0+R and columns c0+1 .. c0+C of one pair, one anti-diagonal at a time.
+
+    q: query codes; trev: target codes reversed. rowH/rowF (C+1): H and F of
+    row r0 at columns c0 .. c0+C on entry, of row r0+R on exit (index 0 is
+    neither read nor written). colH/colE (R+1): H and E of column c0 at rows
+    r0 .. r0+R on entry (colE[0] unused), of column c0+C on exit. work: (5,
+    R+1) scratch of the lane dtype. dirs: None, or the direction bytes of
+    the tile, cell (a, b) (1-based in the tile) at ``(a+b-1)*R + a-1``.
+    best: None, or (local mode) the best cell so far (score, i, j), updated
+    with the tile's cells (``_offer``). marks: None, or
+    (Hc, Fc, step, first): H and F of tile rows step, 2*step ... below R go to
+    rows first, first+1 ... of Hc/Fc at columns c0 .. (checkpoints).
+    """
+    N = trev.shape[0]
+    T = work.dtype.type
+    floor = T(0) if mode == LOCAL else par[P_NEG]
+    Hm2 = work[0]
+    Hm1 = work[1]
+    H0 = work[2]
+    Fm1 = work[3]
+    F0 = work[4]
+    # E by row, updated in place: E[a] holds E(a, 0) (the left column) until
+    # the cell (a, 1) replaces it, and E(a, C) (the right column) at the end
+    E = colE
+    Hm1[0] = colH[0]  # diagonal 0: the corner
+    if C > 0:
+        colH[0] = rowH[C]
+    for e in range(1, R + C + 1):
+        if e <= C:  # top border cell (0, e)
+            H0[0] = rowH[e]
+            F0[0] = rowF[e]
+        if e <= R:  # left border cell (e, 0)
+            H0[e] = colH[e]
+        lo = max(1, e - C)
+        hi = min(R, e - 1)
+        if hi >= lo:
+            # the cell in tile row a: query letter q[r0 + a - 1], target letter trev[N - c0 - e + a]
+            top = _cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, hi - lo + 1, r0 + lo - 1, N - c0 - e + lo, par,
+                         floor, dirs, (e - 1) * R + lo - 1, best)
+            if best is not None and top > 0 and top >= best[0]:
+                _offer(H0, lo, top, r0, c0 + e, best)
+            if e - R >= 1:  # bottom row cell (R, e - R)
+                rowH[e - R] = H0[R]
+                rowF[e - R] = F0[R]
+            if e - C >= 1:  # right column cell (e - C, C)
+                colH[e - C] = H0[e - C]
+            if marks is not None:
+                Hc, Fc, step, first = marks
+                a = (lo + step - 1) // step * step
+                while a <= hi and a < R:
+                    Hc[first + a // step - 1, c0 + e - a] = H0[a]
+                    Fc[first + a // step - 1, c0 + e - a] = F0[a]
+                    a += step
+        tmp = Hm2
+        Hm2 = Hm1
+        Hm1 = H0
+        H0 = tmp
+        tmp = Fm1
+        Fm1 = F0
+        F0 = tmp
+
+
+@nb.njit(**_JIT)
+def _left_column(mode, par, r0, R, colH, colE):
+    """colH/colE: H and E of column 0 at rows r0 .. r0+R (the left border)."""
+    T = colH.dtype.type
+    for a in range(R + 1):
+        colH[a] = T(left_value(mode, r0 + a, par[P_OPEN], par[P_EXT]))
+        colE[a] = par[P_NEG]
+
+
+@nb.njit(**_JIT)
+def _top_row(mode, par, rowH, rowF):
+    """rowH/rowF: H and F of row 0 (the top border)."""
+    T = rowH.dtype.type
+    for j in range(rowH.shape[0]):
+        rowH[j] = T(top_value(mode, j, par[P_OPEN], par[P_EXT]))
+        rowF[j] = par[P_NEG]
+
+
+@nb.njit(**_JIT)
+def _stripe_tile(q, trev, mode, par, r0, R, c0, C, step, Hc, Fc, rowH, rowF, colH, colE, work, best):
+    """Columns c0+1 .. c0+C of the stripe of rows r0+1 .. r0+R in the forward pass.
+
+    rowH/rowF: the stripe's top row at columns c0 .. c0+C (see ``_tile``).
+    Hc/Fc (rows 0, step, 2*step ...; r0 a multiple of step) receive the
+    stripe's top row and its inner checkpoint rows; none when they have no
+    rows (score only). best: the stripe's best cell (local mode, else unused).
+    """
+    marking = Hc.shape[0] > 0
+    k = r0 // step
+    if marking:
+        Hc[k, c0 + 1:c0 + C + 1] = rowH[1:C + 1]
+        Fc[k, c0 + 1:c0 + C + 1] = rowF[1:C + 1]
+    local = mode == LOCAL
+    if local and marking:
+        _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, None,
+              best, (Hc, Fc, step, k + 1))
+    elif local:
+        _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, None,
+              best, None)
+    elif marking:
+        _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, None, None, (Hc, Fc, step, k + 1))
+    else:
+        _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, None, None, None)
+
+
+@nb.njit(**_JIT)
+def _forward(q, trev, mode, par, height, step, Hc, Fc, lastcol, rowH, rowF, best):
+    """The forward pass, one thread: stripes of ``height`` rows (a multiple of step) across the target.
+
+    rowH/rowF start as row 0 (``_top_row``) and end as row M; lastcol
+    receives column N at rows 1 .. M.
+    """
+    M = q.shape[0]
+    N = trev.shape[0]
+    T = par.dtype.type
+    colH = np.empty(height + 1, T)
+    colE = np.empty(height + 1, T)
+    work = np.empty((5, height + 1), T)
+    for r0 in range(0, M, height):
+        R = min(height, M - r0)
+        _left_column(mode, par, r0, R, colH, colE)
+        _stripe_tile(q, trev, mode, par, r0, R, 0, N, step, Hc, Fc, rowH, rowF, colH, colE, work, best)
+        lastcol[r0 + 1:r0 + R + 1] = colH[1:R + 1]
+
+
+def _first_best(best):
+    """Local mode's end cell from the best cell of each stripe (score, i, j): the highest score, then the
+    smallest (i, j); (0, 0, 0) where no cell scores above 0."""
+    top = best[:, 0].max()
+    if top <= 0:
+        return 0, 0, 0
+    i, j = min((int(b[1]), int(b[2])) for b in best if b[0] == top)
+    return int(top), i, j
+
+
+@nb.njit(**_JIT)
+def _end_cell(mode, lastcol, lastrow):
+    """(score, qend, tend) in every mode but local: ``dp.track_row`` replayed on column N and row M, row by row."""
+    M = lastcol.shape[0] - 1
+    N = lastrow.shape[0] - 1
+    if mode == GLOBAL:
+        return np.int64(lastrow[N]), M, N
+    best = np.int64(-(1 << 62))
+    bi = 0
+    bj = 0
+    if mode == SEMI:
+        for i in range(M):
+            if lastcol[i] > best:
+                best = np.int64(lastcol[i])
+                bi = i
+                bj = N
+    for j in range(N + 1):  # row M: glocal and semi-global
+        if lastrow[j] > best:
+            best = np.int64(lastrow[j])
+            bi = M
+            bj = j
+    return best, bi, bj
+
+
+@nb.njit(**_JIT)
+def _block_dirs(q, trev, mode, par, block, Hc, Fc, lo, R, C, colH, colE, work, buf):
+    """Direction bytes of rows lo+1 .. lo+R, columns 1 .. C into buf, from checkpoint lo // block (used up)."""
+    if R > 0 and C > 0:
+        _left_column(mode, par, lo, R, colH, colE)
+        _tile(q, trev, lo, 0, R, C, mode, par, Hc[lo // block], Fc[lo // block], colH, colE, work, buf,
+              None, None)
+
+
+@nb.njit(**_JIT)
+def _trace_block(buf, R, C, lo, mode, i, j, state, ops, nops):
+    """``dp.trace`` from (i, j, state) through a block's direction bytes (``_block_dirs``: R rows from lo)."""
+    dirs = np.lib.stride_tricks.as_strided(buf, shape=(R, C + 1, 1), strides=(R + 1, R, 1))
+    return trace(dirs, 0, lo, mode, i, j, state, lo, ops, nops)
+
+
+@nb.njit(**_JIT)
+def _dirs_bytes(block, M, N):
+    """Bytes of direction bytes of the largest block."""
+    R = min(block, M)
+    return max(1, R * (R + N))
+
+
+@nb.njit(**_JIT)
+def _walk(q, t, trev, mode, par, block, Hc, Fc, i, j, run_op, run_len, stats):
+    """The checkpointed traceback, one thread, from end cell (i, j): returns (qstart, tstart, runs).
+
+    The blocks are recomputed bottom-up, each up to the walk's column; the
+    walk never comes back to a block, so its checkpoint is used in place.
+    """
+    M = q.shape[0]
+    N = trev.shape[0]
+    T = par.dtype.type
+    ops = np.empty(M + N + 1, np.uint8)
+    nops = 0
+    state = ST_H
+    colH = np.empty(block + 1, T)
+    colE = np.empty(block + 1, T)
+    work = np.empty((5, block + 1), T)
+    buf = np.empty(_dirs_bytes(block, M, N), np.uint8)
+    done = False
+    while not done:
+        lo = ((i - 1) // block) * block if i > 0 else 0
+        _block_dirs(q, trev, mode, par, block, Hc, Fc, lo, i - lo, j, colH, colE, work, buf)
+        i, j, state, nops, done = _trace_block(buf, i - lo, j, lo, mode, i, j, state, ops, nops)
+    return i, j, finish_ops(ops, nops, q, t, i, j, run_op, run_len, stats)
+
+
+class _Pass:
+    """One pair's arrays for the passes: codes, lane parameters, checkpoints, borders, the end cell's data."""
+
+    def __init__(self, q, t, mode: int, par: np.ndarray, block: int, stripe: int, want_trace: bool):
+        self.q, self.t = q, t
+        self.trev = np.ascontiguousarray(t[::-1])
+        self.M, self.N = len(q), len(t)
+        self.mode, self.par, self.block = mode, par, block
+        #: stripe height: with traceback a multiple of the rows between checkpoints
+        self.stripe = max(1, stripe // block) * block if want_trace else stripe
+        dt = par.dtype
+        nck = -(-self.M // block) if want_trace else 0
+        self.Hc = np.empty((nck, self.N + 1), dt)
+        self.Fc = np.empty((nck, self.N + 1), dt)
+        self.lastcol = np.empty(self.M + 1, dt)
+        self.rowH = np.empty(self.N + 1, dt)
+        self.rowF = np.empty(self.N + 1, dt)
+        #: local mode's best cell (score, i, j) of each stripe
+        self.best = np.zeros((max(1, -(-self.M // self.stripe)), 3), np.int64)
+
+    def forward(self, threads: int):
+        """The forward pass; returns the end cell (score, qend, tend)."""
+        _top_row(self.mode, self.par, self.rowH, self.rowF)
+        self.lastcol[0] = self.rowH[self.N]
+        if threads > 1 and self.M > self.stripe and self.N > TILE and self.M * self.N >= THREAD_MIN_CELLS:
+            self._forward_tiles(threads)
+        else:
+            _forward(self.q, self.trev, self.mode, self.par, self.stripe, self.block, self.Hc, self.Fc,
+                     self.lastcol, self.rowH, self.rowF, self.best[0])
+        self.rowH[0] = left_value(self.mode, self.M, self.par[P_OPEN], self.par[P_EXT])
+        if self.mode == LOCAL:
+            return _first_best(self.best)
+        return _end_cell(self.mode, self.lastcol, self.rowH)
+
+    def _forward_tiles(self, threads: int):
+        """The forward pass cut into tiles of ``TILE`` columns: thread s % threads takes stripe s, tile by tile,
+        each tile once the stripe above has finished the tile above it."""
+        M, N = self.M, self.N
+        starts = range(0, M, self.stripe)
+        cuts = range(0, N, TILE)
+        done = [0] * len(starts)
+        ready = threading.Condition()
+        failed = []
+
+        def stripe(s):
+            r0 = starts[s]
+            R = min(self.stripe, M - r0)
+            colH = np.empty(R + 1, self.par.dtype)
+            colE = np.empty(R + 1, self.par.dtype)
+            work = np.empty((5, R + 1), self.par.dtype)
+            _left_column(self.mode, self.par, r0, R, colH, colE)
+            for c, c0 in enumerate(cuts):
+                C = min(TILE, N - c0)
+                if s:
+                    with ready:
+                        ready.wait_for(lambda: failed or done[s - 1] > c)
+                        if failed:
+                            return
+                try:
+                    _stripe_tile(self.q, self.trev, self.mode, self.par, r0, R, c0, C, self.block, self.Hc,
+                                 self.Fc, self.rowH[c0:c0 + C + 1], self.rowF[c0:c0 + C + 1], colH, colE, work,
+                                 self.best[s])
+                except BaseException:  # the stripes below must not wait for this one
+                    with ready:
+                        failed.append(s)
+                        ready.notify_all()
+                    raise
+                with ready:
+                    done[s] = c + 1
+                    ready.notify_all()
+            self.lastcol[r0 + 1:r0 + R + 1] = colH[1:]
+
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(stripe, range(len(starts))))
+
+    def walk(self, i: int, j: int, threads: int, run_op, run_len, stats):
+        """The traceback from end cell (i, j): (qstart, tstart, runs)."""
+        if threads <= 1 or self.M * self.N < THREAD_MIN_CELLS:
+            return _walk(self.q, self.t, self.trev, self.mode, self.par, self.block, self.Hc, self.Fc, i, j,
+                         run_op, run_len, stats)
+        return self._walk_blocks(i, j, threads, run_op, run_len, stats)
+
+    def _walk_blocks(self, i: int, j: int, threads: int, run_op, run_len, stats):
+        """The walk with ``threads`` blocks recomputed at once: the block the walk is in and those above it,
+        each up to the walk's present column (the walk only moves left), then followed in turn."""
+        block, dt = self.block, self.par.dtype
+        ops = np.empty(self.M + self.N + 1, np.uint8)
+        nops, state, done = 0, ST_H, False
+        size = _dirs_bytes(block, self.M, self.N)
+        bufs = [(np.empty(size, np.uint8), np.empty(block + 1, dt), np.empty(block + 1, dt),
+                 np.empty((5, block + 1), dt)) for _ in range(threads)]
+        with ThreadPoolExecutor(threads) as pool:
+            while not done:
+                lo = ((i - 1) // block) * block if i > 0 else 0
+                rows = [(lo, i - lo)] + [(b, block) for b in range(lo - block, max(lo - threads * block, -1), -block)]
+                C = j
+                list(pool.map(lambda x: _block_dirs(self.q, self.trev, self.mode, self.par, block, self.Hc, self.Fc,
+                                                    x[0][0], x[0][1], C, x[1][1], x[1][2], x[1][3], x[1][0]),
+                              zip(rows, bufs)))
+                for (b, R), buf in zip(rows, bufs):
+                    i, j, state, nops, done = _trace_block(buf[0], R, C, b, self.mode, i, j, state, ops, nops)
+                    if done:
+                        break
+        return i, j, finish_ops(ops, nops, self.q, self.t, i, j, run_op, run_len, stats)
+
+
+def align_one(q, t, mode: int, par, block: int, want_trace: bool, threads: int, run_op, run_len, stats, out):
+    """One pair. out receives (score, qstart, qend, tstart, tend, runs); qstart/tstart are -1 score only.
+
+    block: rows between checkpoints (traceback). threads: tiles of the
+    forward pass and blocks of the walk at once.
+    """
+    p = _Pass(q, t, mode, par, block, STRIPE * 4 // par.itemsize, want_trace)
+    score, i, j = p.forward(threads)
+    out[:] = (score, -1, i, -1, j, 0)
+    if want_trace:
+        out[1], out[3], out[5] = p.walk(i, j, threads, run_op, run_len, stats)
+
+
+def routed(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, over_budget: np.ndarray, lanes: int) -> np.ndarray:
+    """Which pairs of a batch this route takes (the rule and its measurements: the module docstring).
+
+    over_budget: the pairs whose traceback matrix passes the budget (the
+    checkpointed route's); lanes: the pairs a lane group holds.
+    """
+    s = cfg.scoring
+    fits = s.score_bound(qlen, tlen) + 2 * (s.gap_open + s.gap_extend) + 2 < np.iinfo(np.int32).max
+    long = np.minimum(qlen, tlen) >= LONG_MIN_LEN
+    few = np.count_nonzero(long) < lanes
+    return fits & ((cfg.traceback & over_budget) | (long & few))
+
+
+def align_pairs(batch, idx: np.ndarray, cfg: AlignConfig, threads: int, block, out) -> None:
+    """Align pairs ``idx`` of ``batch`` into ``out`` (``Alignments``), threads across pairs.
+
+    block(qlen): rows between checkpoints with traceback (the checkpointed
+    route's rule), raised towards ``MIN_BLOCK`` where the direction bytes of
+    a block stay within the matrix budget. Threads go to pairs; with fewer
+    pairs than threads, each pair has its share (``align_one``).
+    """
+    per_pair = max(1, threads // len(idx))
+
+    def one(k):
+        k = int(k)
+        q = batch.query(k)
+        t = batch.target(k)
+        dtype = lane_dtype(cfg.scoring, len(q), len(t))
+        par = lane_params(cfg.scoring, len(q), len(t), dtype)
+        res = np.zeros(6, np.int64)
+        stats = np.zeros(4, np.int64)
+        if cfg.traceback:
+            r0 = out.cigar.off[k]
+            run_op, run_len = out.cigar.op[r0:], out.cigar.length[r0:]
+        else:
+            run_op, run_len = np.empty(0, np.uint8), np.empty(0, out.cigar.length.dtype)
+        rows = max(block(len(q)), min(MIN_BLOCK, cfg.matrix_budget // (len(t) + MIN_BLOCK + 1)))
+        align_one(q, t, int(cfg.mode_code), par, rows, cfg.traceback, per_pair, run_op, run_len, stats, res)
+        out.score[k], out.qend[k], out.tend[k] = res[0], res[2], res[4]
+        if cfg.traceback:
+            out.qstart[k], out.tstart[k] = res[1], res[3]
+            out.cigar.count[k] = res[5]
+            out.stats[k] = stats
+        else:
+            out.qstart[k], out.tstart[k] = cfg.mode_code.score_only_starts()
+
+    if threads <= 1 or len(idx) == 1:
+        for k in idx:
+            one(k)
+    else:
+        with ThreadPoolExecutor(min(threads, len(idx))) as pool:
+            list(pool.map(one, idx))

@@ -1,0 +1,243 @@
+"""Parts of a run's input (``--shard K/N``): which records a part holds, counted and skipped fast.
+
+Part K of N of an input of n units holds units [floor((K-1)n/N), floor(Kn/N)):
+N jobs align every unit exactly once, and their outputs concatenated in K
+order are the output of the whole run (the parts after the first leave out
+the text header: ``writers.WriterContext.header``). A unit is one record of
+the file that defines it, or k consecutive records (interleaved pairs and
+triplets: a last, incomplete group counts as a unit, so the part holding it
+reports the error the whole run would), or one pair line of a pairs file.
+
+A part is found in two passes over that file, which therefore cannot be
+stdin (``require_file``): ``count_records`` counts its records, then the
+reader skips the records before the part (``skip_records``, called by
+``fastx.FastxReader`` given ``skip``) and stops after it (``Part.limit``).
+Counting and skipping follow the raw text with a compiled scan (lines found
+with memchr; no names, letters or checks): a FASTA record starts at a line
+starting with '>'; FASTQ records are followed as the reader reads them (a
+header, sequence lines up to the '+' line, quality lines until they are as
+long as the sequence), so multi-line FASTQ and qualities starting with '@'
+count right. Only the records of a part are checked, as they are read. A
+part's records (a pairs file's: its pair lines) are announced to the
+progress bar (``progress.announce_records``, ``progress.announce_total``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zlib
+from dataclasses import dataclass
+from typing import BinaryIO
+
+import numpy as np
+
+from .. import progress
+from ..errors import InputError, UsageError
+from ..jit import nb
+from .fastx import MIN_BLOCK, _Input, _Prefixed, display_name, open_binary
+from .parse import line_end, strip
+
+_JIT = dict(nogil=True, cache=True, boundscheck=False)
+
+#: what a file's first non-blank line says it is
+_OTHER, _FASTA, _FASTQ = -1, 0, 1
+
+
+@dataclass(frozen=True)
+class Part:
+    """Units ``start .. stop-1`` of ``total``; a unit is ``per`` consecutive records."""
+
+    total: int
+    start: int
+    stop: int
+    per: int = 1
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+    @property
+    def last(self) -> bool:
+        """Whether the part ends where the input does (its reader reads to the end, and finds what is left)."""
+        return self.stop == self.total
+
+    @property
+    def skip(self) -> int:
+        """The records before the part."""
+        return self.start * self.per
+
+    @property
+    def limit(self) -> int | None:
+        """The records the part takes at most; None for the last part, which reads to the end of its files."""
+        return None if self.last else self.size * self.per
+
+
+def bounds(shard: tuple[int, int], n: int) -> tuple[int, int]:
+    """Units [floor((K-1)n/N), floor(Kn/N)) of n for ``shard`` = (K, N)."""
+    k, parts = shard
+    return (k - 1) * n // parts, k * n // parts
+
+
+def require_file(shard: tuple[int, int] | None, path: str | None, what: str):
+    """A usage error when ``path``, the file that defines the units of a sharded run, is stdin."""
+    if shard is not None and path == "-":
+        raise UsageError(f"--shard reads {what} twice (to count its records, then to take its part): "
+                         f"give it as a file, not stdin ('-')")
+
+
+def plan(shard: tuple[int, int] | None, path: str, per: int = 1) -> Part | None:
+    """The part ``shard`` takes of the records of ``path`` in units of ``per`` records (None: the whole)."""
+    if shard is None:
+        return None
+    n = -(-count_records(path) // per)
+    part = Part(n, *bounds(shard, n), per)
+    progress.announce_records(path, part.skip, part.size * per)  # the progress bar's total
+    return part
+
+
+def plan_lines(shard: tuple[int, int] | None, path: str) -> Part | None:
+    """The part ``shard`` takes of the pair lines of a pairs file (not blank, not starting with '#')."""
+    if shard is None:
+        return None
+    with open(path) as lines:
+        n = sum(1 for line in lines if line.strip() and not line.startswith("#"))
+    part = Part(n, *bounds(shard, n))
+    progress.announce_total(part.size)  # the progress bar's total: pairs
+    return part
+
+
+def at_end(part: Part | None) -> bool:
+    """Whether a reader of ``part`` reads its files to their end (the whole input, or its last part): it
+    alone finds what is left over in them, and says that an input is empty."""
+    return part is None or part.last
+
+
+def records(part: Part | None) -> tuple[int, int | None]:
+    """(records skipped, records taken at most or None) of a part; (0, None) for the whole input."""
+    return (0, None) if part is None else (part.skip, part.limit)
+
+
+# ------------------------------------------------------------------ the compiled scan
+
+
+@nb.njit(**_JIT)
+def _last_line_end(data, n):
+    """Where the last whole line of data[:n] ends (after its newline), 0 when there is none."""
+    i = n
+    while i > 0 and data[i - 1] != 10:
+        i -= 1
+    return i
+
+
+@nb.njit(**_JIT)
+def _scan(data, n, final, kind, state, target):
+    """Follow the records of data[:n], whole lines only unless ``final``, from ``state``.
+
+    ``state``: (records started, FASTQ place: 0 between records, 1 in the
+    sequence lines, 2 in the quality lines; sequence length; quality length),
+    updated. Stops at the start of record ``target`` (0-based; -1 for none).
+    Returns (where the scan stopped, whether record ``target`` starts there).
+    """
+    count, mode, seq, qual = state[0], state[1], state[2], state[3]
+    end = n if final else _last_line_end(data, n)
+    p = 0
+    found = False
+    while p < end:
+        e = line_end(data, p, end)
+        if kind == _FASTA:
+            if data[p] == 62:  # '>': a header
+                if count == target:
+                    found = True
+                    break
+                count += 1
+        elif mode == 0:  # between records: blank lines, then a header
+            a, b = strip(data, p, e)
+            if a < b:
+                if count == target:
+                    found = True
+                    break
+                count += 1
+                mode = 1
+                seq = 0
+        elif mode == 1:  # sequence lines up to the '+' line
+            if e > p and data[p] == 43:
+                mode = 2 if seq > 0 else 0
+                qual = 0
+            else:
+                a, b = strip(data, p, e)
+                seq += b - a
+        else:  # quality lines until as long as the sequence
+            a, b = strip(data, p, e)
+            qual += b - a
+            if qual >= seq:
+                mode = 0
+        p = e + 1
+    state[0], state[1], state[2], state[3] = count, mode, seq, qual
+    return min(p, end), found
+
+
+def _kind(src: _Input) -> int:
+    """FASTA or FASTQ from the first non-blank byte of the input (read until one is found)."""
+    while True:
+        data = src.data()
+        text = data.tobytes().lstrip()
+        if text or src.eof:
+            break
+        src.fill()
+    return {62: _FASTA, 64: _FASTQ}.get(text[0] if text else -1, _OTHER)
+
+
+def _walk(src: _Input, kind: int, target: int) -> tuple[int, bool]:
+    """Scan the input to its end, or to the start of record ``target`` (left at the front of ``src``).
+
+    Returns (the records before where it stopped, whether it stopped at ``target``).
+    """
+    state = np.zeros(4, np.int64)
+    while True:
+        stop, found = _scan(src.data(), src.filled, src.eof, kind, state, target)
+        src.consume(stop)
+        if found or src.eof:
+            return int(state[0]), found
+        src.fill(max(MIN_BLOCK, src.filled))
+
+
+def _gzip_error(exc: BaseException, path: str) -> InputError:
+    detail = "truncated gzip file" if isinstance(exc, EOFError) else f"corrupt gzip data ({exc})"
+    return InputError(f"{detail} (found counting its records for --shard)", path=display_name(path))
+
+
+def count_records(path: str) -> int:
+    """The records of a FASTA/FASTQ file (plain or gzip), counted without parsing them.
+
+    A file that is neither FASTA nor FASTQ gets the reader's error.
+    """
+    fh = open_binary(path)
+    try:
+        src = _Input(fh, b"")
+        src.fill()
+        kind = _kind(src)
+        if kind == _OTHER:
+            from .fastx import FastxReader
+
+            reader = FastxReader(path)
+            for _ in reader.blocks():  # raises the reader's error at the first line
+                pass
+            return reader.count
+        return _walk(src, kind, -1)[0]
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise _gzip_error(exc, path) from None
+    finally:
+        fh.close()
+
+
+def skip_records(fh: BinaryIO, k: int) -> tuple[BinaryIO, int]:
+    """The stream ``fh`` from the start of its record ``k`` (0-based) on, and the records passed over (k, or
+    fewer in a shorter file) without being parsed. An input that is neither FASTA nor FASTQ is given back
+    as it is (the reader reports it)."""
+    src = _Input(fh, b"")
+    src.fill()
+    kind = _kind(src)
+    skipped = _walk(src, kind, k)[0] if kind != _OTHER else 0
+    rest = src.data().tobytes()
+    return io.BufferedReader(_Prefixed(rest, fh, True), buffer_size=1 << 20), skipped

@@ -1,0 +1,177 @@
+"""Compile the CPU engine ahead of the first run: small jobs of every subcommand, so numba caches them.
+
+``seqalign compile`` runs it (the Docker image at build time, a user after
+an install), and the wheel build runs it too (``setup.py``: the caches go
+into the wheel beside the modules, so an install built on this machine starts
+aligning at once). The jobs are the command line's own, in this process, on
+small generated inputs: every subcommand, every output format, score only and
+traceback, FASTA and FASTQ, plain and gzip input, the checkpointed traceback
+route; the alignment modes are run-time values of the same compiled
+functions. What a job compiles is what a real run of that shape would
+compile; anything rarer (scores past 2**24, for one) still compiles on first
+use, as before.
+
+It imports nothing from the GPU side and needs only the package's own
+dependencies. ``python -m seqalign_cli.precompile [--quiet] [SUBCOMMAND...]``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import random
+import sys
+import tempfile
+import time
+
+#: (subcommand arguments, output suffix) of each job; {q} {t} {fq} {gfa} {reads} {tri} ... name the inputs,
+#: {stats} a --stats file
+JOBS = (
+    (["pair", "{q}", "{t}"], "tsv"),
+    (["pair", "--mode", "glocal", "{fq}", "{t}"], "sam"),
+    (["pair", "--mode", "local", "{q}", "{t}"], "bam"),
+    (["pair", "--mode", "semi-global", "{q}", "{t}"], "paf"),
+    (["pair", "--score-only", "{q}", "{t}"], "tsv.gz"),
+    (["pair", "--max-matrix-mb", "1", "{long_q}", "{long_t}"], "tsv"),
+    (["pair", "--max-matrix-mb", "1", "{longer_q}", "{longer_t}"], "tsv"),
+    (["pair", "--score-only", "{longer_q}", "{longer_t}"], "tsv"),
+    (["pair", "--cross", "{q}", "{t}"], "tsv"),
+    (["pair", "--interleaved", "{q}"], "tsv"),
+    (["pair", "--strand", "both", "--shard", "2/2", "-R", "@RG\\tID:x", "--stats", "{stats}", "{q}", "{t}"], "sam"),
+    (["pair", "--strand", "both", "--cross", "{q}", "{t}"], "paf"),
+    (["triplet", "--interleaved", "{tri}"], "tsv"),
+    (["triplet", "--interleaved", "{tri}"], "maf"),
+    (["triplet", "--interleaved", "--score-only", "{tri}"], "tsv"),
+    (["triplet", "--interleaved", "--max-matrix-mb", "1", "{long_tri}"], "tsv"),
+    (["graph", "{gfa}", "{reads}"], "gaf"),
+    (["graph", "--mode", "global", "{gfa}", "{reads}"], "tsv"),
+    (["graph", "--score-only", "{gfa}", "{reads}"], "tsv"),
+    (["graph", "--shard", "2/3", "--stats", "{stats}", "{gfa}", "{reads}"], "gaf"),
+    (["triplet", "--shard", "1/2", "--stats", "{stats}", "{tri}", "{tri}", "{tri}"], "tsv"),
+)
+
+
+def _mutate(rng: random.Random, seq: str) -> str:
+    out = []
+    for base in seq:
+        r = rng.random()
+        if r < 0.04:
+            out.append(rng.choice("ACGT"))
+        elif r < 0.06:
+            continue
+        elif r < 0.08:
+            out.append(base + rng.choice("ACGT"))
+        else:
+            out.append(base)
+    return "".join(out)
+
+
+def _fasta(path: str, records, compress: bool = False) -> str:
+    text = "".join(f">{name}\n{seq}\n" for name, seq in records).encode()
+    with open(path, "wb") as fh:
+        fh.write(gzip.compress(text) if compress else text)
+    return path
+
+
+def write_inputs(folder: str, seed: int = 7) -> dict[str, str]:
+    """Small generated inputs of every kind the jobs read, in ``folder``."""
+    rng = random.Random(seed)
+    refs = ["".join(rng.choice("ACGT") for _ in range(rng.randint(60, 180))) for _ in range(24)]
+    reads = [_mutate(rng, r) for r in refs]
+    reads[0] = "N" + reads[0]
+    paths = {
+        "t": _fasta(os.path.join(folder, "t.fa"), [(f"t{i}", s) for i, s in enumerate(refs)]),
+        "q": _fasta(os.path.join(folder, "q.fa.gz"), [(f"q{i}", s) for i, s in enumerate(reads)], True),
+    }
+    fq = "".join(f"@q{i}\n{s}\n+\n{'I' * len(s)}\n" for i, s in enumerate(reads))
+    paths["fq"] = os.path.join(folder, "q.fq")
+    with open(paths["fq"], "w") as fh:
+        fh.write(fq)
+    long_ref = "".join(rng.choice("ACGT") for _ in range(1500))
+    paths["long_t"] = _fasta(os.path.join(folder, "lt.fa"), [("lt", long_ref)])
+    paths["long_q"] = _fasta(os.path.join(folder, "lq.fa"), [("lq", _mutate(rng, long_ref))])
+    # 3 kb: scores past 16-bit lanes (the long-pair route's 32-bit kernels)
+    longer_ref = long_ref + "".join(rng.choice("ACGT") for _ in range(1500))
+    paths["longer_t"] = _fasta(os.path.join(folder, "llt.fa"), [("llt", longer_ref)])
+    paths["longer_q"] = _fasta(os.path.join(folder, "llq.fa"), [("llq", _mutate(rng, longer_ref))])
+    tri = [(f"{k}{i}", _mutate(rng, r)) for i, r in enumerate(refs[:8]) for k in "abc"]
+    paths["tri"] = _fasta(os.path.join(folder, "tri.fa"), tri)
+    long_tri = [(k, _mutate(rng, long_ref[:220])) for k in "abc"]
+    paths["long_tri"] = _fasta(os.path.join(folder, "ltri.fa"), long_tri)
+    # a graph: a chain of segments with a bubble at every second one
+    segs, links = [], []
+    backbone = "".join(rng.choice("ACGT") for _ in range(240))
+    for k in range(0, 240, 40):
+        segs.append((f"s{k}", backbone[k:k + 40]))
+        segs.append((f"v{k}", _mutate(rng, backbone[k:k + 40])))
+    for a in range(len(segs) // 2 - 1):
+        for x in (segs[2 * a][0], segs[2 * a + 1][0]):
+            for y in (segs[2 * a + 2][0], segs[2 * a + 3][0]):
+                links.append(f"L\t{x}\t+\t{y}\t+\t0M\n")
+    paths["gfa"] = os.path.join(folder, "g.gfa")
+    with open(paths["gfa"], "w") as fh:
+        fh.write("H\tVN:Z:1.0\n" + "".join(f"S\t{n}\t{s}\n" for n, s in segs) + "".join(links))
+    read_recs = [(f"r{i}", _mutate(rng, backbone[o:o + 90])) for i, o in enumerate(range(0, 150, 10))]
+    paths["reads"] = _fasta(os.path.join(folder, "reads.fa"), read_recs)
+    paths["stats"] = os.path.join(folder, "run_mqc.json")
+    return paths
+
+
+def run_jobs(folder: str, say=lambda m: None, commands=None, backend: str = "cpu") -> int:
+    """Run the jobs (of the subcommands in ``commands``, or all) on ``backend`` in this process; the
+    number that failed (0 when all ran)."""
+    from .cli import main
+
+    paths = write_inputs(folder)
+    failed = 0
+    for k, (args, suffix) in enumerate(JOBS):
+        if commands and args[0] not in commands:
+            continue
+        argv = [a.format(**paths) for a in args]
+        argv += ["--backend", backend, "-q", "-o", os.path.join(folder, f"out{k}.{suffix}")]
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                main(argv)
+        except SystemExit as exc:
+            if exc.code not in (0, None):
+                failed += 1
+                say(f"seqalign compile: job {' '.join(argv)} failed: {err.getvalue().strip()}")
+    return failed
+
+
+def precompile(say=lambda m: print(m, file=sys.stderr), commands=None, backend: str = "cpu") -> tuple[float, int]:
+    """Compile (or load from the cache) everything the jobs use; (seconds, jobs that failed)."""
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="seqalign-compile-") as folder:
+        failed = run_jobs(folder, say, commands, backend)
+    return time.perf_counter() - start, failed
+
+
+def main(argv=None) -> int:
+    """``[--quiet] [--backend=cpu|cuda] [--into=DIR] [SUBCOMMAND...]``: the jobs of those subcommands
+    (default: all); ``--into``: fail unless this package is the copy under DIR (a wheel build's)."""
+    args = sys.argv[1:] if argv is None else argv
+    into = next((a.split("=", 1)[1] for a in args if a.startswith("--into=")), None)
+    here = os.path.dirname(os.path.abspath(__file__))
+    if into is not None and os.path.commonpath([here, os.path.abspath(into)]) != os.path.abspath(into):
+        print(f"seqalign: the package imported is {here}, not the one under {into}", file=sys.stderr)
+        return 1
+    quiet = "--quiet" in args or "-q" in args
+    backend = next((a.split("=", 1)[1] for a in args if a.startswith("--backend=")), "cpu")
+    commands = [a for a in args if not a.startswith("-")]
+    say = (lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr))
+    from . import jit
+
+    what = "the CPU engine" if backend == "cpu" else "the GPU kernels"
+    where = jit.CACHE_FOLDER if backend == "cpu" else "CuPy's kernel cache"
+    say(f"seqalign: compiling {what} into {where} ...")
+    seconds, failed = precompile(say, commands, backend)
+    say(f"seqalign: compiled {what} in {seconds:.1f} s" + (f" ({failed} jobs failed)" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""Compiling ahead: the precompile jobs run, the guard of a wheel build, shipped caches seeded in numba's layout."""
+
+import os
+
+from numba.core.caching import UserProvidedCacheLocator
+
+from seqalign_cli import jit, precompile
+
+
+def test_every_precompile_job_runs(tmp_path):
+    """The jobs a wheel build and `seqalign compile` run are valid command lines that succeed."""
+    messages = []
+    assert precompile.run_jobs(str(tmp_path), messages.append) == 0, messages
+    commands = {args[0] for args, _ in precompile.JOBS}
+    assert commands == {"pair", "triplet", "graph"}
+    outputs = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out"))
+    assert len(outputs) == len(precompile.JOBS)
+    assert all((tmp_path / name).stat().st_size > 0 for name in outputs)
+
+
+def test_a_wheel_build_refuses_another_copy_of_the_package(tmp_path, capsys):
+    assert precompile.main(["--quiet", f"--into={tmp_path}"]) == 1
+    assert "not the one under" in capsys.readouterr().err
+
+
+def test_shipped_caches_are_seeded_in_numbas_layout(tmp_path, monkeypatch):
+    package = tmp_path / "pkg" / "seqalign_cli"
+    shipped = package / "__pycache__"
+    shipped.mkdir(parents=True)
+    (package / "mod.py").write_text("")
+    for name in ("mod.f-10.py311.nbi", "mod.f-10.py311.1.nbc", "mod.g-20.py311.nbi", "mod.g-20.py311.1.nbc"):
+        (shipped / name).write_bytes(name.encode())
+    cache = tmp_path / "cache"
+    # where numba itself looks for mod.py's functions under a cache folder of the user's
+    target = cache / UserProvidedCacheLocator.get_suitable_cache_subpath(str(package / "mod.py"))
+    target.mkdir(parents=True)
+    (target / "mod.g-20.py311.nbi").write_bytes(b"the user's own index")
+    monkeypatch.setattr(jit, "_source_folders", lambda: [str(package)])
+    jit._seed(str(cache))
+    assert (target / "mod.f-10.py311.nbi").read_bytes() == b"mod.f-10.py311.nbi"
+    assert (target / "mod.f-10.py311.1.nbc").read_bytes() == b"mod.f-10.py311.1.nbc"
+    # a function that has an index of its own keeps it, and gets none of the shipped data files
+    assert (target / "mod.g-20.py311.nbi").read_bytes() == b"the user's own index"
+    assert not (target / "mod.g-20.py311.1.nbc").exists()
+    # once per version: a second call copies nothing again
+    os.remove(target / "mod.f-10.py311.nbi")
+    jit._seed(str(cache))
+    assert not (target / "mod.f-10.py311.nbi").exists()
