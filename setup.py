@@ -7,7 +7,9 @@ carries it as seqalign_cli/kernels.
 The CPU engine is compiled while the wheel is built (``seqalign_cli.precompile``
 run on the built package, the subcommands in parallel processes): numba
 caches every compiled function in ``__pycache__`` beside its module, and
-those caches go into the wheel. An install built on a machine therefore
+those caches go into the wheel. Where CuPy and a GPU are usable, the same
+jobs then run on the GPU, which fills CuPy's kernel cache (the user's, not
+the wheel's), so the first GPU run does not compile kernels either. An install built on a machine therefore
 aligns at once on its first run there; where the caches do not fit (another
 processor, another numba), numba compiles on first use as before. Set
 ``SEQALIGN_PRECOMPILE=0`` to skip it (a faster build); a failure only
@@ -40,7 +42,8 @@ def precompile(build_lib: str):
         _note("SEQALIGN_PRECOMPILE=0: the CPU engine compiles on first use")
         return
     build_lib = os.path.abspath(build_lib)
-    env = dict(os.environ, PYTHONPATH=build_lib, PYTHONDONTWRITEBYTECODE="1")
+    path = [build_lib] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1")
     env.pop("NUMBA_CACHE_DIR", None)  # the caches go beside the modules, into the wheel
     start = time.perf_counter()
     _note("compiling the CPU engine into the wheel (once, about a minute; SEQALIGN_PRECOMPILE=0 skips it)")
@@ -49,6 +52,13 @@ def precompile(build_lib: str):
                                   cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                  for group in GROUPS]
         errors = [p.communicate()[1].decode(errors="replace").strip() for p in procs]
+        # then the GPU kernels where a GPU is usable (CuPy's kernel cache, the user's): quick, the CPU
+        # engine is compiled by now
+        gpu = subprocess.run([sys.executable, "-m", "seqalign_cli.precompile", "--quiet", f"--into={build_lib}",
+                              "--backend=cuda"], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        procs.append(gpu)
+        errors.append(gpu.stderr.decode(errors="replace").strip())
     failed = [e.splitlines()[-1] if e else f"exit {p.returncode}" for p, e in zip(procs, errors) if p.returncode]
     for root, _dirs, files in os.walk(os.path.join(build_lib, "seqalign_cli")):
         for name in files:  # first-run markers are the user's, not the wheel's

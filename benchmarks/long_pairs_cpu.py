@@ -38,7 +38,9 @@ from seqalign_cli.io.encode import make_batch
 from seqalign_cli.io.fastx import FastxReader
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "..", "shared", "data", "pairwise", "edlib_long", "test_data")
+#: the real pairs' folder (``--data`` or SEQALIGN_EDLIB_LONG to point elsewhere)
+DATA = os.environ.get("SEQALIGN_EDLIB_LONG",
+                      os.path.join(HERE, "..", "..", "shared", "data", "pairwise", "edlib_long", "test_data"))
 REAL = {
     "ecoli-10k-97": ("E_coli_DH1/prefixes/10kbp/e_coli_DH1_prefix10000.fasta",
                      "E_coli_DH1/prefixes/10kbp/mutated_97_perc.fasta"),

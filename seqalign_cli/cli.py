@@ -275,16 +275,11 @@ def compile_(quiet):
     container images and shared installs; a normal install already does it
     for the CPU engine while the wheel is built.
     """
-    from .backends import gpu_status
     from .precompile import main as precompile
 
     flags = ["--quiet"] if quiet else []
     code = precompile(flags)
-    ok, why = gpu_status()
-    if ok:
-        code = precompile(flags + ["--backend=cuda"]) or code
-    elif not quiet:
-        click.echo(f"seqalign: GPU kernels not compiled: {why}", err=True)
+    code = precompile(flags + ["--backend=cuda"]) or code  # says why not where no GPU is usable
     if code:
         raise SeqalignError("some compile jobs failed (above)")
 

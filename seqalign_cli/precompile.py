@@ -165,6 +165,13 @@ def main(argv=None) -> int:
     say = (lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr))
     from . import jit
 
+    if backend != "cpu":
+        from .backends import gpu_status
+
+        ok, why = gpu_status()
+        if not ok:
+            say(f"seqalign: GPU kernels not compiled: {why}")
+            return 0
     what = "the CPU engine" if backend == "cpu" else "the GPU kernels"
     where = jit.CACHE_FOLDER if backend == "cpu" else "CuPy's kernel cache"
     say(f"seqalign: compiling {what} into {where} ...")
