@@ -16,6 +16,23 @@ from ..jit import nb
 N_CODE = 4
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
+_PAIRS = b"ATCGUARYKMSSWWBVDHNNXX"
+
+
+def _complement_table() -> np.ndarray:
+    table = np.arange(256, dtype=np.uint8)  # anything else (refused by the readers) is kept
+    for k in range(0, len(_PAIRS), 2):
+        a, b = _PAIRS[k], _PAIRS[k + 1]
+        for x, y in ((a, b), (b, a)) if a != ord("U") else ((a, b),):
+            table[x] = y
+            table[x | 0x20] = y | 0x20
+    return table
+
+
+#: the complement of each letter, case kept: A<->T, C<->G, U->A (U counts as T), R<->Y, K<->M, B<->V,
+#: D<->H; N, S, W and X are their own complements (the one table of reverse strands: pairs and graphs)
+COMPLEMENT = _complement_table()
+
 
 @nb.njit(**_JIT)
 def code_of(c):

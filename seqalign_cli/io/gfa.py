@@ -40,13 +40,13 @@ import numpy as np
 
 from ..errors import InputError, UsageError
 from ..jit import nb
-from .encode import encode_all
+from .encode import COMPLEMENT, encode_all
 from .validate import first_bad_letter, letter_message, shown_name
 
 __all__ = ["Graph", "GfaText", "build_graph", "load_graph", "parse_gfa"]
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
-_COMPLEMENT = bytes.maketrans(b"ACGTUacgtu", b"TGCAAtgcaa")  # U counts as T
+_COMPLEMENT = COMPLEMENT.tobytes()  # as a bytes.translate table
 #: bases a graph may hold (base and predecessor indices are int32)
 MAX_BASES = (1 << 31) - 2
 

@@ -8,10 +8,8 @@
   queries); ``primary_roles`` makes the best-scoring record of each query its
   primary, every other one secondary.
 
-The reverse complement (``reverse_complement``) keeps each letter's case and
-complements the IUPAC codes: A<->T, C<->G, U->A, R<->Y, K<->M, B<->V, D<->H;
-N, S, W and X are their own complements. The encoder (``io.encode``) gives
-the complemented letters the codes the reverse strand needs.
+The reverse complement (``reverse_complement``) goes through the one
+complement table, ``io.encode.COMPLEMENT`` (IUPAC codes, case kept).
 """
 
 from __future__ import annotations
@@ -23,25 +21,10 @@ from ..formatting import sam_mapped_all
 from ..jit import nb
 from ..results import Alignments, Role
 from .block import RecordBlock
-from .encode import encode_all
+from .encode import COMPLEMENT, encode_all
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
-_PAIRS = b"ATCGUARYKMSSWWBVDHNNXX"
-
-
-def _complement_table() -> np.ndarray:
-    table = np.arange(256, dtype=np.uint8)  # anything else (refused by the reader) is kept
-    for k in range(0, len(_PAIRS), 2):
-        a, b = _PAIRS[k], _PAIRS[k + 1]
-        for x, y in ((a, b), (b, a)) if a != ord("U") else ((a, b),):
-            table[x] = y
-            table[x | 0x20] = y | 0x20
-    return table
-
-
-#: the complement of each letter, case kept (U and u complement to A and a)
-COMPLEMENT = _complement_table()
 #: every byte as itself (qualities are reversed, not complemented)
 _SAME = np.arange(256, dtype=np.uint8)
 
