@@ -45,6 +45,7 @@ from seqalign_cli.writers import sam as S
 from seqalign_cli.writers.output import OutputFile
 
 from clidata import EX1, EX1_PAIRS, EX1_READS, GQ, GT, read_fastx, write_fasta
+from samtools_checks import check_with_samtools
 
 pysam = pytest.importorskip("pysam")
 MODES = ("global", "semi-global", "glocal", "local")
@@ -408,7 +409,7 @@ def test_every_pairing_streams_and_matches_stdin(tmp_path, fmt):
         ha, ra = read_alignments(a)
         hb, rb = read_alignments(b)
         assert ra == rb and ha["SQ"] == hb["SQ"] and len(ra) > 0, name
-        check_samtools(a, tmp_path)
+        check_with_samtools(a, tmp_path)
 
 
 def test_duplicate_target_found_before_any_record(tmp_path):
@@ -423,26 +424,7 @@ def test_duplicate_target_found_before_any_record(tmp_path):
 # ----------------------------------------------------------------- BGZF and samtools
 
 
-def samtools(*args) -> str:
-    """samtools through its binary where installed, else pysam's built-in one (in this process)."""
-    binary = shutil.which("samtools")
-    if binary:
-        proc = subprocess.run([binary, *map(str, args)], capture_output=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr.decode()
-        return proc.stdout.decode()
-    return getattr(pysam, args[0])(*map(str, args[1:]))
 
-
-def check_samtools(path, folder):
-    """quickcheck, view, flagstat, sort and index accept the file."""
-    header, recs = read_alignments(path)
-    samtools("quickcheck", *([] if header.get("SQ") else ["-u"]), path)
-    assert len(samtools("view", path).splitlines()) == len(recs)
-    assert samtools("flagstat", path).splitlines()[0].startswith(f"{len(recs)} + 0 ")
-    done = folder / (path.name + ".sorted.bam")
-    samtools("sort", "-o", done, path)
-    samtools("index", done)
-    assert os.path.getsize(str(done) + ".bai") > 0
 
 
 @pytest.mark.parametrize("name", ["x.bam", "x.sam.gz", "x.tsv.gz", "x.paf.gz"])
@@ -456,7 +438,7 @@ def test_compressed_outputs_are_bgzf(tmp_path, name):
     plain = gzip.decompress(data)
     assert plain == b"".join(p for _, p in blocks)
     if name.endswith((".bam", ".sam.gz")):
-        check_samtools(out, tmp_path)
+        check_with_samtools(out, tmp_path)
     if name == "x.bam":  # the header ends on a block boundary, as htslib writes it
         text, _, refs = bam_body(plain)
         assert len(blocks[0][1]) == len(text) + 12 + sum(len(n) + 9 for n, _ in refs)

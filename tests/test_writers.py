@@ -23,13 +23,13 @@ from seqalign_cli.cli import cli
 from seqalign_cli.writers.sam import md_tag
 
 from helpers import TSV_COLUMNS, parse_tsv
+from samtools_checks import SAMTOOLS, check_with_samtools, sam_records, samtools_run
 from oracles import canon, cigar_counts, parse_cigar
 
 pysam = pytest.importorskip("pysam")
 
 from clidata import read_fastx, write_fasta
 from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
-SAMTOOLS = shutil.which("samtools")
 #: samtools is its binary where installed, else the one pysam builds in (``samtools_run``)
 needs_samtools = pytest.mark.skipif(SAMTOOLS is None and not hasattr(pysam, "calmd"), reason="no samtools")
 MODES = ("global", "semi-global", "glocal", "local")
@@ -48,11 +48,6 @@ def run_ok(args) -> str:
 
 def tsv_rows(args) -> list[dict]:
     return parse_tsv(run_ok([*args, "--format", "tsv"]))
-
-
-def sam_records(path):
-    with pysam.AlignmentFile(str(path), check_sq=False) as fh:
-        return fh.header.to_dict(), list(fh.fetch(until_eof=True))
 
 
 def letters_md_nm(query: str, target: str, qstart: int, tstart: int, cigar: str):
@@ -106,21 +101,6 @@ def check_sam_against_tsv(recs, rows, queries, targets, cigar_m=False):
             assert rec.query_qualities is None
 
 
-def samtools_run(*args) -> tuple[int, str, str]:
-    """(exit status, stdout, stderr) of samtools: its binary where installed, else pysam's (in this process)."""
-    if SAMTOOLS:
-        proc = subprocess.run([SAMTOOLS, *map(str, args)], capture_output=True, timeout=120)
-        return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
-    tool = getattr(pysam, args[0])
-    try:
-        out = tool(*map(str, args[1:]))
-    except pysam.utils.SamtoolsError as exc:
-        return 1, "", str(exc)
-    err = tool.get_messages() or ""
-    err = "\n".join(err) if isinstance(err, list) else err.decode() if isinstance(err, bytes) else err
-    return 0, out if isinstance(out, str) else "".join(out), err
-
-
 def samtools_calmd_clean(aln: Path, ref: Path):
     """samtools view accepts the file and calmd changes no NM/MD tag."""
     rc, view, err = samtools_run("view", "-h", aln)
@@ -139,23 +119,10 @@ def samtools_calmd_clean(aln: Path, ref: Path):
     assert [tags(x) for x in after] == [tags(x) for x in before]
 
 
-def samtools(*args) -> str:
-    """The output of a samtools command that must succeed."""
-    rc, out, err = samtools_run(*args)
-    assert rc == 0, err
-    return out
 
 
-def check_with_samtools(path: Path, folder: Path):
-    """quickcheck (-u without @SQ), view, flagstat, sort and index accept the file."""
-    header, recs = sam_records(path)
-    samtools("quickcheck", *([] if header.get("SQ") else ["-u"]), path)
-    assert len(samtools("view", path).splitlines()) == len(recs)
-    assert samtools("flagstat", path).splitlines()[0].startswith(f"{len(recs)} + 0 ")
-    done = folder / (path.name + ".sorted.bam")
-    samtools("sort", "-o", done, path)
-    samtools("index", done)
-    assert Path(str(done) + ".bai").stat().st_size > 0
+
+
 
 
 # ----------------------------------------------------------------- SAM/BAM

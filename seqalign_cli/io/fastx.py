@@ -179,6 +179,7 @@ class _Input:
             self.buf[:rest] = self.buf[k:self.filled].copy()
         self.filled = rest
 
+
 def _skipped(fh, reader: "FastxReader"):
     """``fh`` from its record ``reader.skip`` on (``shard.skip_records``); ``reader.count``: those passed over."""
     from .shard import skip_records
