@@ -24,6 +24,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import types
 import zlib
@@ -182,8 +183,12 @@ EDGE_T = [("t1", "ACGTAACGTAACGTTAGA"), ("t2", "ACGTACGTACGTACGATC"), ("t3", "ac
 
 
 def real_chunks(mode: str):
-    """GASAL2 pairs in chunks of 64, FASTQ reads against regions (pairs file), letters at the edges."""
-    ex1 = list(file_chunks(str(EX1_PAIRS), str(EX1_READS), str(EX1), 40))
+    """GASAL2 pairs in chunks of 64, FASTQ reads against regions (pairs file), letters at the edges.
+
+    The reference is a copy in a temporary folder: its index is built beside it, not in tests/data."""
+    with tempfile.TemporaryDirectory() as folder:
+        ref = shutil.copy(EX1, folder)
+        ex1 = list(file_chunks(str(EX1_PAIRS), str(EX1_READS), ref, 40))
     return (aligned(zip_chunks(str(GQ), str(GT), 64), mode) + aligned(ex1, mode)
             + aligned([chunk_of(EDGE_Q, EDGE_T)], mode))
 
