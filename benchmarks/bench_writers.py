@@ -46,7 +46,7 @@ from seqalign_cli.backends.cpu.pairwise import CpuPairwise  # noqa: E402
 from seqalign_cli.config import AlignConfig  # noqa: E402
 from seqalign_cli.io.inputs import PairInputs  # noqa: E402
 from seqalign_cli.io.pairs import zip_chunks  # noqa: E402
-from seqalign_cli.writers import WRITERS, load  # noqa: E402
+from seqalign_cli.writers import WRITERS, WriterContext, load  # noqa: E402
 from seqalign_cli.writers.output import OutputFile  # noqa: E402
 
 CARRY = os.path.join(ROOT, ".carry")
@@ -98,8 +98,8 @@ def time_writer(cls, done, folder, name, inputs, threads, repeat):
     size = 0
     for _ in range(repeat):
         path = os.path.join(folder, name)
-        ctx = types.SimpleNamespace(out=OutputFile(path), command_line="seqalign bench", traceback=True,
-                                    cigar_m=False, inputs=inputs, threads=threads)
+        ctx = WriterContext(out=OutputFile(path), command_line="seqalign bench", traceback=True,
+                            cigar_m=False, inputs=inputs, threads=threads)
         t0 = time.perf_counter()
         writer = cls(ctx)
         for chunk, res in done:

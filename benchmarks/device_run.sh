@@ -2,8 +2,10 @@
 # One run on a GPU machine: install wheels from .whl/ (packages the machine
 # lacks, if any), report the GPU, run the GPU tests, then the kernel and
 # end-to-end benchmarks (GASAL2 files copied to .carry/). Logs go to $OUT.
-# Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|sweep|bench|e2e|all]
-# TESTS, BENCH_ARGS, SWEEP_ARGS and E2E_ARGS pass arguments through.
+# Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|sweep|bench|e2e|multi|all]
+# TESTS, BENCH_ARGS, SWEEP_ARGS, E2E_ARGS and MULTI_COPIES pass arguments through.
+# multi (a machine of several GPUs): the several-GPU tests, then one GPU against all of them end to end:
+# 1,000,000 GASAL2 pairs (TSV with CIGARs, score only), MULTI_COPIES copies (default 500), the mix of lengths.
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/seqalign-out}
@@ -30,4 +32,13 @@ if [[ $what == bench || $what == all ]]; then
 fi
 if [[ $what == e2e || $what == all ]]; then
   python3 benchmarks/e2e_gasal2.py .carry/query_batch.fasta.gz .carry/target_batch.fasta.gz ${E2E_ARGS:-} 2>&1 | tee "$OUT/e2e.txt"
+fi
+if [[ $what == multi ]]; then
+  python3 -m pytest -q -rf -p no:cacheprovider -k "several" ${TESTS:-tests/test_cuda.py tests/test_cuda_oom.py tests/test_triplet.py} \
+    2>&1 | tee "$OUT/multi_tests.txt"
+  gasal=(.carry/query_batch.fasta.gz .carry/target_batch.fasta.gz --devices 0 all)
+  python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --runs 3 2>&1 | tee "$OUT/multi_e2e_1m.txt"
+  python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --runs 3 --score-only 2>&1 | tee "$OUT/multi_e2e_1m_score.txt"
+  python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --runs 2 --copies "${MULTI_COPIES:-500}" 2>&1 | tee "$OUT/multi_e2e_10m.txt"
+  (cd benchmarks && python3 e2e_mix.py --devices 0 all --runs 2) 2>&1 | tee "$OUT/multi_e2e_mix.txt"
 fi

@@ -9,7 +9,8 @@ runs ``seqalign pair`` on them and prints its summary line (wall time and
 the time of each stage: read, align, write). ``--formats``: the same runs
 for each output format, one after the other in this process, and each
 format's wall against TSV's. ``--devices``: each device setting in turn
-(``--devices all``), with records per second and the ratio to the first.
+(``--devices 0 all``), with records per second, the ratio to the first and
+whether the output is the same as the first setting's.
 ``--gasal2 BIN``: also time that program (a user-built GASAL2 test program;
 nothing is built here) on the same replicated files, given as
 ``BIN [--gasal2-args] Q T``, and print both walls and their ratio.
@@ -40,11 +41,8 @@ def write_bytecode():
         print(f"bytecode: {name} ({folder}): {'written' if ok else 'some files failed'}")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("query")
-    ap.add_argument("target")
-    ap.add_argument("--copies", type=int, default=50)
+def add_run_options(ap: argparse.ArgumentParser):
+    """The options of a timed ``seqalign pair`` run (shared with ``e2e_mix.py``)."""
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("-t", "--threads", type=int, default=os.cpu_count())
     ap.add_argument("--mode", default="global")
@@ -55,13 +53,22 @@ def main():
     ap.add_argument("--score-only", action="store_true")
     ap.add_argument("--devices", nargs="*", default=[None],
                     help="device settings to time in turn: a GPU number, 'all' or '0,1'")
-    ap.add_argument("--gasal2", help="a GASAL2 test program to time beside seqalign (not built here)")
-    ap.add_argument("--gasal2-args", default="-a 2 -b 4 -q 4 -r 2 -s -p -y global -t 8",
-                    help="its arguments before the two files")
     ap.add_argument("--bytecode", action="store_true",
                     help="first write the bytecode (.pyc) of seqalign and the packages it imports, as an "
                          "installer does; for interpreters that run with PYTHONDONTWRITEBYTECODE set over "
                          "packages installed without it")
+    ap.add_argument("--seqalign-args", default="", help="more options for seqalign pair (one string)")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("query")
+    ap.add_argument("target")
+    ap.add_argument("--copies", type=int, default=50)
+    add_run_options(ap)
+    ap.add_argument("--gasal2", help="a GASAL2 test program to time beside seqalign (not built here)")
+    ap.add_argument("--gasal2-args", default="-a 2 -b 4 -q 4 -r 2 -s -p -y global -t 8",
+                    help="its arguments before the two files")
     args = ap.parse_args()
     if args.bytecode:
         write_bytecode()
@@ -77,12 +84,29 @@ def main():
             for _ in range(args.copies):
                 out.write(data)
         paths.append(path)
+    first = time_settings(args, paths, n_pairs, tmp)
+    if args.gasal2:
+        gcmd = [args.gasal2, *args.gasal2_args.split(), *paths]
+        t0 = time.perf_counter()
+        subprocess.run(gcmd, check=True, stdout=subprocess.DEVNULL)
+        gwall = time.perf_counter() - t0
+        print(f"gasal2: {gwall:.2f} s wall ({' '.join(gcmd)}); seqalign/gasal2 = {first / gwall:.2f}")
+
+
+def time_settings(args, paths: list[str], n_pairs: int, tmp: str) -> float:
+    """Time ``seqalign pair`` on ``paths`` for each device setting and format (``args``: ``add_run_options``).
+
+    Prints each run's wall, the records per second of each setting's last
+    run and its ratio to the first setting's, and whether every device
+    setting wrote the same output as the first (a digest per format).
+    Returns the first setting's wall.
+    """
     # SEQALIGN_PROFILE=FILE: profile the runs (cProfile stats of the last run in FILE, the
     # top functions printed); main() is given its argv, so it returns instead of exiting at once
     profile = os.environ.get("SEQALIGN_PROFILE")
     script = f"import cProfile, sys; from seqalign_cli.cli import main; cProfile.run('main(sys.argv[1:])', {profile!r})"
     prefix = [sys.executable, "-c", script] if profile else [sys.executable, "-m", "seqalign_cli"]
-    walls = {}
+    walls, digests = {}, {}
     rows = 0
     for devices in args.devices:
         for fmt in args.formats.split(","):
@@ -91,6 +115,7 @@ def main():
                    "--batch-size", str(args.batch_size), *paths, "-o", out]
             cmd += ["--score-only"] if args.score_only else []
             cmd += ["--devices", devices] if devices else []
+            cmd += args.seqalign_args.split()
             for run in range(args.runs):
                 t0 = time.perf_counter()
                 subprocess.run(cmd, check=True)
@@ -98,6 +123,7 @@ def main():
                 print(f"{fmt} devices={devices or 'default'} run {run + 1} "
                       f"({'cold caches' if run == 0 else 'warm caches'}): {wall:.2f} s wall")
             walls[(devices, fmt)] = wall
+            digests[(devices, fmt)] = _digest(out, fmt)
             rows = n_pairs if fmt == "bam" else _rows(out)
             print(f"e2e {fmt}: {rows} records, {wall:.2f} s wall including interpreter start, "
                   f"{rows / wall:.0f} pairs/s")
@@ -108,14 +134,27 @@ def main():
             pstats.Stats(profile).sort_stats(key).print_stats(40)
     first = next(iter(walls.values()))
     for (devices, fmt), wall in walls.items():
+        digest = digests[(devices, fmt)]
+        same = ("not compared" if digest is None else
+                "identical to" if digest == digests[(args.devices[0], fmt)] else "DIFFERENT FROM")
         print(f"summary: {fmt} devices={devices or 'default'} {wall:.2f} s, {rows / wall:.0f} pairs/s, "
-              f"{wall / first:.2f}x the first setting's wall")
-    if args.gasal2:
-        gcmd = [args.gasal2, *args.gasal2_args.split(), *paths]
-        t0 = time.perf_counter()
-        subprocess.run(gcmd, check=True, stdout=subprocess.DEVNULL)
-        gwall = time.perf_counter() - t0
-        print(f"gasal2: {gwall:.2f} s wall ({' '.join(gcmd)}); seqalign/gasal2 = {first / gwall:.2f}")
+              f"{first / wall:.2f}x the first setting's records per second, output {same} the first setting's")
+    return first
+
+
+def _digest(path: str, fmt: str) -> str:
+    """A digest of a text output, without the header lines that name the command (@PG); None for BAM
+    (its header, which names the command, is compressed with the records)."""
+    import hashlib
+
+    if fmt == "bam":
+        return None
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for line in fh:
+            if not line.startswith(b"@PG"):
+                h.update(line)
+    return h.hexdigest()
 
 
 def _rows(path: str) -> int:

@@ -348,7 +348,8 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
         writer = make_writer(family.name, cfg.out_format, WriterContext(
             out, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs, cfg.threads,
             header=cfg.shard is None or cfg.shard[0] == 1, read_group=cfg.read_group))
-        writing = _WriterThread(writer, observe=collector.add if collector is not None else None)
+        writing = _WriterThread(writer, depth=getattr(backend, "depth", 2),  # batches the backend keeps in flight
+                                observe=collector.add if collector is not None else None)
         aligning = _Aligning(reader, backend, writing, cfg.align)
         while not aligning.done.wait(0.1):  # signals are raised here at once
             if writing.written:

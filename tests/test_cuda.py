@@ -262,4 +262,35 @@ def test_several_gpus(traceback):
     cpu = CpuPairwise(os.cpu_count() or 1)
     multi = select_backend(families.get("pairwise"), "cuda", os.cpu_count() or 1, lambda m: None, "all")
     qs, ts = random_pairs(99, 4000, long_share=0.05)
+    assert_same((cpu, multi), qs, ts, AFFINE, "local", traceback)  # a batch goes whole to one GPU
+    multi.spread_cells = 0  # a batch whole to one GPU's pipeline
     assert_same((cpu, multi), qs, ts, AFFINE, "local", traceback)
+    multi.split_cells = 0  # a batch in pieces over the GPUs
+    assert_same((cpu, multi), qs, ts, AFFINE, "local", traceback)
+
+
+@pytest.mark.skipif(gpu_available()[0] and __import__("cupy").cuda.runtime.getDeviceCount() < 2,
+                    reason="needs two GPUs")
+@pytest.mark.parametrize("route", ["first GPU", "whole", "pieces"])
+def test_several_gpus_write_what_one_writes(tmp_path, monkeypatch, route):
+    """Many batches in flight over every GPU's pipeline, whole or in pieces: the same TSV as one GPU."""
+    from seqalign_cli.backends.cuda.scheduler import GpuScheduler
+    from seqalign_cli.cli import main
+
+    if route != "first GPU":
+        monkeypatch.setattr(GpuScheduler, "spread_cells", 0)
+    if route == "pieces":
+        monkeypatch.setattr(GpuScheduler, "split_cells", 0)
+    qs, ts = random_pairs(98, 3000, long_share=0.05)
+    files = [tmp_path / "q.fa", tmp_path / "t.fa"]
+    for path, seqs in zip(files, (qs, ts)):
+        path.write_text("".join(f">p{k}\n{s}\n" for k, s in enumerate(seqs)))
+    outs = []
+    for devices in ("0", "all"):
+        out = tmp_path / f"{devices}.tsv"
+        with pytest.raises(SystemExit) as exc:
+            main(["pair", "-q", "--backend", "cuda", "--devices", devices, "--batch-size", "200",
+                  "--mode", "local", *map(str, files), "-o", str(out)])
+        assert exc.value.code == 0
+        outs.append(out.read_text())
+    assert outs[0] == outs[1] and len(outs[0].splitlines()) == len(qs) + 1

@@ -197,6 +197,7 @@ def test_several_devices_halve_the_pieces_they_take(cupy):
                for dev in (0, 1)]
     said = []
     b = backend(engines, said.append)
+    b.split_cells = b.spread_cells = 0  # every batch in pieces over the devices
     res = b.align(batch, cfg)
     assert_same(CpuPairwise(THREADS).align(batch, cfg), res)
     assert_each_pair_once(b, batch, cells)
@@ -226,7 +227,8 @@ def test_other_errors_are_raised(cupy, devices):
                for dev in range(devices)]
     with pytest.raises(cupy.CUDARuntimeError, match="cudaErrorIllegalAddress"):
         backend(engines).align(batch, cfg)
-    assert all(e.releases == 1 for e in engines)
+    assert all(e.releases == (1 if e.calls else 0) for e in engines)  # the batch went whole to one device
+    assert sum(e.releases for e in engines) == 1
     assert cupy.freed == []
 
 
@@ -258,3 +260,59 @@ def test_halves_always_make_two_parts():
         assert len(a) and len(b) and sorted(np.concatenate([a, b]).tolist()) == idx.tolist()
     assert halves(idx, np.array([100, 1, 2, 3, 0, 0]))[0].tolist() == [0]  # the one outweighing the rest
     assert [len(p) for p in halves(idx, np.zeros(6, int))] == [3, 3]
+
+
+def test_several_devices_take_whole_batches_in_turn(cupy):
+    """Batches under ``split_cells`` go whole to the device with the fewest cells in flight; each
+    device's pipeline queues them while earlier ones are not collected, and results stay in order."""
+    cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=True)
+    engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf) for dev in (0, 1)]
+    b = backend(engines)
+    b.spread_cells = 0  # every batch to the devices' pipelines
+    assert b.depth == 4
+    batches = [pairs(seed=20 + k, count=60)[0] for k in range(6)]
+    pending = [b.start(batch, cfg) for batch in batches]  # all in flight before the first is collected
+    for batch, p in zip(batches, pending):
+        assert_same(CpuPairwise(THREADS).align(batch, cfg), p.result())
+    sizes = [n for e in engines for n, m, _ in e.calls]
+    assert sorted(sizes) == sorted(batch.size for batch in batches)  # whole batches, each once
+    assert all(n == m for e in engines for n, m, _ in e.calls)
+    assert all(len(e.calls) for e in engines)  # both devices took batches
+    assert b.cpu.pairs == [] and all(lanes.load == 0 for lanes in b._lanes)
+
+
+def test_several_devices_share_a_batch_of_many_cells(cupy):
+    """A batch over ``split_cells`` is cut into pieces of similar cells, two for each device."""
+    batch, cells = pairs(seed=21, count=300)
+    cfg = AlignConfig(scoring=AFFINE, mode="local", traceback=False)
+    barrier = threading.Barrier(2)
+    engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf, barrier=barrier)
+               for dev in (0, 1)]
+    b = backend(engines)
+    b.split_cells, b.spread_cells = int(cells.sum()) - 1, 0
+    assert_same(CpuPairwise(THREADS).align(batch, cfg), b.align(batch, cfg))
+    calls = [c for e in engines for c in e.calls]
+    assert len(calls) == 4 and sum(n for n, _, _ in calls) == batch.size
+    assert max(c for _, _, c in calls) < 0.5 * cells.sum()  # pieces, not halves of the batch
+    assert all(len(e.calls) for e in engines)
+
+
+def test_batches_of_short_records_stay_on_the_first_device(cupy):
+    """Under ``spread_cells`` cells a record, batches take the one-GPU path on the first device."""
+    cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=False)
+    engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf) for dev in (0, 1)]
+    b = backend(engines)
+    batches = [pairs(seed=30 + k, count=50) for k in range(3)]
+    b.spread_cells = max(int(cells.mean()) for _, cells in batches) + 1
+    for batch, _ in batches:
+        assert_same(CpuPairwise(THREADS).align(batch, cfg), b.align(batch, cfg))
+    assert len(engines[0].calls) == 3 and not engines[1].calls
+    b.spread_cells = min(int(cells.mean()) for _, cells in batches)  # now every batch is spread
+    gate = threading.Event()  # the first device's pipeline holds its batch until every batch is handed out
+    first_submit = engines[0].submit
+    engines[0].submit = lambda *args: gate.wait(30) and first_submit(*args)
+    pending = [b.start(batch, cfg) for batch, _ in batches]
+    gate.set()
+    for p in pending:
+        p.result()
+    assert engines[1].calls

@@ -94,7 +94,7 @@ def test_fitting_parts_keep_order_and_limit():
 
 
 def test_traceback_routes():
-    from seqalign_cli.backends.cuda.pairwise import DIRS_BYTES, planned_dir_words, routes
+    from seqalign_cli.backends.cuda.pairwise import DIRS_BYTES, FULL_PAIR_BYTES, planned_dir_words, routes
     from seqalign_cli.config import AlignConfig
 
     q = np.array([150, 400, 600, 20_000, 100_000, 200])
@@ -109,6 +109,16 @@ def test_traceback_routes():
     assert ckpt.tolist() == [False, False, False, True, True, False]
     assert (planned_dir_words(q, t)[full] * 4 <= cfg.matrix_budget).all()
     assert (subwarp.checkpoint_bytes(q, t)[ckpt] <= DIRS_BYTES).all()
+    # a larger budget holds more pairs' codes whole, but never more than FULL_PAIR_BYTES of a pair that
+    # checkpoints can take (launches of a few such pairs leave the device idle)
+    big = routes(q, t, AlignConfig(traceback=True, matrix_budget=4 * 1024**3))
+    assert (big.gpu & ~big.checkpointed).tolist() == [True, True, True, False, False, True]  # 400 rows: one stage
+    assert big.checkpointed.tolist() == [False, False, False, True, True, False]
+    q2, t2 = np.array([2_000, 4_000, 8_000]), np.array([2_000, 4_000, 8_000])
+    two = routes(q2, t2, AlignConfig(traceback=True, matrix_budget=256 * 1024**2))
+    codes = planned_dir_words(q2, t2) * 4
+    assert two.checkpointed.tolist() == (codes > FULL_PAIR_BYTES).tolist() and two.gpu.all()
+    assert two.checkpointed.any() and not two.checkpointed.all()
     # checkpoints (8 bytes a column per 512 rows) hold about 1/32 of the full codes (4 bits a cell)
     assert subwarp.checkpoint_bytes(q, t)[4] * 20 < planned_dir_words(q, t)[4] * 4
     # scoring values past the byte profile: the warp kernel, which has no checkpoints

@@ -497,3 +497,32 @@ def test_formatting_takes_microseconds_a_record():
     tsv_us = best(lambda: format_tsv(big.q.view(), big.t.view(), out.view(), out.cigar.view(), CIGAR_LETTERS, False))
     print(f"us a record: sam {sam_us:.2f}, bam {bam_us:.2f}, tsv {tsv_us:.2f}")
     assert sam_us < 6 and bam_us < 6, (sam_us, bam_us, tsv_us)
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "paf", "sam", "bam"])
+@pytest.mark.parametrize("traceback", [True, False])
+def test_parts_formatted_side_by_side_equal_one_call(tmp_path, monkeypatch, fmt, traceback):
+    """A chunk's records cut into parts and formatted by several threads give the bytes of one call."""
+    from seqalign_cli.writers import WRITERS, WriterContext, load, parts
+
+    if fmt == "paf" and not traceback:
+        pytest.skip("PAF needs alignments")
+    monkeypatch.setattr(parts, "PART", 16)  # 200 pairs: several parts of a chunk
+    cuts = []
+    real_cut = parts.cut
+    monkeypatch.setattr(parts, "cut", lambda views, a, b: cuts.append((a, b)) or real_cut(views, a, b))
+    cfg = AlignConfig(mode="local", traceback=traceback)
+    chunks = [(c, ENGINE.align(c.batch(), cfg)) for c in zip_chunks(str(GQ), str(GT), 120)]
+    outs = []
+    for threads in (1, 3):
+        out = tmp_path / f"{threads}.{fmt}"
+        ctx = WriterContext(out=OutputFile(str(out)), command_line="seqalign test", traceback=traceback,
+                            inputs=PairInputs(str(GQ), str(GT)), threads=threads)
+        writer = load(WRITERS[("pairwise", fmt)])(ctx)
+        for chunk, res in chunks:
+            writer.write(chunk, res)
+        writer.close()
+        data = out.read_bytes()
+        outs.append(gzip.decompress(data) if fmt == "bam" else data)
+    assert outs[0] == outs[1] and len(outs[0]) > 1000
+    assert cuts[:3] == [(0, 40), (40, 80), (80, 120)]  # threads 3: 120 records in three parts

@@ -42,7 +42,6 @@ import os
 import shutil
 import tempfile
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -53,6 +52,7 @@ from ..io.mapping import reverse_complement
 from ..jit import nb
 from ..results import CIGAR_LETTERS, Op
 from .bgzf import BgzfWriter
+from .parts import Parts
 from .readgroup import read_group_id
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
@@ -429,17 +429,6 @@ def _pairs_targets(pairs_file: str, reference: str):
 
 
 #: records a thread formats at least
-PART = 4096
-
-
-def _part(views, a: int, b: int):
-    """Records a..b-1 of a chunk's views (offset arrays sliced; the buffers they point into kept whole)."""
-    q, t, rec, runs, ids = views
-    return (q._replace(name_off=q.name_off[a:b + 1], seq_off=q.seq_off[a:b + 1]),
-            t._replace(name_off=t.name_off[a:b + 1], seq_off=t.seq_off[a:b + 1]),
-            type(rec)(*(x[a:b] for x in rec)), runs._replace(off=runs.off[a:b], count=runs.count[a:b]), ids[a:b])
-
-
 class SamWriter:
     """SAM (``bam = False``) or BAM records of pairs, chunk by chunk; see the module.
 
@@ -471,7 +460,7 @@ class SamWriter:
         self.scan_error: BaseException | None = None
         self.sink = None  # the output, once the header is written
         self.spool = None  # the records held until the header can be written
-        self.pool = None  # formats the parts of a chunk side by side (threads > 1)
+        self.parts = Parts(self.threads)  # formats the parts of a chunk side by side
         self.scan = None
         #: a part after the first of a sharded run (``WriterContext.header`` False): see ``_start_part``
         self.later_part = not getattr(ctx, "header", True)
@@ -571,23 +560,15 @@ class SamWriter:
         """The records of a chunk as bytes, in parts formatted side by side by ``threads`` threads."""
         has_qual = q.qual is not None
         qual = q.qual if has_qual else _NO_QUAL
-        views = (q.view(), t.view(), res.view(), res.cigar.view(), ids)
-        cuts = np.linspace(0, len(ids), min(self.threads, -(-len(ids) // PART)) + 1).astype(np.int64)
-        parts = [_part(views, int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
 
-        def one(part):
-            qv, tv, rec, runs, part_ids = part
+        def one(qv, tv, rec, runs, part_ids):
             if self.bam:
                 return encode_bam(qv, qual, has_qual, tv, rec, runs, self.cigar_m, part_ids, NT16, QUAL_VALUES,
                                   REF_LETTERS, self.tags)
             return format_sam(qv, qual, has_qual, tv, rec, runs, CIGAR_LETTERS, self.cigar_m, SEQ_LETTERS,
                               QUAL_LETTERS, REF_LETTERS, self.tags)
 
-        if len(parts) == 1:
-            return [one(parts[0])]
-        if self.pool is None:
-            self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="seqalign-sam")
-        return list(self.pool.map(one, parts))
+        return self.parts.map(one, (q.view(), t.view(), res.view(), res.cigar.view(), ids), len(ids))
 
     def _check_names(self, q):
         long = np.flatnonzero(np.diff(q.name_off) > MAX_QNAME)
@@ -603,8 +584,7 @@ class SamWriter:
         if self.bam:
             self.sink.close()  # the last blocks and the EOF block
         self.out.commit()
-        if self.pool is not None:
-            self.pool.shutdown()
+        self.parts.shutdown()
 
     def discard(self):
         if self.spool is not None:
@@ -612,8 +592,7 @@ class SamWriter:
         abort = getattr(self.sink, "abort", None) or getattr(self.out.stream, "abort", None)
         if abort is not None:
             abort()
-        if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+        self.parts.shutdown(wait=False)
 
 
 class BamWriter(SamWriter):

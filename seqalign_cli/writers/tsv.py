@@ -82,11 +82,7 @@ class TsvWriter(TextWriter):
         super().__init__(ctx)
         self.traceback = ctx.traceback
 
-    def write(self, chunk, res):
-        self._header()
+    def format(self, q, t, rec, runs):
         if self.traceback:
-            rows = format_tsv(chunk.q.view(), chunk.t.view(), res.view(), res.cigar.view(), CIGAR_LETTERS,
-                              self.cigar_m, self.strand_column)
-        else:
-            rows = format_tsv_score_only(chunk.q.view(), chunk.t.view(), res.view(), self.strand_column)
-        self.stream.write(rows)
+            return format_tsv(q, t, rec, runs, CIGAR_LETTERS, self.cigar_m, self.strand_column)
+        return format_tsv_score_only(q, t, rec, self.strand_column)

@@ -34,6 +34,11 @@ from .launch import profile_fits
 INT32_LIMIT = 2**29
 #: direction codes held on the device at once
 DIRS_BYTES = 2 * 1024**3
+#: a pair whose codes take more than this is traced back by checkpoints where it can be, whatever the
+#: matrix budget: a launch of such pairs held whole would hold too few to fill the device (128 pairs at
+#: least a launch). On a mix of 16 bp to 20 kb pairs (one H200) the codes of every pair within 256 MB
+#: held whole ran at 18 GCUPS, within 16 MB at 101
+FULL_PAIR_BYTES = DIRS_BYTES // 128
 
 
 def planned_dir_words(qlen: np.ndarray, tlen: np.ndarray, kernel: str = "subwarp") -> np.ndarray:
@@ -70,19 +75,23 @@ def pick_kernel(cfg: AlignConfig, asked: str = "subwarp") -> str:
 def routes(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, kernel: str = "subwarp") -> Routes:
     """The routes of pairs of lengths ``qlen`` x ``tlen`` (``kernel``: the one asked for, when the scores allow it).
 
-    With traceback, all codes at once when they fit the per-pair budget
-    (``matrix_budget``); by checkpoints when the query spans several stages,
-    the subwarp kernels can score the pair and its checkpoint memory fits in
-    DIRS_BYTES.
+    With traceback, by checkpoints when the query spans several stages,
+    the subwarp kernels can score the pair, its checkpoint memory fits in
+    DIRS_BYTES and its whole codes would not fit the per-pair budget
+    (``matrix_budget``) or take more than FULL_PAIR_BYTES; else all codes
+    at once when they fit the budget.
     """
     kernel = pick_kernel(cfg, kernel)
     gpu = cfg.scoring.score_bound(qlen, tlen) < INT32_LIMIT
     ckpt = np.zeros(len(qlen), bool)
     if cfg.traceback:
-        full = planned_dir_words(qlen, tlen, kernel) * 4 <= cfg.matrix_budget
+        codes = planned_dir_words(qlen, tlen, kernel) * 4
+        full = codes <= cfg.matrix_budget
         if kernel == "subwarp":
             rows = subwarp.LONG[0] * subwarp.LONG[1]
-            ckpt = ~full & (qlen > rows) & (subwarp.checkpoint_bytes(qlen, tlen) <= DIRS_BYTES)
+            ckpt = (qlen > rows) & (subwarp.checkpoint_bytes(qlen, tlen) <= DIRS_BYTES)
+            full &= ~(ckpt & (codes > FULL_PAIR_BYTES))
+            ckpt &= ~full
         gpu &= full | ckpt
     return Routes(kernel, gpu, ckpt)
 
