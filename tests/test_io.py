@@ -488,3 +488,24 @@ def test_region_of_a_reference_with_spaces_inside_lines(tmp_path):
     ref = write(tmp_path / "sp.fa", ">a\nAC GT\nAC GT\n>b\nGGGG\n")
     fetch = RegionFetcher(str(ref))
     assert fetch.fetch("a:2-5", "w").seq == b"CGTA" and fetch.fetch("b", "w").seq == b"GGGG"
+
+
+def test_blocks_parsed_ahead_keep_their_order_and_the_error_after_them():
+    from seqalign_cli.io.ahead import Ahead
+
+    def blocks(n, fail=False):
+        yield from range(n)
+        if fail:
+            raise InputError("bad record 7")
+
+    assert list(Ahead(blocks(50))) == list(range(50))
+    got = []
+    with pytest.raises(InputError, match="bad record 7"):
+        for b in Ahead(blocks(5, fail=True)):
+            got.append(b)
+    assert got == list(range(5))
+    ahead = Ahead(blocks(10**6))  # a consumer that stops early: the thread ends
+    assert next(ahead) == 0
+    ahead.close()
+    ahead.thread.join(timeout=5)
+    assert not ahead.thread.is_alive()

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..batching import PairBatch
 from ..errors import InputError, UsageError, warn
+from .ahead import Ahead
 from .block import Record, RecordBlock
 from .fastx import FastxReader, display_name, open_binary
 from .inputs import PairInputs
@@ -95,9 +96,9 @@ class _Records:
     """The records of a reader, taken n at a time as one block each; ``limit`` records at most in all
     (a part of a sharded run, ``shard.Part.limit``), or every record (None)."""
 
-    def __init__(self, reader: FastxReader, limit: int | None = None):
+    def __init__(self, reader: FastxReader, limit: int | None = None, ahead: bool = False):
         self.reader = reader
-        self.blocks = reader.blocks()
+        self.blocks = Ahead(reader.blocks()) if ahead else reader.blocks()  # ahead: parsed in a thread
         self.parts: deque[RecordBlock] = deque()
         self.held = 0
         self.limit = limit
@@ -158,7 +159,7 @@ def zip_chunks(query: str, target: str, size: int, sam_names: int = 0, shard=Non
     part = plan(shard, query)
     skip, limit = records(part)
     qr, tr = FastxReader(query, sam_names, skip), FastxReader(target, skip=skip)
-    qs, ts = _Records(qr, limit), _Records(tr, limit)
+    qs, ts = _Records(qr, limit), _Records(tr, limit, ahead=True)
     while True:
         qb = qs.take(size)
         if not len(qb):

@@ -1,0 +1,66 @@
+"""A reader's blocks parsed ahead in a thread of their own.
+
+The second (and third) file of a pairing read in lockstep is parsed beside
+the first: the parser is compiled code that releases the interpreter lock,
+so two files take about the time of one (``pairs.zip_chunks``,
+``triplet.triplet_chunks``). Blocks and an error come out in the order the
+reader made them; ``close`` (or the end of the consumer) stops the thread.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Iterator
+
+_END = object()
+
+
+class Ahead:
+    """Iterates over ``blocks``, ``depth`` items ahead, made in a daemon thread."""
+
+    def __init__(self, blocks: Iterator, depth: int = 2):
+        self.items: queue.Queue = queue.Queue(maxsize=depth)
+        self.stopped = threading.Event()
+        self.done = False
+        self.thread = threading.Thread(target=self._run, args=(blocks,), name="seqalign-read-ahead", daemon=True)
+        self.thread.start()
+
+    def _put(self, item) -> bool:
+        while not self.stopped.is_set():
+            try:
+                self.items.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _run(self, blocks):
+        try:
+            for block in blocks:
+                if not self._put(block):
+                    return
+            self._put(_END)
+        except BaseException as exc:  # raised in the consumer, after the blocks made before it
+            self._put(exc)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.done:
+            raise StopIteration
+        item = self.items.get()
+        if item is _END:
+            self.done = True
+            raise StopIteration
+        if isinstance(item, BaseException):
+            self.done = True
+            raise item
+        return item
+
+    def close(self):
+        self.stopped.set()
+
+    def __del__(self):
+        self.stopped.set()
