@@ -48,9 +48,12 @@ if sys.argv[4] == "early":
     from seqalign_cli.backends.cuda import start_driver
     start_driver(0)  # as the runner does
 import seqalign_cli.runner
+from seqalign_cli import families
 from seqalign_cli.backends import select_backend
 from seqalign_cli.config import AlignConfig
-from seqalign_cli.io.pairs import PairInputs, pair_chunks
+from seqalign_cli.io.inputs import PairInputs
+from seqalign_cli.io.pairs import pair_chunks
+from seqalign_cli.writers import WriterContext
 from seqalign_cli.writers.tsv import TsvWriter
 mark("runner")
 import cupy
@@ -59,9 +62,9 @@ cupy.cuda.runtime.getDeviceCount()
 mark("devices")
 cupy.zeros(1).sum().item()
 mark("context")
-backend = select_backend("cuda", 16, lambda m: None, 0)
+backend = select_backend(families.get("pairwise"), "cuda", 16, lambda m: None, 0)
 mark("backend")
-chunk = next(iter(pair_chunks(PairInputs(sys.argv[2], sys.argv[3], "zip", None), 20000)))
+chunk = next(iter(pair_chunks(PairInputs(sys.argv[2], sys.argv[3]), 20000)))
 batch = chunk.batch()
 mark("read")
 cfg = AlignConfig()
@@ -70,10 +73,10 @@ mark("first batch")
 backend.start(batch, cfg).result()
 mark("second batch")
 class Sink:
-    def open(self): return self
+    def open(self, threads=1): return self
     def write(self, data): return len(data)
     def commit(self): pass
-TsvWriter(Sink()).write(chunk, res)
+TsvWriter(WriterContext(out=Sink())).write(chunk, res)
 mark("format")
 """
 
