@@ -10,12 +10,29 @@ output order is always input order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from .jit import nb
 
 PAD = 4  # padding code (scores as N; never reaches a lane's result)
+
+
+def _lengths(off: np.ndarray) -> np.ndarray:
+    out = np.diff(off)
+    out.flags.writeable = False
+    return out
+
+
+def gather_runs(values: np.ndarray, off: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The runs ``values[off[k]:off[k + 1]]`` of the records ``idx``, back to back, and their offsets."""
+    starts = off[idx].astype(np.int64)
+    lens = off[idx + 1].astype(np.int64) - starts
+    new_off = np.zeros(len(idx) + 1, np.int64)
+    np.cumsum(lens, out=new_off[1:])
+    src = np.repeat(starts - new_off[:-1], lens) + np.arange(new_off[-1], dtype=np.int64)
+    return values[src], new_off
 
 
 @dataclass
@@ -35,13 +52,15 @@ class PairBatch:
     def size(self) -> int:
         return len(self.q_off) - 1
 
-    @property
+    @cached_property
     def qlen(self) -> np.ndarray:
-        return np.diff(self.q_off)
+        """Query lengths (computed once; read-only)."""
+        return _lengths(self.q_off)
 
-    @property
+    @cached_property
     def tlen(self) -> np.ndarray:
-        return np.diff(self.t_off)
+        """Target lengths (computed once; read-only)."""
+        return _lengths(self.t_off)
 
     def query(self, k: int) -> np.ndarray:
         return self.q_codes[self.q_off[k]:self.q_off[k + 1]]
@@ -51,14 +70,9 @@ class PairBatch:
 
     def subset(self, idx: np.ndarray) -> "PairBatch":
         """A new batch holding the pairs ``idx`` in that order."""
-        def pick(codes, off):
-            parts = [codes[off[k]:off[k + 1]] for k in idx]
-            new_off = np.zeros(len(idx) + 1, np.int64)
-            np.cumsum([len(p) for p in parts], out=new_off[1:])
-            return (np.concatenate(parts) if parts else codes[:0]), new_off
-
-        qc, qo = pick(self.q_codes, self.q_off)
-        tc, to = pick(self.t_codes, self.t_off)
+        idx = np.asarray(idx, np.int64)
+        qc, qo = gather_runs(self.q_codes, self.q_off, idx)
+        tc, to = gather_runs(self.t_codes, self.t_off, idx)
         return PairBatch(qc, qo, tc, to)
 
     def cells_each(self) -> np.ndarray:

@@ -12,6 +12,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from seqalign_cli.config import Scoring
@@ -509,3 +510,18 @@ def test_blocks_parsed_ahead_keep_their_order_and_the_error_after_them():
     ahead.close()
     ahead.thread.join(timeout=5)
     assert not ahead.thread.is_alive()
+
+
+def test_batch_subset_gathers_each_pair_in_the_order_asked():
+    from seqalign_cli.io.encode import make_batch
+
+    qs = [b"ACGT", b"", b"GGA", b"T" * 40, b"CA"]
+    ts = [b"A", b"CCCC", b"", b"G" * 7, b"ACGTACGT"]
+    batch = make_batch(qs, ts)
+    for idx in ([4, 0, 3], [1, 1, 2], [], list(range(5))[::-1]):
+        part = batch.subset(np.array(idx, np.int64))
+        assert part.size == len(idx)
+        for j, k in enumerate(idx):
+            assert part.query(j).tolist() == batch.query(k).tolist()
+            assert part.target(j).tolist() == batch.target(k).tolist()
+        assert part.qlen.tolist() == [len(qs[k]) for k in idx] and not part.qlen.flags.writeable
