@@ -57,6 +57,7 @@ from typing import Callable
 from . import families, interrupts, progress
 from .backends import select_backend, warm_up
 from .config import RunConfig
+from .io.ahead import Ahead
 from .stats import Collector, StatsFile, document, sample_name
 from .writers import WriterContext, make_writer, writer_class
 from .writers.output import OutputFile
@@ -91,9 +92,6 @@ class Summary:
         return f" align steps ({', '.join(f'{k} {v:.2f} s' for k, v in self.steps.items())}),"
 
 
-_DONE = object()
-
-
 #: glibc mallopt parameters
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 
@@ -111,8 +109,8 @@ def _keep_freed_memory():
     mallopt(_M_TRIM_THRESHOLD, 1 << 30)
 
 
-class _Reader:
-    """Runs the reading/pairing/encoding generator in a thread, ``depth`` chunks ahead.
+class _Reader(Ahead):
+    """Runs the reading/pairing/encoding generator in a thread, ``depth`` chunks ahead: (chunk, batch) items.
 
     The thread starts at once (reading overlaps the backend's start); an
     error of the reader is raised in the consuming thread. ``records``: the
@@ -120,49 +118,14 @@ class _Reader:
     """
 
     def __init__(self, chunks, depth: int = 2):
-        self.chunks = chunks
         self.records = 0
-        self.items: queue.Queue = queue.Queue(maxsize=depth)
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+        super().__init__(self._batches(chunks), depth, name="seqalign-read")
 
-    def _put(self, item) -> bool:
-        while not self.stopped.is_set():
-            try:
-                self.items.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def _run(self):
-        try:
-            for chunk in self.chunks:
-                batch = chunk.batch()
-                self.records += len(chunk) if hasattr(chunk, "__len__") else batch.size
-                if not self._put((chunk, batch)):
-                    return
-            self._put(_DONE)
-        except BaseException as exc:  # handed to the consumer, which re-raises it
-            self._put(exc)
-
-    def __iter__(self):
-        while True:
-            try:
-                item = self.items.get(timeout=0.1)
-            except queue.Empty:
-                if self.stopped.is_set():
-                    return
-                continue
-            if item is _DONE:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-
-    def close(self):
-        self.stopped.set()
+    def _batches(self, chunks):
+        for chunk in chunks:
+            batch = chunk.batch()
+            self.records += len(chunk) if hasattr(chunk, "__len__") else batch.size
+            yield chunk, batch
 
 
 class _WriterThread:

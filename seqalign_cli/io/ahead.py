@@ -1,10 +1,12 @@
-"""A reader's blocks parsed ahead in a thread of their own.
+"""Items of an iterator made ahead in a thread of their own.
 
 The second (and third) file of a pairing read in lockstep is parsed beside
 the first: the parser is compiled code that releases the interpreter lock,
 so two files take about the time of one (``pairs.zip_chunks``,
-``triplet.triplet_chunks``). Blocks and an error come out in the order the
-reader made them; ``close`` (or the end of the consumer) stops the thread.
+``triplet.triplet_chunks``). The runner's reader thread is one too (chunks
+and their batches). Items and an error come out in the order the iterator
+made them; ``close`` (or the end of the consumer) stops the thread, and a
+consumer waiting for an item returns once it is closed.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ _END = object()
 class Ahead:
     """Iterates over ``blocks``, ``depth`` items ahead, made in a daemon thread."""
 
-    def __init__(self, blocks: Iterator, depth: int = 2):
+    def __init__(self, blocks: Iterator, depth: int = 2, name: str = "seqalign-read-ahead"):
         self.items: queue.Queue = queue.Queue(maxsize=depth)
         self.stopped = threading.Event()
         self.done = False
-        self.thread = threading.Thread(target=self._run, args=(blocks,), name="seqalign-read-ahead", daemon=True)
+        self.thread = threading.Thread(target=self._run, args=(blocks,), name=name, daemon=True)
         self.thread.start()
 
     def _put(self, item) -> bool:
@@ -48,16 +50,21 @@ class Ahead:
         return self
 
     def __next__(self):
-        if self.done:
-            raise StopIteration
-        item = self.items.get()
-        if item is _END:
-            self.done = True
-            raise StopIteration
-        if isinstance(item, BaseException):
-            self.done = True
-            raise item
-        return item
+        while not self.done:
+            try:
+                item = self.items.get(timeout=0.1)
+            except queue.Empty:
+                if self.stopped.is_set():  # closed: nothing more comes
+                    self.done = True
+                continue
+            if item is _END:
+                self.done = True
+            elif isinstance(item, BaseException):
+                self.done = True
+                raise item
+            else:
+                return item
+        raise StopIteration
 
     def close(self):
         self.stopped.set()
