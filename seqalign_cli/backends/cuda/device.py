@@ -9,8 +9,8 @@ last batch, and gives the scheduler its three calls:
   own, return a job at once;
 * ``collect(job)``: wait for the job and fill ``out``;
 * ``align(batch, cfg, subset, out)``: the same, synchronously, for a piece of
-  a batch (several GPUs, halves after an out-of-memory error); the batch is
-  uploaded once while later calls bring more pieces of it;
+  a batch (halves after an out-of-memory error); the batch is uploaded once
+  while later calls bring more pieces of it;
 * ``release()``: drop the device copy.
 
 A family supplies ``upload(batch, out, cfg, staged)`` (its device copy),

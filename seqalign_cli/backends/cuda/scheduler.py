@@ -3,8 +3,8 @@
 It knows records, cells and results only through the family's pieces:
 
 * ``engines``: the family's engine on each device (``device.DeviceEngine``:
-  ``submit``/``collect`` for the stream pipeline of one GPU, ``align`` for
-  pieces, ``release``);
+  ``submit``/``collect`` for the stream pipeline of each GPU, ``align`` for
+  the halves of a batch after an out-of-memory error, ``release``);
 * ``cpu``: the family's CPU engine (``align(batch, cfg)``);
 * ``hooks``: ``on_gpu(batch, cfg)``, the records a GPU can hold exactly (the
   family's routing), and ``allocate(batch, cfg)``, an empty result;
