@@ -13,7 +13,8 @@ aligned alone (a batch of one pair, as ``seqalign pair`` gets it) by the
 CPU engine, score only and with traceback, with each thread count, and by
 parasail's scan kernels (``nw``/``sg``/``sg_dx``/``sw`` by mode, 16-bit
 unless they saturate, else 32-bit; with traceback only while the full
-trace table stays under 4 GB). Printed: seconds (best of --repeat),
+trace table stays under 4 GB), taking turns run by run. Printed: seconds
+(best of --repeat, and of more runs of a short pair, up to 0.3 s of runs),
 GCUPS, and seqalign's speed over parasail's. Scores must agree (the run
 stops otherwise). ``--old-below``: pairs up to that length also run the
 previous route (lane groups; one lane per pair) for comparison.
@@ -83,18 +84,29 @@ def read_one(path: str) -> bytes:
     return next(iter(FastxReader(path))).seq.upper()
 
 
-def best_of(fn, repeat: int):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
+#: runs of a short pair go on (past --repeat) until they add up to this many seconds: a 2 kb pair takes a
+#: millisecond, where one run in two can be slowed by what else the machine does
+SHORT_RUNS_SECONDS = 0.3
 
 
-def parasail_run(q: bytes, t: bytes, sc: Scoring, mode: str, trace: bool, repeat: int):
-    """(function name, seconds, score) of parasail's scan kernel, 16-bit unless it saturates, else 32-bit; None
-    where its trace table would not fit."""
+def best_of(fns, repeat: int):
+    """The best time of each function over ``repeat`` rounds (more while a round's runs add up to less than
+    SHORT_RUNS_SECONDS each), the functions taking turns so that what else the machine does weighs on all alike;
+    [(seconds, last output)]."""
+    best, outs, spent, rounds = [float("inf")] * len(fns), [None] * len(fns), 0.0, 0
+    while rounds < repeat or spent < SHORT_RUNS_SECONDS * len(fns):
+        for k, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            outs[k] = fn()
+            took = time.perf_counter() - t0
+            best[k], spent = min(best[k], took), spent + took
+        rounds += 1
+    return list(zip(best, outs))
+
+
+def parasail_kernel(q: bytes, t: bytes, sc: Scoring, mode: str, trace: bool):
+    """(function name, call giving the score) of parasail's scan kernel, 16-bit unless it saturates, else
+    32-bit; None where its trace table would not fit."""
     import parasail
 
     cells = len(q) * len(t)
@@ -111,8 +123,7 @@ def parasail_run(q: bytes, t: bytes, sc: Scoring, mode: str, trace: bool, repeat
         fn = getattr(parasail, name)
         if bits == 16 and fn(qs, ts, o, e, matrix).saturated:
             continue
-        secs, score = best_of(lambda: fn(qs, ts, o, e, matrix).score, repeat)
-        return name, secs, score
+        return name, lambda: fn(qs, ts, o, e, matrix).score
 
 
 def main():
@@ -144,13 +155,14 @@ def main():
                 cells = len(q) * len(t)
                 batch = make_batch([q], [t])
                 row = f"{name}\t{len(q)}\t{len(t)}\t{mode}\t{'yes' if trace else 'no'}"
-                ref = parasail_run(q, t, sc, mode, trace, args.repeat)
+                ref = parasail_kernel(q, t, sc, mode, trace)
+                engines = [CpuPairwise(n) for n in threads]
+                runs = best_of(([ref[1]] if ref is not None else [])
+                               + [lambda engine=engine: engine.align(batch, cfg) for engine in engines], args.repeat)
                 if ref is not None:
-                    pname, psecs, pscore = ref
-                    print(f"{row}\tparasail-{pname}\t{psecs:.4f}\t{cells / psecs / 1e9:.2f}\t1.00", flush=True)
-                for n in threads:
-                    engine = CpuPairwise(n)
-                    secs, res = best_of(lambda: engine.align(batch, cfg), args.repeat)
+                    (psecs, pscore), runs = runs[0], runs[1:]
+                    print(f"{row}\tparasail-{ref[0]}\t{psecs:.4f}\t{cells / psecs / 1e9:.2f}\t1.00", flush=True)
+                for n, (secs, res) in zip(threads, runs):
                     score = int(res.score[0])
                     speed = f"{psecs / secs:.2f}" if ref is not None else "-"
                     print(f"{row}\tseqalign-t{n}\t{secs:.4f}\t{cells / secs / 1e9:.2f}\t{speed}", flush=True)
@@ -160,7 +172,7 @@ def main():
                     saved = long_pair.routed
                     long_pair.routed = lambda qlen, *rest: np.zeros(len(qlen), bool)
                     try:
-                        secs, res = best_of(lambda: CpuPairwise(1).align(batch, cfg), 1)
+                        [(secs, res)] = best_of([lambda: CpuPairwise(1).align(batch, cfg)], 1)
                     finally:
                         long_pair.routed = saved
                     speed = f"{psecs / secs:.2f}" if ref is not None else "-"

@@ -35,7 +35,7 @@ JOBS = (
     (["pair", "--mode", "semi-global", "{q}", "{t}"], "paf"),
     (["pair", "--score-only", "{q}", "{t}"], "tsv.gz"),
     (["pair", "--max-matrix-mb", "1", "{long_q}", "{long_t}"], "tsv"),
-    (["pair", "--max-matrix-mb", "1", "{longer_q}", "{longer_t}"], "tsv"),
+    (["pair", "--max-matrix-mb", "1", "--match", "20", "{longer_q}", "{longer_t}"], "tsv"),
     (["pair", "--score-only", "{longer_q}", "{longer_t}"], "tsv"),
     (["pair", "--cross", "{q}", "{t}"], "tsv"),
     (["pair", "--interleaved", "{q}"], "tsv"),
@@ -92,7 +92,8 @@ def write_inputs(folder: str, seed: int = 7) -> dict[str, str]:
     long_ref = "".join(rng.choice("ACGT") for _ in range(1500))
     paths["long_t"] = _fasta(os.path.join(folder, "lt.fa"), [("lt", long_ref)])
     paths["long_q"] = _fasta(os.path.join(folder, "lq.fa"), [("lq", _mutate(rng, long_ref))])
-    # 3 kb: scores past 16-bit lanes (the long-pair route's 32-bit kernels)
+    # 3 kb: scores past 16-bit lanes (the long-pair route's 32-bit kernels with --match 20; its 16-bit trial
+    # with the default scoring)
     longer_ref = long_ref + "".join(rng.choice("ACGT") for _ in range(1500))
     paths["longer_t"] = _fasta(os.path.join(folder, "llt.fa"), [("llt", longer_ref)])
     paths["longer_q"] = _fasta(os.path.join(folder, "llq.fa"), [("llq", _mutate(rng, longer_ref))])

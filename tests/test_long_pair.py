@@ -8,8 +8,9 @@ compared with the same batch aligned with the route switched off. Tests
 taking ``backend`` run the forced route on the CPU engine (and, with a GPU,
 compare the GPU's results with the same reference). Ties (repeats,
 homopolymers), N letters, empty and one-base sequences, int32 lanes (large
-scoring values), threads inside a pair, the routing rule, and a check of
-the route against parasail and CIGAR rescoring.
+scoring values), int16 lanes tried first where the bound needs int32 (kept
+where exact, else the pair again in int32), threads inside a pair, the
+routing rule, and a check of the route against parasail and CIGAR rescoring.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from oracles import MODES, cigar_counts, parasail_score, rescore
 
 EDIT = Scoring(match=0, mismatch=1, gap_open=0, gap_extend=1, n_penalty=1)
 WIDE = Scoring(match=1000, mismatch=3000, gap_open=5000, gap_extend=1000, n_penalty=700)
+#: a costly opening: every pair's bound needs int32, and cells stay within int16 unless two gaps are needed
+TRIAL = Scoring(match=2, mismatch=100, gap_open=10000, gap_extend=1, n_penalty=50)
 
 
 def forced(mp, stripe=48, min_block=0, tile=40, thread_cells=0):
@@ -143,6 +146,62 @@ def test_wide_scores_use_int32(mode):
         compare(qs, ts, AlignConfig(scoring=WIDE, mode=mode, traceback=traceback), CpuPairwise(1), stripe=32)
 
 
+def trial_pairs(seed):
+    """Pairs of 250-500 bases that differ by substitutions only (each cell within one gap of the diagonal:
+    int16 holds them) alternating with unrelated pairs, one with N letters (in global mode, the cells about
+    (250, 250) score below -18000: past the int16 trial's sentinel)."""
+    rng = random.Random(seed)
+    qs, ts = [], []
+    for k in range(8):
+        q = random_dna(rng, rng.randint(250, 500), "ACGTN" if k == 3 else "ACGT")
+        if k % 2:
+            t = random_dna(rng, rng.randint(250, 500))
+        else:
+            t = "".join(rng.choice("ACGT") if rng.random() < 0.03 else c for c in q)
+        qs.append(q)
+        ts.append(t)
+    return qs, ts
+
+
+def forward_passes(mp):
+    """Record the lane dtype and exactness of every forward pass."""
+    seen = []
+    real = long_pair._Pass.forward
+
+    def forward(self, threads):
+        end = real(self, threads)
+        seen.append((np.dtype(self.par.dtype), self.exact))
+        return end
+    mp.setattr(long_pair._Pass, "forward", forward)
+    return seen
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_int16_lanes_tried_first(mode, backend):
+    """Where the bound needs int32 but the best score and the borders fit int16, int16 goes first: kept where every
+    H stayed above its sentinel (all pairs but global mode's unrelated ones), else the pair goes again in int32;
+    either way the results are the reference's, threads inside a pair included."""
+    qs, ts = trial_pairs(70 + MODES.index(mode))
+    assert long_pair.lane_dtype(TRIAL, 250, 250) is np.int32
+    assert long_pair.trial_params(TRIAL, 500, 500).dtype == np.int16
+    for traceback in (False, True):
+        cfg = AlignConfig(scoring=TRIAL, mode=mode, traceback=traceback)
+        with pytest.MonkeyPatch.context() as mp:
+            seen = forward_passes(mp)
+            compare(qs, ts, cfg, backend, stripe=64)
+            if backend.name == "cpu":  # one pair at a time: both threads on it
+                for k in (0, 1):
+                    compare(qs[k:k + 1], ts[k:k + 1], cfg, CpuPairwise(2), stripe=64, tile=100)
+        if backend.name != "cpu":
+            continue
+        i16 = np.dtype(np.int16)
+        if mode == "global":  # each unrelated pair: an int16 pass that fails, then an int32 one
+            assert seen.count((i16, True)) == 5 and seen.count((i16, False)) == 5
+            assert seen.count((np.dtype(np.int32), True)) == 5
+        else:  # free end gaps (or local's floor) keep every cell within one gap: int16 holds all
+            assert seen == [(i16, True)] * 10
+
+
 def test_lane_dtype_follows_the_score_bound():
     """int16 while the bound, the gap-open margin and the sentinel fit 16 bits; int32 next; None past it."""
     sc = Scoring()  # per base: max(2, 4, 1) + 2; bound = 4 + (m + n + 1) * 6
@@ -204,6 +263,27 @@ def test_threads_inside_a_pair(mode):
                 compare([pair[0]], [pair[1]], cfg, CpuPairwise(2), stripe=64, tile=100)
     if CpuPairwise(2).threads == 2:
         assert calls.count("_forward_tiles") == 4 and calls.count("_walk_blocks") == 2
+
+
+def test_a_failed_thread_leaves_none_waiting():
+    """Threads inside a pair wait on each other's stripes: where one part fails, the others run through and the
+    error reaches the caller (no thread left waiting on the failed one)."""
+    if CpuPairwise(2).threads < 2:
+        pytest.skip("one CPU thread here")
+    rng = random.Random(85)
+    q = random_dna(rng, 900)
+    t = mutate(rng, q, 0.06)
+    real = long_pair._Pass._stripes
+
+    def failing(self, part, *args):
+        if part == 1:
+            raise MemoryError("part 1 failed")
+        return real(self, part, *args)
+    with pytest.MonkeyPatch.context() as mp:
+        forced(mp, stripe=64, tile=100)
+        mp.setattr(long_pair._Pass, "_stripes", failing)
+        with pytest.raises(MemoryError, match="part 1 failed"):
+            CpuPairwise(2).align(make_batch([q.encode()], [t.encode()]), AlignConfig(scoring=AFFINE))
 
 
 @pytest.mark.parametrize("mode", MODES)

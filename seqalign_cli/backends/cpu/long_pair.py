@@ -4,20 +4,32 @@ The lane groups of ``pairwise.py`` vectorise across pairs: a lone long pair
 runs in one lane there (0.1-0.2 GCUPS). Here the cells of one anti-diagonal,
 which do not depend on each other, are the SIMD lanes: the diagonal's H, E
 and F are contiguous arrays indexed by query row, the target letters come
-from a reversed copy of the target, and LLVM vectorises the loop over them
-(``_cells``: 16 int32 or 32 int16 lanes in AVX-512). The recurrence, the
-direction bytes and the tie rule are those of ``dp.py``, in integers: int16
-where the pair's score bound leaves room for a sentinel below every value
-(``lane_dtype``), int32 otherwise; past int32 the pair stays on the float
-routes. Integers are exact, as the float lanes are, so every output is the
-same bit for bit.
+from a reversed copy of the target. The forward pass computes a diagonal
+with ``diagonal.cells`` (explicit 64-byte vectors: 32 int16 or 16 int32
+lanes); the walk's blocks, which also write direction bytes, with
+``_cells``, a loop LLVM vectorises. The recurrence, the direction bytes and
+the tie rule are those of ``dp.py``, in integers: int16 where the pair's
+score bound leaves room for a sentinel below every value (``lane_dtype``),
+int32 otherwise; past int32 the pair stays on the float routes. Integers
+are exact, as the float lanes are, so every output is the same bit for bit.
+
+**int16 first.** The bound counts every base as a match and as a gap at
+once: a 10 kb pair needs int32 by it, while its values fit int16. Where the
+best possible H and the borders fit int16 (``trial_params``), the pair is
+swept in int16 first, the sentinel at the bottom of int16; the forward pass
+returns the smallest H it computed, and where that stayed above the
+sentinel plus an opening, no difference wrapped and every value is the
+exact one (``_Pass.exact``); else the pair goes again in int32 (global
+mode's unrelated pairs, whose cells fall past -32 k).
 
 **Tiles.** ``_tile`` computes a rectangle from its top row (H, F) and left
 column (H, E) and leaves its bottom row and right column in the same arrays.
-One thread sweeps stripes of ``STRIPE`` rows across the whole target (the
-diagonals' arrays stay in the first-level cache). With threads the stripes
-are cut into tiles of ``TILE`` columns; thread s % threads takes stripe s,
-each tile once the stripe above has finished the tile above it.
+``_forward`` sweeps stripes of ``STRIPE`` rows (twice as many in int16)
+across the target; a diagonal's arrays, one aligned block (``_buffers``),
+stay in the first-level cache. With threads the stripes are cut into tiles
+of ``TILE`` columns; thread k takes stripes k, k + threads, ..., each tile
+once the stripe above has finished the tile above it (an atomic count of
+each stripe's finished tiles, waited on in the compiled loop).
 
 **End cell.** The sweep keeps column N and row M, and ``_end_cell`` replays
 ``dp.track_row`` on them row by row. Local mode: each diagonal's largest
@@ -35,23 +47,50 @@ writing direction bytes along the diagonals; a strided view indexes them
 Threads recompute as many blocks at once (the walk only moves left, so the
 blocks above are computed up to the present column).
 
-**Measurements** (a shared, busy 2-core AMD EPYC with AVX-512; pairs with 5 %
-substitutions and 1 % deletions; global; one thread; CPU seconds).
+**Measurements** (a shared 2-core AMD EPYC, Zen 4 with AVX-512; pairs with
+5 % substitutions and 1 % deletions; global; one thread unless said).
 Approach: on a 10 kb pair, a first anti-diagonal loop ran at 3.1 GCUPS in
 int32, where parasail's own 32-bit kernels ran at 1.2 (diagonal), 1.9
 (striped) and 2.8 (scan): striped lost to its lazy-F corrections, scan
-needs lane shifts numba does not express; anti-diagonal it is. The route
-now: 5.3 GCUPS int16 (2 kb), 3.5-3.9 int32 (4-10 kb), about 1.5-2x slower
-with traceback (forward pass plus walk).
-Routing (``routed``), score only: 64 pairs filling a lane group run at
-2.5 GCUPS (100 bp), 4.1 (400 bp), 5.0 (1 kb), 4.4 (2 kb), 4.5 (4 kb); the
-same pairs through this route at 0.2, 2.3, 4.2, 5.3 and 3.5; one pair alone
-in its group at 0.1-0.2 at every length, through this route 0.5 (200 bp),
-1.4 (400 bp), 4.1 (1 kb). So pairs of ``LONG_MIN_LEN`` (500) bases or more
-on both sides take this route when the batch holds fewer than a lane
-group's worth of them (the groups run underfilled), and stay in the groups
-otherwise. With traceback, pairs past the matrix budget (``align_long``,
-0.04-0.07 GCUPS) always take it (1.5-1.8 GCUPS at 1 kb).
+needs lane shifts numba does not express; anti-diagonal it is. That loop,
+left to LLVM's vectoriser, paid on entry to every diagonal run-time alias
+checks and a scalar remainder (a fifth to a third of a 2 kb pair) and ran
+at 5.3 GCUPS int16 (2 kb), 3.5-3.9 int32 (4-10 kb): 0.63-0.8x of parasail's
+``nw_scan_16`` at 2 and 10 kb. Now, score only, by the benchmark
+``long_pairs_cpu.py`` (parasail in the same run): 2 kb 6.4-8.6 GCUPS,
+1.1-1.26x of ``nw_scan_16`` (the forward pass alone 9.5 GCUPS, 1.4x; the
+rest is the call's own cost); 10 kb in int16 9.3-10.4 GCUPS, 1.6-1.85x
+(synthetic and E. coli); 100 kb in int32 4.8-5.0, 1.9x of ``nw_scan_32``.
+Two threads on one pair (timed in turn with one): 1.6-1.7x at 10 kb in
+most runs, 1.4-1.45x in some (the wavefront's fill and drain take a tile
+each; what else the second core runs), 1.75-1.9x at 100 kb. Traceback at
+10 kb: 4.4-4.9x of ``nw_trace_scan_16`` (the forward
+pass and checkpoints in int16 too).
+Tried and dropped (slower, measured the same way): 32-byte vectors; whole
+vectors aligned to the rows with the row above made by lane shifts instead
+of unaligned loads (two shuffles a vector on this machine); the last,
+partial vector of a diagonal recomputed as a whole one overlapping the one
+before (E then double-buffered; a second loop entry); stripes of 512-2048
+int16 rows (1024 best; 2048 fills the first-level cache and the times then
+hang on where the arrays land); tiles of 1024-8192 columns (4096 best);
+tiles scheduled by Python threads on condition variables (1.3-1.6x on two
+threads); a process-wide pool for the threads instead of threads started
+with each pass (no clearer gain). Pure spinning while waiting on another
+stripe fell to 1.2x when a third process took a core: a waiting thread now
+yields its core after ``SPINS`` hints.
+The substitution score (compare and select) is a tenth of a vector step.
+Routing (``routed``), score only, measured before this kernel: 64 pairs
+filling a lane group run at 2.5 GCUPS (100 bp), 4.1 (400 bp), 5.0 (1 kb),
+4.4 (2 kb), 4.5 (4 kb); the same pairs through this route at 0.2, 2.3, 4.2,
+5.3 and 3.5; one pair alone in its group at 0.1-0.2 at every length,
+through this route 0.5 (200 bp), 1.4 (400 bp), 4.1 (1 kb). So pairs of
+``LONG_MIN_LEN`` (500) bases or more on both sides take this route when the
+batch holds fewer than a lane group's worth of them (the groups run
+underfilled), and stay in the groups otherwise. With this kernel the route
+runs 64 such pairs at 3.5 (400 bp), 7.1 (1 kb), 8.8 (2 kb) and 9.9 GCUPS
+(4 kb) against the groups' 4.7-4.9: the rule is left as it was for now.
+With traceback, pairs past the matrix budget (``align_long``, 0.04-0.07
+GCUPS) always take it (1.5-1.8 GCUPS at 1 kb).
 """
 
 from __future__ import annotations
@@ -63,20 +102,26 @@ import numpy as np
 
 from ...config import AlignConfig
 from ...jit import nb
+from .diagonal import PAD, VEC_BYTES, cells, load_acquire, spin_pause, store_release, yield_cpu
 from .dp import GLOBAL, LOCAL, SEMI, ST_H, finish_ops, left_value, top_value, trace
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
 #: pairs this long (both sides) take this route when too few to fill a lane group
 LONG_MIN_LEN = 500
-#: rows of a stripe in int32 lanes (twice as many in int16): a diagonal's arrays stay in the first-level cache
-STRIPE = 1024
+#: rows of a stripe in int32 lanes (twice as many in int16): the arrays of a diagonal (about 14 kB) stay in
+#: the first-level cache
+STRIPE = 512
 #: tile width for threads (columns)
 TILE = 4096
 #: rows between checkpoints at least (budget allowing): shorter blocks make the walk's diagonals short
 MIN_BLOCK = 512
 #: threads inside a pair only from this many cells on
 THREAD_MIN_CELLS = 1 << 24
+#: spin-wait hints before a thread waiting on the stripe above yields its core (tens of microseconds)
+SPINS = 1000
+#: a stripe's count of finished tiles that lets every wait on it end (a part that failed)
+_RELEASED = 1 << 62
 
 # the scoring parameters in the lane dtype, by position in ``par``
 P_MATCH, P_MISMATCH, P_N, P_OPEN_EXT, P_EXT, P_NEG, P_OPEN = range(7)
@@ -105,16 +150,38 @@ def lane_params(scoring, qlen: int, tlen: int, dtype) -> np.ndarray:
                      s.gap_open], dtype)
 
 
+def trial_params(scoring, qlen: int, tlen: int):
+    """int16 ``par`` to try first on a pair whose score bound needs int32, or None where it cannot fit.
+
+    The bound counts every base as a match and as a gap at once; the true
+    values lie far inside it. The sentinel goes to the bottom of int16, as low
+    as no difference below it wraps (an extension below an E or F, a mismatch
+    or N below an H). Tried where the best possible H (``match`` times the
+    shorter length) fits and the borders stay above the sentinel plus an
+    opening; the sweep then tells whether every H did too (``_Pass.exact``),
+    in which case every value is the exact one, else the pair goes again in
+    int32. Local mode never fails (H >= 0).
+    """
+    s = scoring
+    top = np.iinfo(np.int16).max
+    neg = -top - 1 + max(s.gap_open + 2 * s.gap_extend, s.mismatch, s.n_penalty)
+    if s.match * min(qlen, tlen) > top or s.gap_open + s.gap_extend * max(qlen, tlen) >= -(neg + s.gap_open):
+        return None
+    return np.array([s.match, -s.mismatch, -s.n_penalty, s.gap_open + s.gap_extend, s.gap_extend, neg,
+                     s.gap_open], np.int16)
+
+
 @nb.njit(**_JIT)
-def _cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, par, floor, dirs, do, track):
-    """The n cells of one diagonal from tile row lo; the diagonal arrays are indexed by tile row.
+def _cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, par, floor, dirs, do):
+    """The n cells of one diagonal from tile row lo with their direction bytes (the walk's blocks; the
+    forward pass takes ``diagonal.cells``, the same arithmetic without them); the diagonal arrays are
+    indexed by tile row.
 
     q[qo + k], trev[to + k]: the letters of the k-th cell. Hm2: H two
     diagonals back (the diagonal neighbour at row - 1); Hm1, Fm1: the
     previous diagonal (the cell above at row - 1, the cell to the left at
     row); E: by row, the left neighbour's on entry, the cell's on exit; H0,
-    F0: the cells. dirs (or None): direction bytes from dirs[do]. Returns
-    the diagonal's largest H where track is not None.
+    F0: the cells. dirs: direction bytes from dirs[do].
     Offsets are unsigned, so that indexing needs no wraparound test and the
     loop vectorises.
     """
@@ -129,7 +196,6 @@ def _cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, par, floor, dirs, d
     qo = np.uint64(qo)
     to = np.uint64(to)
     do = np.uint64(do)
-    top = floor
     for k in range(np.uint64(n)):
         a = q[qo + k]
         b = trev[to + k]
@@ -145,18 +211,14 @@ def _cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, par, floor, dirs, d
         h = diag if diag >= f else f
         h2e = e if e >= floor else floor
         h = h if h >= h2e else h2e
-        if dirs is not None:
-            src = np.uint8(0) if h == diag else (np.uint8(1) if h == f else np.uint8(2))
-            src = np.uint8(3) if h == floor else src  # local mode's stop (never equal otherwise)
-            src += np.uint8(4) if e_ext > e_open else np.uint8(0)
-            src += np.uint8(8) if f_ext > f_open else np.uint8(0)
-            dirs[do + k] = src
-        if track is not None:
-            top = h if h > top else top
+        src = np.uint8(0) if h == diag else (np.uint8(1) if h == f else np.uint8(2))
+        src = np.uint8(3) if h == floor else src  # local mode's stop (never equal otherwise)
+        src += np.uint8(4) if e_ext > e_open else np.uint8(0)
+        src += np.uint8(8) if f_ext > f_open else np.uint8(0)
+        dirs[do + k] = src
         H0[u + k] = h
         F0[u + k] = f
         E[u + k] = e
-    return top
 
 
 @nb.njit(**_JIT)
@@ -176,23 +238,35 @@ def _offer(H0, lo, top, r0, cdiag, best):
 
 
 @nb.njit(**_JIT)
-def _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, dirs, best, marks):
+def _tile(q, trev, r0, c0, R, C, mode, par, has_n, rowH, rowF, colH, colE, work, dirs, best, marks):
     """Rows r0+1 .. r0+R and columns c0+1 .. c0+C of one pair, one anti-diagonal at a time.
 
-    q: query codes; trev: target codes reversed. rowH/rowF (C+1): H and F of
-    row r0 at columns c0 .. c0+C on entry, of row r0+R on exit (index 0 is
-    neither read nor written). colH/colE (R+1): H and E of column c0 at rows
-    r0 .. r0+R on entry (colE[0] unused), of column c0+C on exit. work: (5,
-    R+1) scratch of the lane dtype. dirs: None, or the direction bytes of
-    the tile, cell (a, b) (1-based in the tile) at ``(a+b-1)*R + a-1``.
-    best: None, or (local mode) the best cell so far (score, i, j), updated
-    with the tile's cells (``_offer``). marks: None, or
-    (Hc, Fc, step, first): H and F of tile rows step, 2*step ... below R go to
-    rows first, first+1 ... of Hc/Fc at columns c0 .. (checkpoints).
+    q: query codes; trev: target codes reversed; has_n: whether either holds
+    an N. rowH/rowF (C+1): H and F of row r0 at columns c0 .. c0+C on entry,
+    of row r0+R on exit (index 0 is neither read nor written). colH/colE
+    (R+1): H and E of column c0 at rows r0 .. r0+R on entry (colE[0]
+    unused), of column c0+C on exit. work: (5, R+1) scratch of the lane
+    dtype. dirs: None (the forward pass), or the direction bytes of the
+    tile, cell (a, b) (1-based in the tile) at ``(a+b-1)*R + a-1``. The
+    forward pass reads past the ends of q, trev, colE and work's rows
+    (``diagonal.PAD``: ``_buffers``, ``_Pass``). best: None, or (local mode)
+    the best cell so far (score, i, j), updated with the tile's cells
+    (``_offer``). marks: None, or (Hc, Fc, step, first): H and F of tile
+    rows step, 2*step ... below R go to rows first, first+1 ... of Hc/Fc at
+    columns c0 .. (checkpoints). Returns the smallest H of the tile's cells
+    in the forward pass of the modes but local (``_Pass.exact``), else the
+    dtype's largest value.
     """
     N = trev.shape[0]
     T = work.dtype.type
-    floor = T(0) if mode == LOCAL else par[P_NEG]
+    local = mode == LOCAL
+    floor = T(0) if local else par[P_NEG]
+    low = T(np.iinfo(work.dtype).max)
+    mtc = par[P_MATCH]
+    mis = par[P_MISMATCH]
+    npn = par[P_N]
+    goe = par[P_OPEN_EXT]
+    ge = par[P_EXT]
     Hm2 = work[0]
     Hm1 = work[1]
     H0 = work[2]
@@ -214,10 +288,17 @@ def _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, dirs, 
         hi = min(R, e - 1)
         if hi >= lo:
             # the cell in tile row a: query letter q[r0 + a - 1], target letter trev[N - c0 - e + a]
-            top = _cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, hi - lo + 1, r0 + lo - 1, N - c0 - e + lo, par,
-                         floor, dirs, (e - 1) * R + lo - 1, best)
-            if best is not None and top > 0 and top >= best[0]:
-                _offer(H0, lo, top, r0, c0 + e, best)
+            if dirs is not None:
+                _cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, hi - lo + 1, r0 + lo - 1, N - c0 - e + lo, par,
+                       floor, dirs, (e - 1) * R + lo - 1)
+            elif local:
+                top = cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, hi - lo + 1, r0 + lo - 1, N - c0 - e + lo,
+                            mtc, mis, npn, goe, ge, True, has_n, floor)
+                if best is not None and top > 0 and top >= best[0]:
+                    _offer(H0, lo, top, r0, c0 + e, best)
+            else:
+                low = cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, hi - lo + 1, r0 + lo - 1, N - c0 - e + lo,
+                            mtc, mis, npn, goe, ge, False, has_n, low)
             if e - R >= 1:  # bottom row cell (R, e - R)
                 rowH[e - R] = H0[R]
                 rowF[e - R] = F0[R]
@@ -237,6 +318,21 @@ def _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, dirs, 
         tmp = Fm1
         Fm1 = F0
         F0 = tmp
+    return low
+
+
+@nb.njit(**_JIT)
+def _buffers(R, par):
+    """colH, colE, work of a forward tile of R rows in the lane dtype. colE and work's rows are the rows of one
+    block, each with ``PAD`` elements of slack and aligned so that its row 1 starts a vector (the diagonals'
+    stores start there); their places in the cache are then the same from run to run."""
+    size = par.itemsize
+    lanes = VEC_BYTES // size
+    S = (R + 1 + PAD + lanes - 1) // lanes * lanes
+    raw = np.empty(6 * S + lanes, par.dtype)
+    off = ((VEC_BYTES - size - raw.ctypes.data) % VEC_BYTES) // size
+    rows = raw[off:off + 6 * S].reshape(6, S)
+    return np.empty(R + 1, par.dtype), rows[5], rows[:5]
 
 
 @nb.njit(**_JIT)
@@ -258,50 +354,60 @@ def _top_row(mode, par, rowH, rowF):
 
 
 @nb.njit(**_JIT)
-def _stripe_tile(q, trev, mode, par, r0, R, c0, C, step, Hc, Fc, rowH, rowF, colH, colE, work, best):
-    """Columns c0+1 .. c0+C of the stripe of rows r0+1 .. r0+R in the forward pass.
+def _stripe_tile(q, trev, mode, par, has_n, r0, R, c0, C, step, Hc, Fc, rowH, rowF, colH, colE, work, best):
+    """Columns c0+1 .. c0+C of the stripe of rows r0+1 .. r0+R in the forward pass; returns ``_tile``'s smallest H.
 
     rowH/rowF: the stripe's top row at columns c0 .. c0+C (see ``_tile``).
     Hc/Fc (rows 0, step, 2*step ...; r0 a multiple of step) receive the
     stripe's top row and its inner checkpoint rows; none when they have no
     rows (score only). best: the stripe's best cell (local mode, else unused).
     """
-    marking = Hc.shape[0] > 0
     k = r0 // step
-    if marking:
+    if Hc.shape[0] > 0:
         Hc[k, c0 + 1:c0 + C + 1] = rowH[1:C + 1]
         Fc[k, c0 + 1:c0 + C + 1] = rowF[1:C + 1]
-    local = mode == LOCAL
-    if local and marking:
-        _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, None,
-              best, (Hc, Fc, step, k + 1))
-    elif local:
-        _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, None,
-              best, None)
-    elif marking:
-        _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, None, None, (Hc, Fc, step, k + 1))
-    else:
-        _tile(q, trev, r0, c0, R, C, mode, par, rowH, rowF, colH, colE, work, None, None, None)
+        return _tile(q, trev, r0, c0, R, C, mode, par, has_n, rowH, rowF, colH, colE, work, None, best,
+                     (Hc, Fc, step, k + 1))
+    return _tile(q, trev, r0, c0, R, C, mode, par, has_n, rowH, rowF, colH, colE, work, None, best, None)
 
 
 @nb.njit(**_JIT)
-def _forward(q, trev, mode, par, height, step, Hc, Fc, lastcol, rowH, rowF, best):
-    """The forward pass, one thread: stripes of ``height`` rows (a multiple of step) across the target.
+def _forward(q, trev, mode, par, has_n, height, step, Hc, Fc, lastcol, rowH, rowF, best, part, parts, width, done,
+             colH, colE, work):
+    """The forward pass: stripes of ``height`` rows (a multiple of step), each swept across the target in tiles
+    of ``width`` columns. This call takes stripes part, part + parts, ... (``parts`` calls at once, a thread
+    each), each tile once the stripe above has finished the tile above it: done[s] counts the finished tiles
+    of stripe s (atomics; the waiting thread spins, a tile being long next to the wait, then yields its core
+    until the count moves).
 
     rowH/rowF start as row 0 (``_top_row``) and end as row M; lastcol
-    receives column N at rows 1 .. M.
+    receives column N at rows 1 .. M; best: a row for each stripe (local
+    mode). colH, colE, work: this call's own ``_buffers``. Returns the
+    smallest H (``_tile``).
     """
     M = q.shape[0]
     N = trev.shape[0]
-    T = par.dtype.type
-    colH = np.empty(height + 1, T)
-    colE = np.empty(height + 1, T)
-    work = np.empty((5, height + 1), T)
-    for r0 in range(0, M, height):
+    low = np.iinfo(par.dtype).max
+    for s in range(part, (M + height - 1) // height, parts):
+        r0 = s * height
         R = min(height, M - r0)
         _left_column(mode, par, r0, R, colH, colE)
-        _stripe_tile(q, trev, mode, par, r0, R, 0, N, step, Hc, Fc, rowH, rowF, colH, colE, work, best)
+        for c in range((N + width - 1) // width):
+            c0 = c * width
+            C = min(width, N - c0)
+            if s > 0:
+                spins = 0
+                while load_acquire(done, s - 1) <= c:
+                    if spins < SPINS:
+                        spin_pause()
+                        spins += 1
+                    else:
+                        yield_cpu()
+            low = min(low, _stripe_tile(q, trev, mode, par, has_n, r0, R, c0, C, step, Hc, Fc, rowH[c0:c0 + C + 1],
+                                        rowF[c0:c0 + C + 1], colH, colE, work, best[s]))
+            store_release(done, s, c + 1)
         lastcol[r0 + 1:r0 + R + 1] = colH[1:R + 1]
+    return low
 
 
 def _first_best(best):
@@ -343,7 +449,7 @@ def _block_dirs(q, trev, mode, par, block, Hc, Fc, lo, R, C, colH, colE, work, b
     """Direction bytes of rows lo+1 .. lo+R, columns 1 .. C into buf, from checkpoint lo // block (used up)."""
     if R > 0 and C > 0:
         _left_column(mode, par, lo, R, colH, colE)
-        _tile(q, trev, lo, 0, R, C, mode, par, Hc[lo // block], Fc[lo // block], colH, colE, work, buf,
+        _tile(q, trev, lo, 0, R, C, mode, par, False, Hc[lo // block], Fc[lo // block], colH, colE, work, buf,
               None, None)
 
 
@@ -390,9 +496,12 @@ class _Pass:
     """One pair's arrays for the passes: codes, lane parameters, checkpoints, borders, the end cell's data."""
 
     def __init__(self, q, t, mode: int, par: np.ndarray, block: int, stripe: int, want_trace: bool):
-        self.q, self.t = q, t
-        self.trev = np.ascontiguousarray(t[::-1])
         self.M, self.N = len(q), len(t)
+        self.t = t
+        #: the codes with ``PAD`` bytes of slack after them (the forward pass reads past the ends)
+        self.q = _padded(q)
+        self.trev = _padded(t[::-1])
+        self.has_n = bool(self.M and q.max() > 3 or self.N and t.max() > 3)
         self.mode, self.par, self.block = mode, par, block
         #: stripe height: with traceback a multiple of the rows between checkpoints
         self.stripe = max(1, stripe // block) * block if want_trace else stripe
@@ -405,61 +514,63 @@ class _Pass:
         self.rowF = np.empty(self.N + 1, dt)
         #: local mode's best cell (score, i, j) of each stripe
         self.best = np.zeros((max(1, -(-self.M // self.stripe)), 3), np.int64)
+        #: whether every value of the forward pass is exact (``trial_params``' check; always so otherwise)
+        self.exact = True
 
     def forward(self, threads: int):
         """The forward pass; returns the end cell (score, qend, tend)."""
         _top_row(self.mode, self.par, self.rowH, self.rowF)
         self.lastcol[0] = self.rowH[self.N]
         if threads > 1 and self.M > self.stripe and self.N > TILE and self.M * self.N >= THREAD_MIN_CELLS:
-            self._forward_tiles(threads)
+            low = self._forward_tiles(threads)
         else:
-            _forward(self.q, self.trev, self.mode, self.par, self.stripe, self.block, self.Hc, self.Fc,
-                     self.lastcol, self.rowH, self.rowF, self.best[0])
+            low = self._stripes(0, 1, max(self.N, 1), np.zeros(self.best.shape[0], np.int64),
+                                _buffers(min(self.stripe, self.M), self.par))
+        self.exact = self.mode == LOCAL or int(low) > int(self.par[P_NEG]) + int(self.par[P_OPEN])
         self.rowH[0] = left_value(self.mode, self.M, self.par[P_OPEN], self.par[P_EXT])
         if self.mode == LOCAL:
             return _first_best(self.best)
         return _end_cell(self.mode, self.lastcol, self.rowH)
 
+    def _stripes(self, part: int, parts: int, width: int, done, bufs):
+        """``_forward``: stripes part, part + parts, ... in tiles of width columns."""
+        return _forward(self.q, self.trev, self.mode, self.par, self.has_n, self.stripe, self.block, self.Hc,
+                        self.Fc, self.lastcol, self.rowH, self.rowF, self.best, part, parts, width, done, *bufs)
+
     def _forward_tiles(self, threads: int):
-        """The forward pass cut into tiles of ``TILE`` columns: thread s % threads takes stripe s, tile by tile,
-        each tile once the stripe above has finished the tile above it."""
-        M, N = self.M, self.N
-        starts = range(0, M, self.stripe)
-        cuts = range(0, N, TILE)
-        done = [0] * len(starts)
-        ready = threading.Condition()
+        """The forward pass cut into tiles of ``TILE`` columns: thread k takes stripes k, k + threads, ..., tile by
+        tile, each tile once the stripe above has finished the tile above it (``_forward``). The calling thread
+        takes part 0 (a thread started and joined costs a tenth of a millisecond, a pool of them three)."""
+        done = np.zeros(self.best.shape[0], np.int64)
+        bufs = [_buffers(min(self.stripe, self.M), self.par) for _ in range(threads)]
+        lows = [np.iinfo(self.par.dtype).max] * threads
+        width = -(-self.N // -(-self.N // TILE))  # tiles of equal widths: the threads keep in step
         failed = []
 
-        def stripe(s):
-            r0 = starts[s]
-            R = min(self.stripe, M - r0)
-            colH = np.empty(R + 1, self.par.dtype)
-            colE = np.empty(R + 1, self.par.dtype)
-            work = np.empty((5, R + 1), self.par.dtype)
-            _left_column(self.mode, self.par, r0, R, colH, colE)
-            for c, c0 in enumerate(cuts):
-                C = min(TILE, N - c0)
-                if s:
-                    with ready:
-                        ready.wait_for(lambda: failed or done[s - 1] > c)
-                        if failed:
-                            return
-                try:
-                    _stripe_tile(self.q, self.trev, self.mode, self.par, r0, R, c0, C, self.block, self.Hc,
-                                 self.Fc, self.rowH[c0:c0 + C + 1], self.rowF[c0:c0 + C + 1], colH, colE, work,
-                                 self.best[s])
-                except BaseException:  # the stripes below must not wait for this one
-                    with ready:
-                        failed.append(s)
-                        ready.notify_all()
-                    raise
-                with ready:
-                    done[s] = c + 1
-                    ready.notify_all()
-            self.lastcol[r0 + 1:r0 + R + 1] = colH[1:]
+        def part(k):
+            try:
+                lows[k] = self._stripes(k, threads, width, done, bufs[k])
+            except BaseException as exc:  # raised again by the calling thread
+                failed.append(exc)
+                done[:] = _RELEASED  # the stripes below must not wait for this part
 
-        with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(stripe, range(len(starts))))
+        started = []
+        try:
+            for k in range(1, threads):
+                helper = threading.Thread(target=part, args=(k,), daemon=True)
+                helper.start()
+                started.append(helper)
+        except BaseException:
+            done[:] = _RELEASED  # a part that could not start: the parts started run through, discarded
+            for helper in started:
+                helper.join()
+            raise
+        part(0)
+        for helper in started:
+            helper.join()
+        if failed:
+            raise failed[0]
+        return min(lows)
 
     def walk(self, i: int, j: int, threads: int, run_op, run_len, stats):
         """The traceback from end cell (i, j): (qstart, tstart, runs)."""
@@ -492,14 +603,26 @@ class _Pass:
         return i, j, finish_ops(ops, nops, self.q, self.t, i, j, run_op, run_len, stats)
 
 
-def align_one(q, t, mode: int, par, block: int, want_trace: bool, threads: int, run_op, run_len, stats, out):
+def _padded(codes):
+    """A copy of codes followed by ``PAD`` zero bytes, as a view of the codes alone."""
+    buf = np.zeros(len(codes) + PAD, np.uint8)
+    buf[:len(codes)] = codes
+    return buf[:len(codes)]
+
+
+def align_one(q, t, mode: int, pars, block: int, want_trace: bool, threads: int, run_op, run_len, stats, out):
     """One pair. out receives (score, qstart, qend, tstart, tend, runs); qstart/tstart are -1 score only.
 
-    block: rows between checkpoints (traceback). threads: tiles of the
-    forward pass and blocks of the walk at once.
+    pars: the lane parameters to try in turn (``trial_params``, then
+    ``lane_params``): the first whose forward pass is exact is kept. block:
+    rows between checkpoints (traceback). threads: tiles of the forward pass
+    and blocks of the walk at once.
     """
-    p = _Pass(q, t, mode, par, block, STRIPE * 4 // par.itemsize, want_trace)
-    score, i, j = p.forward(threads)
+    for par in pars:
+        p = _Pass(q, t, mode, par, block, STRIPE * 4 // par.itemsize, want_trace)
+        score, i, j = p.forward(threads)
+        if p.exact:
+            break
     out[:] = (score, -1, i, -1, j, 0)
     if want_trace:
         out[1], out[3], out[5] = p.walk(i, j, threads, run_op, run_len, stats)
@@ -527,13 +650,18 @@ def align_pairs(batch, idx: np.ndarray, cfg: AlignConfig, threads: int, block, o
     pairs than threads, each pair has its share (``align_one``).
     """
     per_pair = max(1, threads // len(idx))
+    mode = cfg.mode_code
+    starts = mode.score_only_starts()
 
     def one(k):
         k = int(k)
         q = batch.query(k)
         t = batch.target(k)
         dtype = lane_dtype(cfg.scoring, len(q), len(t))
-        par = lane_params(cfg.scoring, len(q), len(t), dtype)
+        pars = [lane_params(cfg.scoring, len(q), len(t), dtype)]
+        trial = trial_params(cfg.scoring, len(q), len(t)) if dtype is not np.int16 else None
+        if trial is not None:
+            pars.insert(0, trial)
         res = np.zeros(6, np.int64)
         stats = np.zeros(4, np.int64)
         if cfg.traceback:
@@ -542,14 +670,14 @@ def align_pairs(batch, idx: np.ndarray, cfg: AlignConfig, threads: int, block, o
         else:
             run_op, run_len = np.empty(0, np.uint8), np.empty(0, out.cigar.length.dtype)
         rows = max(block(len(q)), min(MIN_BLOCK, cfg.matrix_budget // (len(t) + MIN_BLOCK + 1)))
-        align_one(q, t, int(cfg.mode_code), par, rows, cfg.traceback, per_pair, run_op, run_len, stats, res)
+        align_one(q, t, int(mode), pars, rows, cfg.traceback, per_pair, run_op, run_len, stats, res)
         out.score[k], out.qend[k], out.tend[k] = res[0], res[2], res[4]
         if cfg.traceback:
             out.qstart[k], out.tstart[k] = res[1], res[3]
             out.cigar.count[k] = res[5]
             out.stats[k] = stats
         else:
-            out.qstart[k], out.tstart[k] = cfg.mode_code.score_only_starts()
+            out.qstart[k], out.tstart[k] = starts
 
     if threads <= 1 or len(idx) == 1:
         for k in idx:
