@@ -202,6 +202,30 @@ def test_int16_lanes_tried_first(mode, backend):
             assert seen == [(i16, True)] * 10
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_forward_pass_keeps_direction_bytes(mode, backend):
+    """With traceback, a pair whose direction bytes fit the matrix budget, with too few cells for threads, keeps
+    them from the forward pass (stripes of one tile) and the walk only follows them: the same results in int16,
+    int32 and int16 tried first, in one stripe or several; a budget too small for them leaves the pair to
+    checkpoints."""
+    qs, ts = random_pairs(95 + MODES.index(mode), 12, 0, 600)
+    tq, tt = trial_pairs(96 + MODES.index(mode))
+    walks = []
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("_walk_kept", "_walk"):
+            real = getattr(long_pair, name)
+            mp.setattr(long_pair, name, lambda *a, _r=real, _n=name: (walks.append(_n), _r(*a))[1])
+        for scoring, q, t, stripe in ((AFFINE, qs, ts, 48), (AFFINE, qs, ts, 1000), (WIDE, qs[:6], ts[:6], 32),
+                                      (TRIAL, tq, tt, 64)):
+            compare(q, t, AlignConfig(scoring=scoring, mode=mode), backend, stripe=stripe, thread_cells=1 << 40)
+        kept, walks[:] = list(walks), []
+        compare(qs[:4], ts[:4], AlignConfig(scoring=AFFINE, mode=mode, matrix_budget=1), backend, stripe=48,
+                thread_cells=1 << 40)
+    if backend.name == "cpu":
+        assert len(kept) >= 2 * len(qs) + 6 + len(tq) and set(kept) == {"_walk_kept"}
+        assert walks == ["_walk"] * 4
+
+
 def test_lane_dtype_follows_the_score_bound():
     """int16 while the bound, the gap-open margin and the sentinel fit 16 bits; int32 next; None past it."""
     sc = Scoring()  # per base: max(2, 4, 1) + 2; bound = 4 + (m + n + 1) * 6

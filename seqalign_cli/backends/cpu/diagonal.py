@@ -1,7 +1,7 @@
 """One anti-diagonal of a long pair's DP in explicit vectors, and the atomics its threads wait on (numba intrinsics).
 
 ``long_pair.py`` sweeps one pair along anti-diagonals; here is the loop over
-one diagonal's cells of its forward pass, written as LLVM vector code (64
+one diagonal's cells, written as LLVM vector code (64
 bytes a step: 32 int16 or 16 int32 lanes, which LLVM splits where the
 machine's vectors are narrower). Written out rather than left to LLVM's loop
 vectoriser, it has no run-time alias checks and no scalar remainder loop on
@@ -10,12 +10,16 @@ lanes past the diagonal keep their old values (a select before the store).
 Every buffer it reads therefore needs ``PAD`` elements of slack past the
 last one used (their contents are never used).
 
-The arithmetic is ``long_pair._cells``' without direction bytes, in the
-lane dtype with its wraparound: H, E and F from the previous two diagonals,
-the substitution score a compare of the two letters (and where the pair
-holds an N, of their bitwise or with 3). Local mode clamps H at 0 and
-returns the diagonal's largest H; the other modes return the smallest H
-seen so far (``acc``), which tells whether narrow lanes stayed exact.
+The arithmetic is ``dp.py``'s, in the lane dtype with its wraparound: H,
+E and F from the previous two diagonals, the substitution score a compare
+of the two letters (and where the pair holds an N, of their bitwise or
+with 3). Local mode clamps H at 0 and returns the diagonal's largest H;
+the other modes return the smallest H seen so far (``acc``), which tells
+whether narrow lanes stayed exact. Given a byte array (a traceback), the
+loop also writes each cell's direction byte by ``dp``'s tie rule: H from
+the diagonal first, then F, then E; local mode's stop where H is 0; the
+extension flags where extending beats opening. Without one (None), the
+compiled loop leaves them out.
 
 ``load_acquire``/``store_release``: one int64 element read and written as
 atomics, the stripes' progress counters of the threaded sweep; ``spin_pause``
@@ -41,13 +45,18 @@ PAD = VEC_BYTES
 
 
 @intrinsic
-def cells(typingctx, q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, mtc, mis, npn, goe, ge, local, has_n, acc):
-    """The n cells of one diagonal from row lo (see ``long_pair._cells``, whose arguments these are); mtc, mis,
+def cells(typingctx, q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, mtc, mis, npn, goe, ge, local, has_n, acc,
+          dirs, do):
+    """The n cells of one diagonal from row lo (see ``long_pair._tile``: the arrays and offsets); mtc, mis,
     npn, goe, ge: the scoring in the lane dtype; local, has_n: run-time flags; returns acc updated (local:
-    the largest H of acc and the diagonal, else the smallest)."""
+    the largest H of acc and the diagonal, else the smallest). dirs: None, or uint8 receiving the cells'
+    direction bytes from dirs[do] (``dp``'s: the source of H in bits 0-1, 3 for local mode's stop, 4 where
+    E extends, 8 where F extends; ``PAD`` bytes of slack after the last)."""
     T = H0.dtype
     i64 = types.int64
-    sig = T(q, trev, Hm2, Hm1, Fm1, E, H0, F0, i64, i64, i64, i64, T, T, T, T, T, types.boolean, types.boolean, T)
+    with_dirs = isinstance(dirs, types.Array)
+    sig = T(q, trev, Hm2, Hm1, Fm1, E, H0, F0, i64, i64, i64, i64, T, T, T, T, T, types.boolean, types.boolean, T,
+            dirs, i64)
     bits = T.bitwidth
     width = VEC_BYTES * 8 // bits
 
@@ -57,6 +66,8 @@ def cells(typingctx, q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, mtc, mis,
         lo_, n_, qo_, to_ = args[8:12]
         mtc_, mis_, npn_, goe_, ge_ = args[12:17]
         local_, has_n_, acc_ = args[17:20]
+        dirp = context.make_array(signature.args[20])(context, builder, args[20]).data if with_dirs else None
+        do_ = args[21]
         i32, i64 = ir.IntType(32), ir.IntType(64)
         ity = ir.IntType(bits)
         VT = ir.VectorType(ity, width)
@@ -79,6 +90,10 @@ def cells(typingctx, q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, mtc, mis,
 
         s_mtc, s_mis, s_npn, s_goe, s_ge = (splat(x) for x in (mtc_, mis_, npn_, goe_, ge_))
         three = ir.Constant(V8, [3] * width)
+
+        def byte(x):
+            return ir.Constant(V8, [x] * width)
+
         zero = ir.Constant(VT, [0] * width)
         top = ir.Constant(VT, [(1 << (bits - 1)) - 1] * width)
         bottom = ir.Constant(VT, [-(1 << (bits - 1))] * width)
@@ -95,13 +110,26 @@ def cells(typingctx, q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, mtc, mis,
             uk = builder.add(lo_, k)  # the cell's row: the left neighbour's H and E
             vk = builder.add(v, k)  # the row above: the upper and diagonal neighbours
             diag = builder.add(builder.load(at(hm2p, vk, VT), align=align), s)
-            f = vmax(builder.sub(builder.load(at(hm1p, vk, VT), align=align), s_goe),
-                     builder.sub(builder.load(at(fm1p, vk, VT), align=align), s_ge))
-            e = vmax(builder.sub(builder.load(at(hm1p, uk, VT), align=align), s_goe),
-                     builder.sub(builder.load(at(ep, uk, VT), align=align), s_ge))
+            f_open = builder.sub(builder.load(at(hm1p, vk, VT), align=align), s_goe)
+            f_ext = builder.sub(builder.load(at(fm1p, vk, VT), align=align), s_ge)
+            e_open = builder.sub(builder.load(at(hm1p, uk, VT), align=align), s_goe)
+            e_ext = builder.sub(builder.load(at(ep, uk, VT), align=align), s_ge)
+            f = vmax(f_open, f_ext)
+            e = vmax(e_open, e_ext)
             h = vmax(vmax(diag, f), e)
             if is_local:
                 h = vmax(h, zero)
+            if with_dirs:
+                src = builder.select(builder.icmp_signed("==", h, diag), byte(0),
+                                     builder.select(builder.icmp_signed("==", h, f), byte(1), byte(2)))
+                if is_local:
+                    src = builder.select(builder.icmp_signed("==", h, zero), byte(3), src)
+                src = builder.or_(src, builder.select(builder.icmp_signed(">", e_ext, e_open), byte(4), byte(0)))
+                src = builder.or_(src, builder.select(builder.icmp_signed(">", f_ext, f_open), byte(8), byte(0)))
+                ptr = at(dirp, builder.add(do_, k), V8)
+                if mask is not None:
+                    src = builder.select(mask, src, builder.load(ptr, align=1))
+                builder.store(src, ptr, align=1)
             seen = h if mask is None else builder.select(mask, h, bottom if is_local else top)
             old = builder.load(accp)
             builder.store(vmax(old, seen) if is_local else vmin(old, seen), accp)

@@ -4,11 +4,11 @@ The lane groups of ``pairwise.py`` vectorise across pairs: a lone long pair
 runs in one lane there (0.1-0.2 GCUPS). Here the cells of one anti-diagonal,
 which do not depend on each other, are the SIMD lanes: the diagonal's H, E
 and F are contiguous arrays indexed by query row, the target letters come
-from a reversed copy of the target. The forward pass computes a diagonal
-with ``diagonal.cells`` (explicit 64-byte vectors: 32 int16 or 16 int32
-lanes); the walk's blocks, which also write direction bytes, with
-``_cells``, a loop LLVM vectorises. The recurrence, the direction bytes and
-the tie rule are those of ``dp.py``, in integers: int16 where the pair's
+from a reversed copy of the target. Every pass computes a diagonal with
+``diagonal.cells`` (explicit 64-byte vectors: 32 int16 or 16 int32 lanes),
+with the cells' direction bytes where a traceback needs them. The
+recurrence, the direction bytes and the tie rule are those of ``dp.py``
+(``dp.trace`` reads them), in integers: int16 where the pair's
 score bound leaves room for a sentinel below every value (``lane_dtype``),
 int32 otherwise; past int32 the pair stays on the float routes. Integers
 are exact, as the float lanes are, so every output is the same bit for bit.
@@ -37,8 +37,13 @@ value is a by-product of the loop; where it reaches the best so far its
 first cell is offered (``_offer``), so the best cell ends as the first best
 one in row-major order, the cell ``dp``'s row sweep keeps.
 
-**Traceback.** The forward pass keeps H and F of rows ``k * block``
-(checkpoints, as ``align_long``; stripes are a multiple of block). The walk
+**Traceback.** Where the direction bytes of the whole pair fit the matrix
+budget and the forward pass runs on one thread (fewer cells than
+``THREAD_MIN_CELLS``), the forward pass writes them, stripe by stripe
+(``_Pass.keep``, ``_kept_bytes``), and the walk follows them (``_walk_kept``):
+no checkpoints, no recompute. Otherwise the forward pass keeps H and F of
+rows ``k * block`` (checkpoints, as ``align_long``; stripes are a multiple
+of block), and the walk
 recomputes one block at a time from its checkpoint, up to the walk's column,
 writing direction bytes along the diagonals; a strided view indexes them
 (row, column) as ``dp.trace`` reads a full matrix, and ``dp.trace`` and
@@ -63,9 +68,13 @@ rest is the call's own cost); 10 kb in int16 9.3-10.4 GCUPS, 1.6-1.85x
 (synthetic and E. coli); 100 kb in int32 4.8-5.0, 1.9x of ``nw_scan_32``.
 Two threads on one pair (timed in turn with one): 1.6-1.7x at 10 kb in
 most runs, 1.4-1.45x in some (the wavefront's fill and drain take a tile
-each; what else the second core runs), 1.75-1.9x at 100 kb. Traceback at
-10 kb: 4.4-4.9x of ``nw_trace_scan_16`` (the forward
-pass and checkpoints in int16 too).
+each; what else the second core runs), 1.75-1.9x at 100 kb. Traceback,
+against ``nw_trace_scan_16``: with the walk's blocks in a loop LLVM
+vectorised and checkpoints at every size, 0.8-0.89x at 2 kb (the recompute
+as long as the forward pass) and 4.4-4.9x at 10 kb; with the blocks in
+``diagonal.cells`` and the direction bytes kept by the forward pass where
+they fit, 1.3-1.55x at 2 kb, 1.7-2.1x at 3-4 kb (global, local and
+semi-global alike) and 5.5-6x at 10 kb (checkpoints, int16).
 Tried and dropped (slower, measured the same way): 32-byte vectors; whole
 vectors aligned to the rows with the row above made by lane shifts instead
 of unaligned loads (two shuffles a vector on this machine); the last,
@@ -172,56 +181,6 @@ def trial_params(scoring, qlen: int, tlen: int):
 
 
 @nb.njit(**_JIT)
-def _cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, par, floor, dirs, do):
-    """The n cells of one diagonal from tile row lo with their direction bytes (the walk's blocks; the
-    forward pass takes ``diagonal.cells``, the same arithmetic without them); the diagonal arrays are
-    indexed by tile row.
-
-    q[qo + k], trev[to + k]: the letters of the k-th cell. Hm2: H two
-    diagonals back (the diagonal neighbour at row - 1); Hm1, Fm1: the
-    previous diagonal (the cell above at row - 1, the cell to the left at
-    row); E: by row, the left neighbour's on entry, the cell's on exit; H0,
-    F0: the cells. dirs: direction bytes from dirs[do].
-    Offsets are unsigned, so that indexing needs no wraparound test and the
-    loop vectorises.
-    """
-    T = H0.dtype.type
-    mtc = par[P_MATCH]
-    mis = par[P_MISMATCH]
-    npn = par[P_N]
-    goe = par[P_OPEN_EXT]
-    ge = par[P_EXT]
-    u = np.uint64(lo)
-    v = u - np.uint64(1)
-    qo = np.uint64(qo)
-    to = np.uint64(to)
-    do = np.uint64(do)
-    for k in range(np.uint64(n)):
-        a = q[qo + k]
-        b = trev[to + k]
-        s = mtc if a == b else mis
-        s = npn if (a | b) > 3 else s
-        diag = T(Hm2[v + k] + s)
-        f_open = T(Hm1[v + k] - goe)
-        f_ext = T(Fm1[v + k] - ge)
-        f = f_open if f_open >= f_ext else f_ext
-        e_open = T(Hm1[u + k] - goe)
-        e_ext = T(E[u + k] - ge)
-        e = e_open if e_open >= e_ext else e_ext
-        h = diag if diag >= f else f
-        h2e = e if e >= floor else floor
-        h = h if h >= h2e else h2e
-        src = np.uint8(0) if h == diag else (np.uint8(1) if h == f else np.uint8(2))
-        src = np.uint8(3) if h == floor else src  # local mode's stop (never equal otherwise)
-        src += np.uint8(4) if e_ext > e_open else np.uint8(0)
-        src += np.uint8(8) if f_ext > f_open else np.uint8(0)
-        dirs[do + k] = src
-        H0[u + k] = h
-        F0[u + k] = f
-        E[u + k] = e
-
-
-@nb.njit(**_JIT)
 def _offer(H0, lo, top, r0, cdiag, best):
     """Local mode: the diagonal's first cell (from row lo of H0) holding its largest value ``top`` (> 0)
     replaces best (score, i, j) if it scores more, or as much at a smaller (i, j); so best ends as the
@@ -246,16 +205,16 @@ def _tile(q, trev, r0, c0, R, C, mode, par, has_n, rowH, rowF, colH, colE, work,
     of row r0+R on exit (index 0 is neither read nor written). colH/colE
     (R+1): H and E of column c0 at rows r0 .. r0+R on entry (colE[0]
     unused), of column c0+C on exit. work: (5, R+1) scratch of the lane
-    dtype. dirs: None (the forward pass), or the direction bytes of the
-    tile, cell (a, b) (1-based in the tile) at ``(a+b-1)*R + a-1``. The
-    forward pass reads past the ends of q, trev, colE and work's rows
-    (``diagonal.PAD``: ``_buffers``, ``_Pass``). best: None, or (local mode)
+    dtype. dirs: None, or the direction bytes of the tile, cell (a, b)
+    (1-based in the tile) at ``(a+b-1)*R + a-1`` (the walk's blocks, or the
+    forward pass that keeps them). Every pass reads past the ends of q,
+    trev, colE, work's rows and dirs (``diagonal.PAD``: ``_buffers``,
+    ``_Pass``, ``_dirs_bytes``, ``_kept_bytes``). best: None, or (local mode)
     the best cell so far (score, i, j), updated with the tile's cells
     (``_offer``). marks: None, or (Hc, Fc, step, first): H and F of tile
     rows step, 2*step ... below R go to rows first, first+1 ... of Hc/Fc at
     columns c0 .. (checkpoints). Returns the smallest H of the tile's cells
-    in the forward pass of the modes but local (``_Pass.exact``), else the
-    dtype's largest value.
+    in the modes but local (``_Pass.exact``), else the dtype's largest value.
     """
     N = trev.shape[0]
     T = work.dtype.type
@@ -288,17 +247,14 @@ def _tile(q, trev, r0, c0, R, C, mode, par, has_n, rowH, rowF, colH, colE, work,
         hi = min(R, e - 1)
         if hi >= lo:
             # the cell in tile row a: query letter q[r0 + a - 1], target letter trev[N - c0 - e + a]
-            if dirs is not None:
-                _cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, hi - lo + 1, r0 + lo - 1, N - c0 - e + lo, par,
-                       floor, dirs, (e - 1) * R + lo - 1)
-            elif local:
+            if local:
                 top = cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, hi - lo + 1, r0 + lo - 1, N - c0 - e + lo,
-                            mtc, mis, npn, goe, ge, True, has_n, floor)
+                            mtc, mis, npn, goe, ge, True, has_n, floor, dirs, (e - 1) * R + lo - 1)
                 if best is not None and top > 0 and top >= best[0]:
                     _offer(H0, lo, top, r0, c0 + e, best)
             else:
                 low = cells(q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, hi - lo + 1, r0 + lo - 1, N - c0 - e + lo,
-                            mtc, mis, npn, goe, ge, False, has_n, low)
+                            mtc, mis, npn, goe, ge, False, has_n, low, dirs, (e - 1) * R + lo - 1)
             if e - R >= 1:  # bottom row cell (R, e - R)
                 rowH[e - R] = H0[R]
                 rowF[e - R] = F0[R]
@@ -354,14 +310,18 @@ def _top_row(mode, par, rowH, rowF):
 
 
 @nb.njit(**_JIT)
-def _stripe_tile(q, trev, mode, par, has_n, r0, R, c0, C, step, Hc, Fc, rowH, rowF, colH, colE, work, best):
+def _stripe_tile(q, trev, mode, par, has_n, r0, R, c0, C, step, Hc, Fc, rowH, rowF, colH, colE, work, best, kept):
     """Columns c0+1 .. c0+C of the stripe of rows r0+1 .. r0+R in the forward pass; returns ``_tile``'s smallest H.
 
     rowH/rowF: the stripe's top row at columns c0 .. c0+C (see ``_tile``).
     Hc/Fc (rows 0, step, 2*step ...; r0 a multiple of step) receive the
     stripe's top row and its inner checkpoint rows; none when they have no
     rows (score only). best: the stripe's best cell (local mode, else unused).
+    kept: empty, or (the stripe as one tile, ``_Pass.keep``) the stripe's
+    direction bytes from kept[0] (``_tile``'s layout).
     """
+    if kept.shape[0] > 0:
+        return _tile(q, trev, r0, c0, R, C, mode, par, has_n, rowH, rowF, colH, colE, work, kept, best, None)
     k = r0 // step
     if Hc.shape[0] > 0:
         Hc[k, c0 + 1:c0 + C + 1] = rowH[1:C + 1]
@@ -372,8 +332,8 @@ def _stripe_tile(q, trev, mode, par, has_n, r0, R, c0, C, step, Hc, Fc, rowH, ro
 
 
 @nb.njit(**_JIT)
-def _forward(q, trev, mode, par, has_n, height, step, Hc, Fc, lastcol, rowH, rowF, best, part, parts, width, done,
-             colH, colE, work):
+def _forward(q, trev, mode, par, has_n, height, step, Hc, Fc, kept, lastcol, rowH, rowF, best, part, parts, width,
+             done, colH, colE, work):
     """The forward pass: stripes of ``height`` rows (a multiple of step), each swept across the target in tiles
     of ``width`` columns. This call takes stripes part, part + parts, ... (``parts`` calls at once, a thread
     each), each tile once the stripe above has finished the tile above it: done[s] counts the finished tiles
@@ -382,8 +342,9 @@ def _forward(q, trev, mode, par, has_n, height, step, Hc, Fc, lastcol, rowH, row
 
     rowH/rowF start as row 0 (``_top_row``) and end as row M; lastcol
     receives column N at rows 1 .. M; best: a row for each stripe (local
-    mode). colH, colE, work: this call's own ``_buffers``. Returns the
-    smallest H (``_tile``).
+    mode). kept: empty, or the direction bytes of every stripe (one tile
+    wide: ``_kept_bytes``). colH, colE, work: this call's own ``_buffers``.
+    Returns the smallest H (``_tile``).
     """
     M = q.shape[0]
     N = trev.shape[0]
@@ -404,7 +365,8 @@ def _forward(q, trev, mode, par, has_n, height, step, Hc, Fc, lastcol, rowH, row
                     else:
                         yield_cpu()
             low = min(low, _stripe_tile(q, trev, mode, par, has_n, r0, R, c0, C, step, Hc, Fc, rowH[c0:c0 + C + 1],
-                                        rowF[c0:c0 + C + 1], colH, colE, work, best[s]))
+                                        rowF[c0:c0 + C + 1], colH, colE, work, best[s],
+                                        kept[r0 * (height + N):] if kept.shape[0] > 0 else kept))
             store_release(done, s, c + 1)
         lastcol[r0 + 1:r0 + R + 1] = colH[1:R + 1]
     return low
@@ -445,11 +407,12 @@ def _end_cell(mode, lastcol, lastrow):
 
 
 @nb.njit(**_JIT)
-def _block_dirs(q, trev, mode, par, block, Hc, Fc, lo, R, C, colH, colE, work, buf):
-    """Direction bytes of rows lo+1 .. lo+R, columns 1 .. C into buf, from checkpoint lo // block (used up)."""
+def _block_dirs(q, trev, mode, par, has_n, block, Hc, Fc, lo, R, C, colH, colE, work, buf):
+    """Direction bytes of rows lo+1 .. lo+R, columns 1 .. C into buf, from checkpoint lo // block (used up).
+    colH, colE, work: ``_buffers`` of block rows; buf: ``_dirs_bytes``."""
     if R > 0 and C > 0:
         _left_column(mode, par, lo, R, colH, colE)
-        _tile(q, trev, lo, 0, R, C, mode, par, False, Hc[lo // block], Fc[lo // block], colH, colE, work, buf,
+        _tile(q, trev, lo, 0, R, C, mode, par, has_n, Hc[lo // block], Fc[lo // block], colH, colE, work, buf,
               None, None)
 
 
@@ -462,13 +425,21 @@ def _trace_block(buf, R, C, lo, mode, i, j, state, ops, nops):
 
 @nb.njit(**_JIT)
 def _dirs_bytes(block, M, N):
-    """Bytes of direction bytes of the largest block."""
+    """Bytes of direction bytes of the largest block (with ``PAD`` of slack: the diagonals' last vectors)."""
     R = min(block, M)
-    return max(1, R * (R + N))
+    return R * (R + N) + PAD
 
 
 @nb.njit(**_JIT)
-def _walk(q, t, trev, mode, par, block, Hc, Fc, i, j, run_op, run_len, stats):
+def _kept_bytes(height, M, N):
+    """Bytes of the direction bytes of every stripe of ``height`` rows (``_Pass.keep``), ``PAD`` included."""
+    full = M // height
+    R = M - full * height
+    return full * height * (height + N) + R * (R + N) + PAD
+
+
+@nb.njit(**_JIT)
+def _walk(q, t, trev, mode, par, has_n, block, Hc, Fc, i, j, run_op, run_len, stats):
     """The checkpointed traceback, one thread, from end cell (i, j): returns (qstart, tstart, runs).
 
     The blocks are recomputed bottom-up, each up to the walk's column; the
@@ -476,26 +447,41 @@ def _walk(q, t, trev, mode, par, block, Hc, Fc, i, j, run_op, run_len, stats):
     """
     M = q.shape[0]
     N = trev.shape[0]
-    T = par.dtype.type
     ops = np.empty(M + N + 1, np.uint8)
     nops = 0
     state = ST_H
-    colH = np.empty(block + 1, T)
-    colE = np.empty(block + 1, T)
-    work = np.empty((5, block + 1), T)
+    colH, colE, work = _buffers(min(block, M), par)
     buf = np.empty(_dirs_bytes(block, M, N), np.uint8)
     done = False
     while not done:
         lo = ((i - 1) // block) * block if i > 0 else 0
-        _block_dirs(q, trev, mode, par, block, Hc, Fc, lo, i - lo, j, colH, colE, work, buf)
+        _block_dirs(q, trev, mode, par, has_n, block, Hc, Fc, lo, i - lo, j, colH, colE, work, buf)
         i, j, state, nops, done = _trace_block(buf, i - lo, j, lo, mode, i, j, state, ops, nops)
+    return i, j, finish_ops(ops, nops, q, t, i, j, run_op, run_len, stats)
+
+
+@nb.njit(**_JIT)
+def _walk_kept(q, t, mode, height, dirs, i, j, run_op, run_len, stats):
+    """The traceback through the direction bytes the forward pass kept (stripes of height rows,
+    ``_kept_bytes``) from end cell (i, j): returns (qstart, tstart, runs)."""
+    M = q.shape[0]
+    N = t.shape[0]
+    ops = np.empty(M + N + 1, np.uint8)
+    nops = 0
+    state = ST_H
+    done = False
+    while not done:
+        lo = ((i - 1) // height) * height if i > 0 else 0
+        R = min(height, M - lo)
+        buf = dirs[lo * (height + N):]
+        i, j, state, nops, done = _trace_block(buf, R, N, lo, mode, i, j, state, ops, nops)
     return i, j, finish_ops(ops, nops, q, t, i, j, run_op, run_len, stats)
 
 
 class _Pass:
     """One pair's arrays for the passes: codes, lane parameters, checkpoints, borders, the end cell's data."""
 
-    def __init__(self, q, t, mode: int, par: np.ndarray, block: int, stripe: int, want_trace: bool):
+    def __init__(self, q, t, mode: int, par: np.ndarray, block: int, stripe: int, want_trace: bool, budget: int):
         self.M, self.N = len(q), len(t)
         self.t = t
         #: the codes with ``PAD`` bytes of slack after them (the forward pass reads past the ends)
@@ -503,10 +489,14 @@ class _Pass:
         self.trev = _padded(t[::-1])
         self.has_n = bool(self.M and q.max() > 3 or self.N and t.max() > 3)
         self.mode, self.par, self.block = mode, par, block
-        #: stripe height: with traceback a multiple of the rows between checkpoints
-        self.stripe = max(1, stripe // block) * block if want_trace else stripe
+        #: whether the forward pass keeps the direction bytes of the whole pair (no checkpoints, no recompute):
+        #: with traceback, where they fit ``budget`` and the pass runs on one thread
+        self.keep = want_trace and self.M * self.N < THREAD_MIN_CELLS and _kept_bytes(stripe, self.M, self.N) <= budget
+        #: stripe height: with checkpoints a multiple of the rows between them
+        self.stripe = max(1, stripe // block) * block if want_trace and not self.keep else stripe
+        self.kept = np.empty(_kept_bytes(stripe, self.M, self.N) if self.keep else 0, np.uint8)
         dt = par.dtype
-        nck = -(-self.M // block) if want_trace else 0
+        nck = -(-self.M // block) if want_trace and not self.keep else 0
         self.Hc = np.empty((nck, self.N + 1), dt)
         self.Fc = np.empty((nck, self.N + 1), dt)
         self.lastcol = np.empty(self.M + 1, dt)
@@ -521,7 +511,8 @@ class _Pass:
         """The forward pass; returns the end cell (score, qend, tend)."""
         _top_row(self.mode, self.par, self.rowH, self.rowF)
         self.lastcol[0] = self.rowH[self.N]
-        if threads > 1 and self.M > self.stripe and self.N > TILE and self.M * self.N >= THREAD_MIN_CELLS:
+        if threads > 1 and self.M > self.stripe and self.N > TILE and self.M * self.N >= THREAD_MIN_CELLS \
+                and not self.keep:
             low = self._forward_tiles(threads)
         else:
             low = self._stripes(0, 1, max(self.N, 1), np.zeros(self.best.shape[0], np.int64),
@@ -535,7 +526,8 @@ class _Pass:
     def _stripes(self, part: int, parts: int, width: int, done, bufs):
         """``_forward``: stripes part, part + parts, ... in tiles of width columns."""
         return _forward(self.q, self.trev, self.mode, self.par, self.has_n, self.stripe, self.block, self.Hc,
-                        self.Fc, self.lastcol, self.rowH, self.rowF, self.best, part, parts, width, done, *bufs)
+                        self.Fc, self.kept, self.lastcol, self.rowH, self.rowF, self.best, part, parts, width, done,
+                        *bufs)
 
     def _forward_tiles(self, threads: int):
         """The forward pass cut into tiles of ``TILE`` columns: thread k takes stripes k, k + threads, ..., tile by
@@ -574,26 +566,28 @@ class _Pass:
 
     def walk(self, i: int, j: int, threads: int, run_op, run_len, stats):
         """The traceback from end cell (i, j): (qstart, tstart, runs)."""
+        if self.keep:
+            return _walk_kept(self.q, self.t, self.mode, self.stripe, self.kept, i, j, run_op, run_len, stats)
         if threads <= 1 or self.M * self.N < THREAD_MIN_CELLS:
-            return _walk(self.q, self.t, self.trev, self.mode, self.par, self.block, self.Hc, self.Fc, i, j,
-                         run_op, run_len, stats)
+            return _walk(self.q, self.t, self.trev, self.mode, self.par, self.has_n, self.block, self.Hc, self.Fc,
+                         i, j, run_op, run_len, stats)
         return self._walk_blocks(i, j, threads, run_op, run_len, stats)
 
     def _walk_blocks(self, i: int, j: int, threads: int, run_op, run_len, stats):
         """The walk with ``threads`` blocks recomputed at once: the block the walk is in and those above it,
         each up to the walk's present column (the walk only moves left), then followed in turn."""
-        block, dt = self.block, self.par.dtype
+        block = self.block
         ops = np.empty(self.M + self.N + 1, np.uint8)
         nops, state, done = 0, ST_H, False
         size = _dirs_bytes(block, self.M, self.N)
-        bufs = [(np.empty(size, np.uint8), np.empty(block + 1, dt), np.empty(block + 1, dt),
-                 np.empty((5, block + 1), dt)) for _ in range(threads)]
+        bufs = [(np.empty(size, np.uint8), *_buffers(min(block, self.M), self.par)) for _ in range(threads)]
         with ThreadPoolExecutor(threads) as pool:
             while not done:
                 lo = ((i - 1) // block) * block if i > 0 else 0
                 rows = [(lo, i - lo)] + [(b, block) for b in range(lo - block, max(lo - threads * block, -1), -block)]
                 C = j
-                list(pool.map(lambda x: _block_dirs(self.q, self.trev, self.mode, self.par, block, self.Hc, self.Fc,
+                list(pool.map(lambda x: _block_dirs(self.q, self.trev, self.mode, self.par, self.has_n, block,
+                                                    self.Hc, self.Fc,
                                                     x[0][0], x[0][1], C, x[1][1], x[1][2], x[1][3], x[1][0]),
                               zip(rows, bufs)))
                 for (b, R), buf in zip(rows, bufs):
@@ -610,16 +604,18 @@ def _padded(codes):
     return buf[:len(codes)]
 
 
-def align_one(q, t, mode: int, pars, block: int, want_trace: bool, threads: int, run_op, run_len, stats, out):
+def align_one(q, t, mode: int, pars, block: int, want_trace: bool, threads: int, run_op, run_len, stats, out,
+              budget: int = 0):
     """One pair. out receives (score, qstart, qend, tstart, tend, runs); qstart/tstart are -1 score only.
 
     pars: the lane parameters to try in turn (``trial_params``, then
     ``lane_params``): the first whose forward pass is exact is kept. block:
     rows between checkpoints (traceback). threads: tiles of the forward pass
-    and blocks of the walk at once.
+    and blocks of the walk at once. budget: bytes the forward pass may keep
+    as direction bytes of the whole pair (``_Pass.keep``; else checkpoints).
     """
     for par in pars:
-        p = _Pass(q, t, mode, par, block, STRIPE * 4 // par.itemsize, want_trace)
+        p = _Pass(q, t, mode, par, block, STRIPE * 4 // par.itemsize, want_trace, budget)
         score, i, j = p.forward(threads)
         if p.exact:
             break
@@ -670,7 +666,7 @@ def align_pairs(batch, idx: np.ndarray, cfg: AlignConfig, threads: int, block, o
         else:
             run_op, run_len = np.empty(0, np.uint8), np.empty(0, out.cigar.length.dtype)
         rows = max(block(len(q)), min(MIN_BLOCK, cfg.matrix_budget // (len(t) + MIN_BLOCK + 1)))
-        align_one(q, t, int(mode), pars, rows, cfg.traceback, per_pair, run_op, run_len, stats, res)
+        align_one(q, t, int(mode), pars, rows, cfg.traceback, per_pair, run_op, run_len, stats, res, cfg.matrix_budget)
         out.score[k], out.qend[k], out.tend[k] = res[0], res[2], res[4]
         if cfg.traceback:
             out.qstart[k], out.tstart[k] = res[1], res[3]
