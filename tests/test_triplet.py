@@ -9,7 +9,7 @@
 * what follows from the definitions: identical sequences score 3*match*n;
   (X, X, Y) in global mode scores n*match + 2 * the pairwise score of X and Y;
 * score only against traceback, checkpointed walk against the full cube,
-  wide (int64) scores;
+  wide (int64) scores, large scores just under the int32 cell limit;
 * the real SARS-CoV-2 set (``tests/data/triplet``) against the oracle's scores;
 * the command line: TSV and MAF (read back by Biopython, rows projecting to
   the inputs), lockstep and interleaved input, bad input, usage errors.
@@ -164,6 +164,24 @@ def test_wide_scores(triplet_backend, mode):
     for t, got in enumerate(records(res)):
         assert got == tuple(ref_align(a[t], b[t], c[t], WIDE, mode))
     assert np.abs(res.score).max() > 2**32
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_scores_near_the_int32_cell_limit(triplet_backend, mode):
+    """Large scores whose bound stays just under the int32 cell limit (32-bit sums everywhere on the CPU)."""
+    from seqalign_cli.backends.cpu.triplet import INT32_LIMIT
+
+    rng = random.Random(60 + MODES.index(mode))
+    trip = [related_triplet(rng, rng.randint(15, 25), alphabet="ACGTN") for _ in range(10)]
+    trip.append(["ACGT" * 6 + "A", "ACGT" * 6 + "A", "ACGT" * 6 + "A"])
+    a, b, c = (list(x) for x in zip(*trip))
+    big = Scoring(match=1_000_000, mismatch=1_100_000, gap_open=0, gap_extend=900_000, n_penalty=7)
+    lengths = np.array([[len(a[t]), len(b[t]), len(c[t])] for t in range(len(a))])
+    assert big.triplet_bound(lengths).max() < INT32_LIMIT
+    res = align(triplet_backend, a, b, c, big, mode)
+    for t, got in enumerate(records(res)):
+        assert got == tuple(ref_align(a[t], b[t], c[t], big, mode))
+    assert np.abs(res.score).max() > 2**26
 
 
 # ------------------------------------------------------- from the definitions

@@ -10,9 +10,14 @@ minus infinity (index 0), so cell (i, j, k) sits at [j + 1, k + 1] and every
 predecessor exists. Of the seven moves, six come from the previous slice or
 the previous row and are computed for a whole row in one loop that the
 compiler vectorises; the seventh (a residue of C only, from the cell to the
-left) is a running maximum over the row afterwards. The pair score of B
-against C is a (j, k) table made once per triplet; A's letter picks one row
-of a profile against C and one against B.
+left) is a running maximum over the row afterwards. The row functions take
+the whole slices and a row index (per-row views cost reference counting,
+about a fifth of a row's time), and take every sum back to the cell type
+at once (``_as``): numba widens int32 arithmetic to int64, which would
+halve the lanes of the vector loop. The score bound (``triplet.INT32_LIMIT``) keeps
+these sums, minus infinity included, inside the cell type. The pair score
+of B against C is a (j, k) table made once per triplet; A's letter picks
+one row of a profile against C and one against B.
 
 Score only keeps two slices. With traceback, one direction byte per cell
 (the column kind that won, or 7 where the alignment starts) is kept for the
@@ -29,6 +34,7 @@ import numpy as np
 
 from ...config import Mode
 from ...jit import nb
+from numba.extending import overload  # after .jit, which sets numba up
 from .dp import pair_table
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
@@ -55,101 +61,123 @@ def _tables(a, b, c, sc, neg):
     return bc, ac, ab
 
 
-@nb.njit(**_JIT)
-def _row(Pm, P, Qm, Q, bcr, acr, sab, g2):
-    """Row ``Q`` of a slice from the six moves that do not come from the left (score only).
+def _as(x, like):
+    """``x`` in the cell type of array ``like`` (compiled code only)."""
 
-    Rows are padded (index 0 is the guard); the loop runs over shifted
-    views with unsigned indices, so that it carries no negative-index
-    checks and the compiler vectorises it.
+
+@overload(_as, inline="always")
+def _as_cell(x, like):
+    cell = like.dtype
+    return lambda x, like: cell(x)
+
+
+@nb.njit(**_JIT)
+def _row(P, Q, jj, bct, acr, sab, g2):
+    """Row ``jj`` of slice ``Q`` from the six moves that do not come from the left (score only).
+
+    Rows are padded (index 0 is the guard); the loop runs with unsigned
+    indices, so that it carries no negative-index checks, and every sum is
+    taken back to the cell type at once, so that the compiler vectorises it
+    in lanes of that width. The gap cost common to five of the six moves is
+    taken off their maximum once (the move of three residues gets it added).
     """
-    n = np.uint64(Q.shape[0] - 1)
-    pm0, pm1, p0, p1, qm0, qm1 = Pm[:-1], Pm[1:], P[:-1], P[1:], Qm[:-1], Qm[1:]
-    q1, bc1, ac1 = Q[1:], bcr[1:], acr[1:]
+    n = np.uint64(Q.shape[1] - 1)
+    j1 = np.uint64(jj)
+    j0 = j1 - np.uint64(1)
+    s, sg, g = _as(sab, Q), _as(sab + g2, Q), _as(g2, Q)
     for u in range(n):
-        m = max(pm0[u] + sab + ac1[u] + bc1[u], qm0[u] + bc1[u] - g2)
-        m = max(m, p0[u] + ac1[u] - g2)
-        m = max(m, pm1[u] + sab - g2)
-        q1[u] = max(m, max(p1[u], qm1[u]) - g2)
+        v = u + np.uint64(1)
+        bc, ac = bct[j1, v], acr[v]
+        m = max(_as(P[j0, u] + _as(sg + _as(ac + bc, Q), Q), Q), _as(Q[j0, u] + bc, Q))
+        m = max(m, _as(P[j1, u] + ac, Q))
+        m = max(m, _as(P[j0, v] + s, Q))
+        Q[j1, v] = _as(max(m, max(P[j1, v], Q[j0, v])) - g, Q)
 
 
 @nb.njit(**_JIT)
-def _row_dirs(Pm, P, Qm, Q, bcr, acr, sab, g2, code):
+def _row_dirs(P, Q, jj, bct, acr, sab, g2, code):
     """As ``_row``, noting the winning column kind (the first of equal ones) in ``code``."""
-    n = np.uint64(Q.shape[0] - 1)
-    pm0, pm1, p0, p1, qm0, qm1 = Pm[:-1], Pm[1:], P[:-1], P[1:], Qm[:-1], Qm[1:]
-    q1, bc1, ac1, code1 = Q[1:], bcr[1:], acr[1:], code[1:]
+    n = np.uint64(Q.shape[1] - 1)
+    j1 = np.uint64(jj)
+    j0 = j1 - np.uint64(1)
+    sag, g = _as(sab - g2, Q), _as(g2, Q)
     for u in range(n):
-        m = pm0[u] + sab + ac1[u] + bc1[u]
+        v = u + np.uint64(1)
+        bc, ac = bct[j1, v], acr[v]
+        m = _as(P[j0, u] + _as(sab + _as(ac + bc, Q), Q), Q)
         d = np.uint8(0)
-        t = qm0[u] + bc1[u] - g2
+        t = _as(Q[j0, u] + _as(bc - g, Q), Q)
         d = np.uint8(1) if t > m else d
         m = max(m, t)
-        t = p0[u] + ac1[u] - g2
+        t = _as(P[j1, u] + _as(ac - g, Q), Q)
         d = np.uint8(2) if t > m else d
         m = max(m, t)
-        t = pm1[u] + sab - g2
+        t = _as(P[j0, v] + sag, Q)
         d = np.uint8(3) if t > m else d
         m = max(m, t)
-        t = p1[u] - g2
+        t = _as(P[j1, v] - g, Q)
         d = np.uint8(4) if t > m else d
         m = max(m, t)
-        t = qm1[u] - g2
+        t = _as(Q[j0, v] - g, Q)
         d = np.uint8(5) if t > m else d
-        q1[u] = max(m, t)
-        code1[u] = d
+        Q[j1, v] = max(m, t)
+        code[v] = d
 
 
 @nb.njit(**_JIT)
-def _finish_row(Q, code, mode, i, j, g2):
-    """Start cells, the local floor and the move from the left (a running maximum) of one row.
+def _finish_row(Q, jj, code, mode, i, g2):
+    """Start cells, the local floor and the move from the left (a running maximum) of row ``jj``.
 
-    D[k] = max(T[k], D[k-1] - g2) is a prefix maximum of T[k] + k*g2 shifted
-    back; the move from the left wins where the previous cell's value minus
-    g2 is strictly above T[k].
+    D[k] = max(T[k], D[k-1] - g2); the move from the left wins where the
+    previous cell's value minus g2 is strictly above T[k].
     """
-    n = np.uint64(Q.shape[0] - 1)
-    q1, code1 = Q[1:], code[1:]
+    n = np.uint64(Q.shape[1])
+    r = np.uint64(jj)
+    j = jj - 1
+    one = np.uint64(1)
     if mode == SEMI and (i == 0 or j == 0):
-        for u in range(n):
-            q1[u] = 0
-            code1[u] = START
+        for v in range(one, n):
+            Q[r, v] = 0
+            code[v] = START
         return
     if (mode == GLOBAL and i == 0 and j == 0) or mode == SEMI:
-        q1[0] = 0
-        code1[0] = START
+        Q[r, one] = 0
+        code[one] = START
     if mode == LOCAL:
-        for u in range(n):
-            start = q1[u] <= 0
-            q1[u] = 0 if start else q1[u]
-            code1[u] = START if start else code1[u]
-    run = q1[0]
-    for u in range(np.uint64(1), n):
-        run = run - g2
-        if run > q1[u]:
-            q1[u] = run
-            code1[u] = 6
+        for v in range(one, n):
+            start = Q[r, v] <= 0
+            Q[r, v] = 0 if start else Q[r, v]
+            code[v] = START if start else code[v]
+    g = _as(g2, Q)
+    run = Q[r, one]
+    for v in range(np.uint64(2), n):
+        run = _as(run - g, Q)
+        if run > Q[r, v]:
+            Q[r, v] = run
+            code[v] = 6
         else:
-            run = q1[u]
+            run = Q[r, v]
 
 
 @nb.njit(**_JIT)
-def _track(Q, mode, i, j, n1, n2, best, at):
-    """Keep the best allowed end cell of row (i, j) (the first of equal ones in (i, j, k) order)."""
-    n3 = Q.shape[0] - 2
+def _track(Q, jj, mode, i, n1, n2, best, at):
+    """Keep the best allowed end cell of row (i, jj - 1) (the first of equal ones in (i, j, k) order)."""
+    n3 = Q.shape[1] - 2
+    r = np.uint64(jj)
+    j = jj - 1
     if mode == LOCAL or (mode == SEMI and (i == n1 or j == n2)):
-        top = Q[1]
+        top = Q[r, 1]
         for u in range(np.uint64(1), np.uint64(n3 + 2)):
-            top = max(top, Q[u])
+            top = max(top, Q[r, u])
         if top > best[0]:
             for kk in range(1, n3 + 2):
-                if Q[kk] == top:
+                if Q[r, kk] == top:
                     best[0] = top
                     at[0], at[1], at[2] = i, j, kk - 1
                     break
     elif mode == SEMI or (i == n1 and j == n2):
-        if Q[n3 + 1] > best[0]:
-            best[0] = Q[n3 + 1]
+        if Q[r, n3 + 1] > best[0]:
+            best[0] = Q[r, n3 + 1]
             at[0], at[1], at[2] = i, j, n3
 
 
@@ -163,7 +191,7 @@ def _sweep(a, tabs, mode, g2, i_from, i_to, P, Q, dirs, track, best, at, ckpt, e
     """
     bc, ac, ab = tabs
     n1 = a.shape[0]
-    n2 = P.shape[0] - 2
+    n2, n3 = P.shape[0] - 2, P.shape[1] - 2
     code = np.zeros(P.shape[1], np.uint8)
     want = dirs.shape[0] > 0
     for i in range(i_from, i_to + 1):
@@ -172,14 +200,15 @@ def _sweep(a, tabs, mode, g2, i_from, i_to, P, Q, dirs, track, best, at, ckpt, e
         for jj in range(1, n2 + 2):
             sab = ab[x, jj]
             if want:
-                _row_dirs(P[jj - 1], P[jj], Q[jj - 1], Q[jj], bc[jj], acr, sab, g2, code)
+                _row_dirs(P, Q, jj, bc, acr, sab, g2, code)
             else:
-                _row(P[jj - 1], P[jj], Q[jj - 1], Q[jj], bc[jj], acr, sab, g2)
-            _finish_row(Q[jj], code, mode, i, jj - 1, g2)
+                _row(P, Q, jj, bc, acr, sab, g2)
+            _finish_row(Q, jj, code, mode, i, g2)
             if want:
-                dirs[i - i_from, jj - 1, :] = code[1:]
+                for kk in range(n3 + 1):
+                    dirs[i - i_from, jj - 1, kk] = code[kk + 1]
             if track:
-                _track(Q[jj], mode, i, jj - 1, n1, n2, best, at)
+                _track(Q, jj, mode, i, n1, n2, best, at)
         if every > 0 and (i + 1) % every == 0:
             ckpt[(i + 1) // every - 1, :, :] = Q
         P, Q = Q, P
