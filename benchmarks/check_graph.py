@@ -1,6 +1,6 @@
 """Graph family on a GPU: the device engine against the CPU engine on random graphs, then timings.
 
-    python benchmarks/check_graph.py [--cases 200] [--time] [--cpu-reads 20]
+    python benchmarks/check_graph.py [--cases 200] [--time] [--cpu-reads 20] [--section-rows N]
 
 Prints every field that differs (score, spans, path, CIGAR) and, with
 ``--time``, GCUPS of the GPU on the cactus-BRCA2 graph with its 1,000 reads
@@ -97,6 +97,8 @@ def random_cases(n: int, gpu) -> int:
                 r = "".join(rng.choice("ACGT") for _ in range(L))
             reads.append(r.encode())
         sc = Scoring(rng.randint(0, 3), rng.randint(1, 5), rng.randint(0, 5), rng.randint(1, 3), rng.randint(0, 2))
+        if case % 5 == 4:  # scores past the byte profile
+            sc = Scoring(rng.randint(100, 200), rng.randint(128, 300), rng.randint(0, 500), rng.randint(1, 300), 130)
         for mode in ("global", "glocal", "local"):
             for trace in (False, True):
                 cfg = AlignConfig(scoring=sc, mode=mode, traceback=trace)
@@ -143,8 +145,9 @@ def main():
     ap.add_argument("--cases", type=int, default=200)
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--cpu-reads", type=int, default=20)
+    ap.add_argument("--section-rows", type=int, default=None, help="least rows a section (default: the engine's)")
     args = ap.parse_args()
-    gpu = CudaGraph(0)
+    gpu = CudaGraph(0) if args.section_rows is None else CudaGraph(0, section_rows=args.section_rows)
     bad = random_cases(args.cases, gpu)
     if args.time:
         timings(gpu, args.cpu_reads)

@@ -29,6 +29,8 @@ def main():
     ap.add_argument("--modes", default="glocal")
     ap.add_argument("--traceback", action="store_true")
     ap.add_argument("--widths", default="1", help="least columns a lane holds (comma-separated runs)")
+    ap.add_argument("--section-rows", type=int, default=None,
+                    help="least rows a section (default: the engine's; more than the graph: one section)")
     args = ap.parse_args()
     import cupy as cp
 
@@ -39,7 +41,8 @@ def main():
           f"rows of several predecessors")
     for mode, w, count in ((m, int(w), int(c)) for m in args.modes.split(",") for w in args.widths.split(",")
                            for c in args.counts.split(",")):
-        eng = CudaGraph(0, min_width=w)
+        eng = CudaGraph(0, min_width=w) if args.section_rows is None else \
+            CudaGraph(0, min_width=w, section_rows=args.section_rows)
         if True:
             rs = (reads * (count // len(reads) + 1))[:count]
             batch = make_graph_batch(graph, rs)
@@ -54,9 +57,6 @@ def main():
             end.record()
             end.synchronize()
             ms = cp.cuda.get_elapsed_time(start, end)
-            if os.environ.get("SEQALIGN_KERNEL_DEFINES", "").find("GRAPH_PROF") >= 0:
-                d = eng._held[2]
-                print(f"  rows' share of the sweep (lane 0): {cp.asnumpy(d.out).reshape(-1, 4)[:, 3].mean() / 10:.1f} %")
             print(f"{mode} width>={w} reads {count}: {ms:.1f} ms, {batch.cells() / ms / 1e6:.1f} GCUPS, "
                   f"{ms * 1e6 / (graph.n_bases + 31):.0f} ns a step", flush=True)
 

@@ -69,6 +69,7 @@ struct Graph {
 __device__ __forceinline__ int meta_npred(const int4& t) { return t.y & 0xffff; }
 __device__ __forceinline__ int meta_code(const int4& t) { return (t.y >> 16) & 15; }
 __device__ __forceinline__ int meta_flags(const int4& t) { return (t.y >> 20) & 3; }
+__device__ __forceinline__ bool meta_lone_before(const int4& t) { return (t.y >> 22) & 1; }
 
 struct Reads {
   const uint8_t* code;
@@ -86,10 +87,6 @@ __device__ __forceinline__ int subst_of(const Scoring& s, int g, int r) {
 template <int MODE>
 __device__ __forceinline__ int start_h(int j, int oe, int ge) {
   return (MODE == LOCAL || j == 0) ? 0 : -(oe + (j - 1) * ge);
-}
-
-__device__ __forceinline__ bool better(int s, int v, int j, int bs, int bv, int bj) {
-  return s > bs || (s == bs && (v < bv || (v == bv && j < bj)));
 }
 
 // One lane's state in the skewed sweep: its columns of the row before, and what it took
@@ -162,10 +159,6 @@ __device__ __forceinline__ void load_lane(const int* src, Lane<K>& st, int* ws, 
   st.inF = in[64 + lane];
 }
 
-__device__ __forceinline__ void warp_copy(int* dst, const int* src, int64_t count, int lane) {
-  for (int64_t i = lane; i < count; i += 32) dst[i] = src[i];
-}
-
 // Where the sweep writes direction bytes (walk kernel only).
 struct Codes {
   uint8_t* code;             // rows lo.. of the block, (K+1)*32 bytes a row
@@ -225,19 +218,75 @@ __device__ __forceinline__ void merge_pred(int es, int p, const Lane<K>& st, con
   }
 }
 
-// Lane `lane` computes row v of its columns (step t = v + lane of the stripe). `st` holds
-// its columns of row v - 1 (updated to row v) and what the left lane passed for row v;
-// `ws` the warp's slots; on a later stripe `hin`/`fin` the H and F of column c0 - 1 of
-// every row (the stripe before); with `more`, lane 31 leaves its last column's H and F in
-// `hout`/`fout`. Returns, through outPH/outH/outF, what the right lane takes next step.
+// What one lane's sweep of one stripe reads and never changes.
+template <int K>
+struct Stripe {
+  int c0, m;          // the stripe's first column (1 + stripe*32*K); the read's length
+  int rd[K];          // read codes of the lane's columns (4 past the read's end)
+  uint32_t prof[K];   // their byte profiles against graph codes 0..3 (common.cuh `profile`)
+  int sh[K];          // S's H at the lane's columns
+  int s0;             // S's H at column c0 - 1
+  int kend;           // k of column m when this lane holds it, else -1
+  unsigned live;      // bit k: column c0 + lane*K + k <= m
+  const int* hin;     // a later stripe: H and F of column c0 - 1, by row (the stripe before)
+  const int* fin;
+  int* hout;          // more stripes to come: this stripe's last column, by row (lane 31)
+  int* fout;
+  bool first, more;
+};
+
+// The sweep's context: the graph, the scoring, the warp's slots and where direction bytes go.
+struct Env {
+  Graph g;
+  Scoring sc;
+  int oe, ge;
+  uint32_t npen;  // -n_penalty in byte 0: graph code N (4) picks it from the profile's second word
+  bool prof;      // scores fit the byte profile (else compares and selects)
+  int* ws;
+  int lane;
+  Codes out;
+};
+
+// The best end cell so far (score, row, column); ties to the smaller row, then column.
+struct Best {
+  int s, v, j;
+};
+
+template <int K, int MODE>
+__device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, int read, int c0, Stripe<K>& S) {
+  const int64_t o = r.off[read];
+  S.m = (int)(r.off[read + 1] - o);
+  S.c0 = c0;
+  S.kend = -1;
+  S.live = 0;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int j = c0 + e.lane * K + k;
+    S.rd[k] = j <= S.m ? r.code[o + j - 1] : 4;
+    uint32_t hi;
+    profile(e.sc, (uint8_t)S.rd[k], S.prof[k], hi);
+    S.sh[k] = start_h<MODE>(j, e.oe, e.ge);
+    if (j <= S.m) S.live |= 1u << k;
+    if (j == S.m) S.kend = k;
+  }
+  S.s0 = start_h<MODE>(c0 - 1, e.oe, e.ge);
+  S.hin = S.fin = nullptr;
+  S.hout = S.fout = nullptr;
+  S.first = true;
+  S.more = false;
+}
+
+// Lane `e.lane` computes row v of its columns (step t = v + lane of the stripe). `st` holds
+// its columns of row v - 1 (updated to row v) and what the left lane passed for row v.
+// A row whose one predecessor is the row before (nearly every row) takes the short path;
+// the others merge their predecessors from slots. Without direction bytes, the lane's end
+// cells of the row update `b` (no branch on the lane: the row's candidates are selected).
+// Returns, through outPH/outH/outF, what the right lane takes next step.
 template <int K, int MODE, bool CODES>
-__device__ __forceinline__ void lane_row(const Graph& g, const int4 mt, int v, int c0, int m, const int (&rd)[K],
-                                         const int (&sh)[K], const Scoring& sc, int oe, int ge, Lane<K>& st,
-                                         int* ws, const int* hin, const int* fin, int* hout, int* fout,
-                                         bool first_stripe, bool more, const Codes& out, int lane, int& bs,
-                                         int& bv, int& bj, int& outPH, int& outH, int& outF) {
+__device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const int4 mt, int v, Lane<K>& st,
+                                         Best& b, int& outPH, int& outH, int& outF) {
   constexpr int SROW = (K + 1) * 32;
-  const int p0 = mt.x;
+  const int lane = e.lane;
   const int npred = meta_npred(mt);
   const bool use_s = MODE != GLOBAL || (meta_flags(mt) & 1);
   const int gv = meta_code(mt);
@@ -246,51 +295,70 @@ __device__ __forceinline__ void lane_row(const Graph& g, const int4 mt, int v, i
   unsigned short aH[K + 1], aE[K + 1];
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    PH[k] = use_s ? sh[k] : NEG;
+    PH[k] = use_s ? S.sh[k] : NEG;
     PE[k] = NEG;
     if (CODES) aH[k] = aE[k] = FROM_S;
   }
   // lane 0: the merged column c0 - 1 (column 0 on the first stripe)
-  int bh = use_s ? start_h<MODE>(c0 - 1, oe, ge) : NEG, be = NEG;
+  int bh = use_s ? S.s0 : NEG, be = NEG;
   if (CODES) aH[K] = aE[K] = FROM_S;
   bool bS = true;
-  // one predecessor (the common case) reads no memory beyond its slot; several read their slots' indices
-  for (int p = 0; p < npred; ++p) {
-    int es = mt.w;
-    if (npred > 1) es = g.eslot[p0 + p];
-    merge_pred<K, CODES>(es, p, st, ws, lane, PH, PE, aH, aE, aS, bh, be, bS);
-    if (lane == 0 && !first_stripe) {  // column c0 - 1 from the stripe before (slots hold no column 0 here)
-      const int hb = hin[g.pred[p0 + p]];
+  if (meta_lone_before(mt)) {
+    merge_pred<K, CODES>(-1, 0, st, e.ws, lane, PH, PE, aH, aE, aS, bh, be, bS);
+    if (lane == 0 && !S.first) {
+      const int hb = S.hin[v - 1];
       if (hb > bh) {
         bh = hb;
         bS = false;
       }
     }
+  } else {
+    const int p0 = mt.x;
+    for (int p = 0; p < npred; ++p) {
+      const int es = npred > 1 ? e.g.eslot[p0 + p] : mt.w;
+      merge_pred<K, CODES>(es, p, st, e.ws, lane, PH, PE, aH, aE, aS, bh, be, bS);
+      if (lane == 0 && !S.first) {  // column c0 - 1 from the stripe before (slots hold no column 0 here)
+        const int hb = S.hin[e.g.pred[p0 + p]];
+        if (hb > bh) {
+          bh = hb;
+          bS = false;
+        }
+      }
+    }
   }
   // what comes from the left: column c0 - 1 (lane 0) or the left lane's last column (selects, no branch)
   int h0 = NEG, e0 = NEG, bH = NEG, bF = NEG;
-  if (first_stripe) {
-    e0 = max(bh - oe, be - ge);
+  if (S.first) {
+    e0 = max(bh - e.oe, be - e.ge);
     h0 = (MODE == LOCAL && e0 <= 0) ? 0 : e0;
     bH = h0;
-  } else {
-    bH = hin[v];
-    bF = fin[v];
+  } else if (lane == 0) {
+    bH = S.hin[v];
+    bF = S.fin[v];
   }
   const bool edge = lane == 0;
   const int leftPH = edge ? bh : st.inPH;
   const int leftH = edge ? bH : st.inH;
   const int leftF = edge ? bF : st.inF;
+  int sub[K];
+  if (e.prof) {
+    const uint32_t sel = profile_selector((uint32_t)gv);
+#pragma unroll
+    for (int k = 0; k < K; ++k) sub[k] = (int)byte_perm(S.prof[k], e.npen, sel);
+  } else {
+#pragma unroll
+    for (int k = 0; k < K; ++k) sub[k] = subst_of(e.sc, gv, S.rd[k]);
+  }
   int H[K], E[K], F[K];
   int hp = leftH, fp = leftF;
-  uint8_t* crow = CODES ? out.code + (int64_t)(v - out.lo) * SROW : nullptr;
+  uint8_t* crow = CODES ? e.out.code + (int64_t)(v - e.out.lo) * SROW : nullptr;
   const bool multi = npred >= 2;
-  const int64_t mi = CODES ? g.multi[v] - out.multi_lo : 0;
+  const int64_t mi = CODES ? e.g.multi[v] - e.out.multi_lo : 0;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    E[k] = max(PH[k] - oe, PE[k] - ge);
-    const int d = (k ? PH[k - 1] : leftPH) + subst_of(sc, gv, rd[k]);
-    const int fo = hp - oe, fe = fp - ge;
+    E[k] = max(PH[k] - e.oe, PE[k] - e.ge);
+    const int d = (k ? PH[k - 1] : leftPH) + sub[k];
+    const int fo = hp - e.oe, fe = fp - e.ge;
     F[k] = max(fo, fe);
     int h = d, src = DIAG;
     if (F[k] > h) { h = F[k]; src = INS; }
@@ -299,27 +367,27 @@ __device__ __forceinline__ void lane_row(const Graph& g, const int4 mt, int v, i
     H[k] = h;
     if (CODES) {
       const bool s_won = use_s && !((aS >> k) & 1);
-      crow[k * 32 + lane] = (uint8_t)(src | ((PE[k] - ge > PH[k] - oe) << 2) | ((fe > fo) << 3) |
+      crow[k * 32 + lane] = (uint8_t)(src | ((PE[k] - e.ge > PH[k] - e.oe) << 2) | ((fe > fo) << 3) |
                                       ((multi ? 0 : (int)s_won) << 4));
       if (multi) {
-        out.argH[mi * SROW + k * 32 + lane] = aH[k];
-        out.argE[mi * SROW + k * 32 + lane] = aE[k];
+        e.out.argH[mi * SROW + k * 32 + lane] = aH[k];
+        e.out.argE[mi * SROW + k * 32 + lane] = aE[k];
       }
     }
     hp = h;
     fp = F[k];
   }
-  if (CODES && lane == 0 && first_stripe) {
+  if (CODES && lane == 0 && S.first) {
     const int src0 = (MODE == LOCAL && e0 <= 0) ? START : DEL;
     const bool s0 = use_s && bS;
-    crow[K * 32] = (uint8_t)(src0 | ((be - ge > bh - oe) << 2) | ((multi ? 0 : (int)s0) << 4));
+    crow[K * 32] = (uint8_t)(src0 | ((be - e.ge > bh - e.oe) << 2) | ((multi ? 0 : (int)s0) << 4));
     if (multi) {
-      out.argH[mi * SROW + K * 32] = aH[K];
-      out.argE[mi * SROW + K * 32] = aE[K];
+      e.out.argH[mi * SROW + K * 32] = aH[K];
+      e.out.argE[mi * SROW + K * 32] = aE[K];
     }
   }
   if (mt.z >= 0) {
-    int* dst = ws + (int64_t)mt.z * 2 * SROW;
+    int* dst = e.ws + (int64_t)mt.z * 2 * SROW;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       dst[k * 32 + lane] = H[k];
@@ -330,9 +398,9 @@ __device__ __forceinline__ void lane_row(const Graph& g, const int4 mt, int v, i
       dst[SROW + K * 32] = e0;
     }
   }
-  if (more && lane == 31) {
-    hout[v] = H[K - 1];
-    fout[v] = F[K - 1];
+  if (S.more && lane == 31) {
+    S.hout[v] = H[K - 1];
+    S.fout[v] = F[K - 1];
   }
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -344,109 +412,92 @@ __device__ __forceinline__ void lane_row(const Graph& g, const int4 mt, int v, i
   outPH = PH[K - 1];
   outH = H[K - 1];
   outF = F[K - 1];
-  // end cells
+  if (CODES) return;  // the walk tracks no end cells
   if (MODE == LOCAL) {
+    // every live cell ends a local alignment: the row's best column (the first on ties), then the lane's best
+    int rm = NEG, rk = 0;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      const int j = c0 + lane * K + k;
-      if (j <= m && better(H[k], v, j, bs, bv, bj)) {
-        bs = H[k];
-        bv = v;
-        bj = j;
+      const int x = ((S.live >> k) & 1) ? H[k] : NEG;
+      if (x > rm) {
+        rm = x;
+        rk = k;
       }
     }
-  } else if (MODE == GLOCAL || (meta_flags(mt) & 2)) {
-    const int jm = m - c0;  // column m's place in this stripe
-    if (jm >= 0 && jm < 32 * K && lane == jm / K) {
+    const int j = S.c0 + lane * K + rk;
+    if (better(rm, v, j, b.s, b.v, b.j)) {
+      b.s = rm;
+      b.v = v;
+      b.j = j;
+    }
+  } else {
+    // column m, held by one lane, on every row (glocal) or sink rows (global); a lane's rows come in
+    // ascending order, so a strictly higher score is the better end
+    int x = NEG;
 #pragma unroll
-      for (int k = 0; k < K; ++k)
-        if (k == jm % K && better(H[k], v, m, bs, bv, bj)) {
-          bs = H[k];
-          bv = v;
-          bj = m;
-        }
+    for (int k = 0; k < K; ++k) x = k == S.kend ? H[k] : x;
+    const bool end_row = MODE == GLOCAL || (meta_flags(mt) & 2);
+    if (S.kend >= 0 && end_row && x > b.s) {
+      b.s = x;
+      b.v = v;
+      b.j = S.m;
     }
   }
 }
 
 // Steps t0 .. t1 - 1 of a stripe (t0 a multiple of 32): lane l computes row t - l when it
-// lies in [0, min(n, hi + 1)). The rows' records come through `ring` (3 x 32 int4 of shared
-// memory a warp): the 32 records of lane 0's next 32 rows are loaded one chunk ahead (one
-// coalesced load a lane every 32 steps) and stored at the chunk's end, so no step waits
-// for memory. Checkpoints (CP) at every step that is a multiple of B, into cp.
+// lies in [lo, min(n - 1, hi)]. The rows' records come through `ring` (4 x 32 int4 of shared
+// memory a warp, chunk c of 32 rows at c & 3): while the steps of chunk c read chunks c - 1
+// and c, chunk c + 1 is on its way (one coalesced load a lane a chunk), stored at the chunk's
+// end. With checkpoints (CP), the state before step t is saved when t is a multiple of B in
+// [lo, hi] (so each checkpoint belongs to one section).
 template <int K, int MODE, bool CODES, bool CP>
-__device__ __forceinline__ void sweep(const Graph& g, int t0, int t1, int hi, int c0, int m, const int (&rd)[K],
-                                      const int (&sh)[K], const Scoring& sc, int oe, int ge, Lane<K>& st, int* ws,
-                                      const int* hin, const int* fin, int* hout, int* fout, bool first_stripe,
-                                      bool more, const Codes& out, int lane, int& bs, int& bv, int& bj, int* cp,
-                                      int B, int4* ring, long long& prof_row) {
+__device__ __forceinline__ void sweep(const Env& e, const Stripe<K>& S, int t0, int t1, int lo, int hi, Lane<K>& st,
+                                      Best& b, int* cp, int B, int4* ring) {
   constexpr int SROW = (K + 1) * 32;
-  const int last = min(g.n - 1, hi);
-  const int top = max(g.n - 1, 0);
-  // the chunks lane 0's rows start in (and the one before, for the other lanes)
-  const int c = t0 >> 5;
-  if (c > 0) ring[((c - 1) % 3) * 32 + lane] = g.meta[min(32 * (c - 1) + lane, top)];
-  ring[(c % 3) * 32 + lane] = g.meta[min(32 * c + lane, top)];
-  int4 pend = g.meta[min(32 * (c + 1) + lane, top)];
+  const int lane = e.lane;
+  const int last = min(e.g.n - 1, hi);
+  const int top = max(e.g.n - 1, 0);
+  int c = t0 >> 5;
+  if (c > 0) ring[((c - 1) & 3) * 32 + lane] = e.g.meta[min(32 * (c - 1) + lane, top)];
+  ring[(c & 3) * 32 + lane] = e.g.meta[min(32 * c + lane, top)];
+  int4 pend = e.g.meta[min(32 * (c + 1) + lane, top)];
   SA_SYNCWARP();
-  for (int t = t0; t < t1; ++t) {
-    const int v = t - lane;
-    if (CP && t % B == 0) {
-      save_lane<K>(cp + (int64_t)(t / B) * ((int64_t)(g.n_slots + 1) * 2 * SROW + 96), st, ws, g.n_slots, lane);
+  for (; 32 * c < t1; ++c) {
+    const int ts = 32 * c;
+    if (CP && ts % B == 0 && ts >= lo && ts <= last)
+      save_lane<K>(cp + (int64_t)(ts / B) * ((int64_t)(e.g.n_slots + 1) * 2 * SROW + 96), st, e.ws, e.g.n_slots,
+                   lane);
+    const int te = min(t1, ts + 32);
+    for (int t = ts; t < te; ++t) {
+      const int v = t - lane;
+      int oPH = NEG, oH = NEG, oF = NEG;
+      if (v >= lo && v <= last) {
+        const int4 mt = ring[((v >> 5) & 3) * 32 + (v & 31)];
+        lane_row<K, MODE, CODES>(e, S, mt, v, st, b, oPH, oH, oF);
+      }
+      st.inPH = SA_SHFL_UP(oPH, 1);
+      st.inH = SA_SHFL_UP(oH, 1);
+      st.inF = SA_SHFL_UP(oF, 1);
     }
-    int oPH = NEG, oH = NEG, oF = NEG;
-#ifdef GRAPH_PROF
-    const long long c_start = clock64();
-#endif
-    if (v >= 0 && v <= last) {
-      const int4 mt = ring[((v >> 5) % 3) * 32 + (v & 31)];
-      lane_row<K, MODE, CODES>(g, mt, v, c0, m, rd, sh, sc, oe, ge, st, ws, hin, fin, hout, fout, first_stripe,
-                               more, out, lane, bs, bv, bj, oPH, oH, oF);
-    }
-#ifdef GRAPH_PROF
-    prof_row += clock64() - c_start;
-#endif
-    st.inPH = SA_SHFL_UP(oPH, 1);
-    st.inH = SA_SHFL_UP(oH, 1);
-    st.inF = SA_SHFL_UP(oF, 1);
-    if ((t & 31) == 31) {  // the next chunk in, the one after on its way
-      const int cn = (t >> 5) + 1;
-      SA_SYNCWARP();
-      ring[(cn % 3) * 32 + lane] = pend;
-      pend = g.meta[min(32 * (cn + 1) + lane, top)];
-      SA_SYNCWARP();
-    }
+    SA_SYNCWARP();  // the next chunk in, the one after on its way
+    ring[((c + 1) & 3) * 32 + lane] = pend;
+    pend = e.g.meta[min(32 * (c + 2) + lane, top)];
+    SA_SYNCWARP();
   }
 }
 
 // The warp's best end cell (every lane ends with it).
-__device__ __forceinline__ void warp_best(int& bs, int& bv, int& bj) {
+__device__ __forceinline__ void warp_best(Best& b) {
 #pragma unroll
   for (int d = 16; d; d >>= 1) {
-    const int s = SA_SHFL_XOR(bs, d), v = SA_SHFL_XOR(bv, d), j = SA_SHFL_XOR(bj, d);
-    if (better(s, v, j, bs, bv, bj)) {
-      bs = s;
-      bv = v;
-      bj = j;
+    const int s = SA_SHFL_XOR(b.s, d), v = SA_SHFL_XOR(b.v, d), j = SA_SHFL_XOR(b.j, d);
+    if (better(s, v, j, b.s, b.v, b.j)) {
+      b.s = s;
+      b.v = v;
+      b.j = j;
     }
   }
-}
-
-template <int K>
-__device__ __forceinline__ void load_read(const Reads& r, int read, int c0, int lane, int (&rd)[K], int& m) {
-  const int64_t o = r.off[read];
-  m = (int)(r.off[read + 1] - o);
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int j = c0 + lane * K + k;
-    rd[k] = j <= m ? r.code[o + j - 1] : 4;
-  }
-}
-
-template <int K, int MODE>
-__device__ __forceinline__ void start_cols(int c0, int lane, int oe, int ge, int (&sh)[K]) {
-#pragma unroll
-  for (int k = 0; k < K; ++k) sh[k] = start_h<MODE>(c0 + lane * K + k, oe, ge);
 }
 
 __device__ __forceinline__ int take_item(const Reads& r, int lane) {
@@ -464,90 +515,109 @@ using namespace sa::graph;
 
 #define GRAPH_ARGS                                                                                          \
   const uint8_t *gcode, const int64_t *pred_off, const int *pred, const int *slot, const uint8_t *flags,   \
-      const int *gnode, const int64_t *multi, const int4 *meta, const int *eslot, int n, int n_slots, const uint8_t *rcode, const int64_t *roff, const int *order, \
-      int nreads, int *next, int match, int mismatch, int gap_open, int gap_extend, int n_penalty
+      const int *gnode, const int64_t *multi, const int4 *meta, const int *eslot, int n, int n_slots,        \
+      const int *sec, int nsec, const uint8_t *rcode, const int64_t *roff, const int *order, int count,      \
+      int *next, int match, int mismatch, int gap_open, int gap_extend, int n_penalty, int use_prof
 
-#define GRAPH_SETUP                                                                            \
-  const Graph g{gcode, pred_off, pred, slot, flags, gnode, multi, meta, eslot, n, n_slots};                        \
-  const Reads rs{rcode, roff, order, nreads, next};                                            \
-  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};                          \
-  const int oe = gap_open + gap_extend, ge = gap_extend;                                       \
-  const int lane = threadIdx.x & 31;                                                           \
-  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+#define GRAPH_SETUP                                                                                     \
+  const Graph g{gcode, pred_off, pred, slot, flags, gnode, multi, meta, eslot, n, n_slots};             \
+  const Reads rs{rcode, roff, order, count, next};                                                      \
+  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};                                   \
+  const int lane = threadIdx.x & 31;                                                                    \
+  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;                           \
+  Env e{g, sc, gap_open + gap_extend, gap_extend, (uint32_t)(-n_penalty) & 0xffu, use_prof != 0,        \
+        ws_all + warp * ws_stride, lane, Codes{nullptr, nullptr, nullptr, 0, 0}};                       \
+  __shared__ int4 rings[WARPS_PER_BLOCK * 128];                                                         \
+  int4* ring = rings + (threadIdx.x >> 5) * 128;
 
+// Work items: `count` = reads x nsec; item i is section i % nsec (rows sec[s] .. sec[s + 1] - 1,
+// no predecessor outside) of read order[i / nsec]. ends[i*3 + 0..2] = the section's best end cell
+// (score, row, column; row -1: none), reduced per read by graph_best.
 template <int K, int MODE, bool CP>
 __global__ void graph_score(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride,
-                            int* cp_all, int64_t cp_stride, int B, int* out) {
+                            int* cp_all, int64_t cp_stride, int B, int* ends) {
   GRAPH_SETUP
-  __shared__ int4 rings[WARPS_PER_BLOCK * 96];
-  int4* ring = rings + (threadIdx.x >> 5) * 96;
-  int* ws = ws_all + warp * ws_stride;
   int* border = border_all + warp * border_stride;
-  const Codes none{nullptr, nullptr, nullptr, 0, 0};
-  for (int item = take_item(rs, lane); item < nreads; item = take_item(rs, lane)) {
-    const int read = order[item];
+  for (int item = take_item(rs, lane); item < count; item = take_item(rs, lane)) {
+    const int k = item / nsec, part = item - k * nsec;
+    const int read = order[k];
+    const int lo = sec[part], hi = sec[part + 1] - 1;
     const int m = (int)(roff[read + 1] - roff[read]);
     const int stripes = (m + 32 * K - 1) / (32 * K);
-    int bs = NEG, bv = -1, bj = -1;
-    if (MODE == LOCAL) bs = 0;
-    long long prof_row = 0, prof_all = clock64();
+    Best b{MODE == LOCAL ? 0 : NEG, -1, -1};
     for (int s = 0; s < stripes; ++s) {
-      const int c0 = 1 + s * 32 * K;
-      int rd[K], sh[K], mm;
-      load_read<K>(rs, read, c0, lane, rd, mm);
-      start_cols<K, MODE>(c0, lane, oe, ge, sh);
+      Stripe<K> S;
+      setup_stripe<K, MODE>(e, rs, read, 1 + s * 32 * K, S);
+      // border: H in, F in, H out, F out (swapped per stripe)
+      S.hin = border + (int64_t)(s & 1) * 2 * n;
+      S.fin = S.hin + n;
+      S.hout = border + (int64_t)((s + 1) & 1) * 2 * n;
+      S.fout = S.hout + n;
+      S.first = s == 0;
+      S.more = s + 1 < stripes;
       Lane<K> st;
       clear_lane<K>(st);
-      // border: H in, F in, H out, F out (swapped per stripe)
-      const int* hin = border + (int64_t)(s & 1) * 2 * n;
-      const int* fin = hin + n;
-      int* hout = border + (int64_t)((s + 1) & 1) * 2 * n;
-      int* fout = hout + n;
-      sweep<K, MODE, false, CP>(g, 0, n + 31, n - 1, c0, m, rd, sh, sc, oe, ge, st, ws, hin, fin, hout, fout,
-                                s == 0, s + 1 < stripes, none, lane, bs, bv, bj, cp_all + item * cp_stride, B,
-                                ring, prof_row);
+      sweep<K, MODE, false, CP>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp_all + k * cp_stride, B, ring);
     }
-    prof_all = clock64() - prof_all;
-    warp_best(bs, bv, bj);
-#ifdef GRAPH_PROF
-    if (lane == 0) out[read * 4 + 3] = (int)(prof_row * 1000 / prof_all);  // per mille of the sweep in rows
-#endif
-    if (MODE == GLOCAL && start_h<MODE>(m, oe, ge) > bs) {  // the read all inserted, no path
-      bs = start_h<MODE>(m, oe, ge);
-      bv = -1;
-    }
-    if (MODE == LOCAL && bs <= 0) {
-      bs = 0;
-      bv = -1;
-    }
+    warp_best(b);
     if (lane == 0) {
-      out[read * 4 + 0] = bs;
-      out[read * 4 + 1] = bv;
-      out[read * 4 + 2] = bv >= 0 ? bj : (MODE == LOCAL ? 0 : m);
+      ends[item * 3 + 0] = b.s;
+      ends[item * 3 + 1] = b.v;
+      ends[item * 3 + 2] = b.j;
     }
   }
 }
 
+// One thread a read: the best of its sections' end cells, then the mode's empty alignment.
+// out[read*4 + 0..2] = score, end base, end column (end base -1: empty alignment).
+template <int MODE>
+__global__ void graph_best(const int* ends, int nsec, const int64_t* roff, const int* order, int count, int oe, int ge,
+                           int* out) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const int read = order[k];
+  const int* x = ends + (int64_t)k * nsec * 3;
+  int bs = x[0], bv = x[1], bj = x[2];
+  for (int p = 1; p < nsec; ++p)
+    if (better(x[3 * p], x[3 * p + 1], x[3 * p + 2], bs, bv, bj)) {
+      bs = x[3 * p];
+      bv = x[3 * p + 1];
+      bj = x[3 * p + 2];
+    }
+  const int m = (int)(roff[read + 1] - roff[read]);
+  if (MODE == GLOCAL && start_h<MODE>(m, oe, ge) > bs) {  // the read all inserted, no path
+    bs = start_h<MODE>(m, oe, ge);
+    bv = -1;
+  }
+  if (MODE == LOCAL && bs <= 0) {
+    bs = 0;
+    bv = -1;
+  }
+  out[read * 4 + 0] = bs;
+  out[read * 4 + 1] = bv;
+  out[read * 4 + 2] = bv >= 0 ? bj : (MODE == LOCAL ? 0 : m);
+}
+
+// `count` = reads (one item each). The end row's section bounds the recomputation: a block
+// that would start before it starts at the section's first row with a clear state.
 template <int K, int MODE>
 __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int* cp_all, int64_t cp_stride, int B,
                            uint8_t* codes_all, int64_t codes_stride, unsigned short* args_all, int64_t args_stride,
                            const int* out, const int64_t* run_off, uint8_t* run_op, int* run_len,
                            const int64_t* node_off, int* nodes, int* info) {
   GRAPH_SETUP
-  __shared__ int4 rings[WARPS_PER_BLOCK * 96];
-  int4* ring = rings + (threadIdx.x >> 5) * 96;
   constexpr int SROW = (K + 1) * 32;
   const int64_t cprow = (int64_t)(n_slots + 1) * 2 * SROW + 96;
-  int* ws = ws_all + warp * ws_stride;
   uint8_t* codes = codes_all + warp * codes_stride;
   unsigned short* argH = args_all + warp * args_stride;
   unsigned short* argE = argH + args_stride / 2;
-  for (int item = take_item(rs, lane); item < nreads; item = take_item(rs, lane)) {
+  e.out = Codes{codes, argH, argE, 0, 0};
+  for (int item = take_item(rs, lane); item < count; item = take_item(rs, lane)) {
     const int read = order[item];
     int v = out[read * 4 + 1], j = out[read * 4 + 2];
-    int m, rd[K], sh[K];
-    load_read<K>(rs, read, 1, lane, rd, m);
-    start_cols<K, MODE>(1, lane, oe, ge, sh);
+    Stripe<K> S;
+    setup_stripe<K, MODE>(e, rs, read, 1, S);
+    const int m = S.m;
     const int64_t r0 = run_off[read];
     const int64_t n0 = node_off[read], room = node_off[read + 1] - n0;
     if (v < 0) {
@@ -559,26 +629,31 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
       }
       continue;
     }
+    int part = 0;
+    while (part + 1 < nsec && sec[part + 1] <= v) ++part;
+    const int slo = sec[part];
     int lo = n + 1, state = 0, first = -1, last_node = -1, runs = 0, cur_op = -1, cur_len = 0;
     int64_t n_nodes = 0;
-    int ds = 0, dv = 0, dj = 0;  // end tracking of the recomputation: unused
-    long long prof = 0;
-    Codes cd{codes, argH, argE, 0, 0};
+    Best unused{0, 0, 0};
     while (true) {
-      if (v < lo) {  // restore the checkpoint of step b <= v, sweep on to row v with direction bytes
+      if (v < lo) {  // restore the checkpoint of step b <= v (or start the section), sweep on to row v with codes
         const int b = (v / B) * B;
         Lane<K> st;
-        load_lane<K>(cp_all + item * cp_stride + (int64_t)(b / B) * cprow, st, ws, n_slots, lane);
+        if (b >= slo) {
+          load_lane<K>(cp_all + item * cp_stride + (int64_t)(b / B) * cprow, st, e.ws, n_slots, lane);
+          lo = b;
+        } else {
+          clear_lane<K>(st);
+          lo = slo & ~31;
+        }
         SA_SYNCWARP();
-        lo = b;
-        cd.lo = max(b - 31, 0);
-        cd.multi_lo = multi[cd.lo];
-        sweep<K, MODE, true, false>(g, b, v + 32, v, 1, m, rd, sh, sc, oe, ge, st, ws, nullptr, nullptr, nullptr,
-                                    nullptr, true, false, cd, lane, ds, dv, dj, nullptr, B, ring, prof);
+        e.out.lo = max(lo - 31, 0);
+        e.out.multi_lo = multi[e.out.lo];
+        sweep<K, MODE, true, false>(e, S, lo, v + 32, slo, v, st, unused, nullptr, B, ring);
         SA_SYNCWARP();
         __threadfence_block();
       }
-      const uint8_t* crow = codes + (int64_t)(v - cd.lo) * SROW;
+      const uint8_t* crow = codes + (int64_t)(v - e.out.lo) * SROW;
       const int cidx = j == 0 ? K * 32 : ((j - 1) % K) * 32 + (j - 1) / K;
       const uint8_t c = crow[cidx];
       int mv = c & 3;
@@ -626,7 +701,7 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
       int u;
       const int pidx = col == 0 ? K * 32 : ((col - 1) % K) * 32 + (col - 1) / K;
       if (npred >= 2) {
-        const int64_t mi = multi[v] - cd.multi_lo;
+        const int64_t mi = multi[v] - e.out.multi_lo;
         const unsigned short k = use_h ? argH[mi * SROW + pidx] : argE[mi * SROW + pidx];
         u = k == FROM_S ? -1 : pred[p0 + k];
       } else if (npred == 0) {
@@ -689,6 +764,7 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
 #ifdef SA_INSTANTIATE_ALL
 // Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every width and mode the backend launches.
 #define GRAPH_SCORE_ARGS GRAPH_ARGS, int*, int64_t, int*, int64_t, int*, int64_t, int, int*
+#define GRAPH_BEST_ARGS const int*, int, const int64_t*, const int*, int, int, int, int*
 #define GRAPH_WALK_ARGS                                                                                     \
   GRAPH_ARGS, int*, int64_t, const int*, int64_t, int, uint8_t*, int64_t, unsigned short*, int64_t, const int*, \
       const int64_t*, uint8_t*, int*, const int64_t*, int*, int*
@@ -697,6 +773,9 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
   template __global__ void graph_score<K, M, true>(GRAPH_SCORE_ARGS);        \
   template __global__ void graph_walk<K, M>(GRAPH_WALK_ARGS);
 #define GRAPH_MODES(K) GRAPH_VARIANTS(K, 0) GRAPH_VARIANTS(K, 2) GRAPH_VARIANTS(K, 3)
+template __global__ void graph_best<0>(GRAPH_BEST_ARGS);
+template __global__ void graph_best<2>(GRAPH_BEST_ARGS);
+template __global__ void graph_best<3>(GRAPH_BEST_ARGS);
 GRAPH_MODES(1)
 GRAPH_MODES(2)
 GRAPH_MODES(4)

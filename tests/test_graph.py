@@ -551,6 +551,52 @@ def test_cli_cpu_and_gpu_outputs_are_identical(tmp_path, name, mode):
             assert texts[0].count("\n") >= 1
 
 
+def test_sections_cut_only_where_no_edge_crosses():
+    from seqalign_cli.backends.cuda.graph import sections
+
+    rng = random.Random(21)
+    for k in range(60):
+        graph, _ = load(random_gfa(rng, rng.randint(1, 12), max_len=rng.choice((1, 4, 9))), k % 3 == 0)
+        n = graph.n_bases
+        preds = [graph.preds(v).tolist() for v in range(n)]
+        cuttable = [b for b in range(1, n) if all(u >= b for v in range(b, n) for u in preds[v])]
+        least = rng.choice((1, 2, 5, n))
+        bounds = sections(graph.pred_off, graph.pred, least).tolist()
+        assert bounds[0] == 0 and bounds[-1] == n and bounds == sorted(set(bounds)), bounds
+        assert all(b in cuttable for b in bounds[1:-1]), (bounds, cuttable)
+        assert all(b - a >= least for a, b in zip(bounds[:-2], bounds[1:-1])), (bounds, least)
+        if least == 1:
+            assert bounds[1:-1] == cuttable
+    cactus, _ = load(DATA / "cactus-BRCA2.gfa")
+    assert sections(cactus.pred_off, cactus.pred, cactus.n_bases // 8).tolist() == [0, 85094, 170188]
+
+
+@pytest.mark.gpu
+@GPU
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_sections_and_wide_scores_agree_with_the_cpu_engine(mode):
+    """Sections at every cut, byte-profile and wide scores: the GPU engine's records equal the CPU engine's."""
+    from seqalign_cli.backends.cpu.graph import CpuGraph
+    from seqalign_cli.backends.cuda.graph import HOOKS, CudaGraph
+    from seqalign_cli.io.graph import make_graph_batch
+
+    rng = random.Random(40 + MODES.index(mode))
+    gpu, cpu = CudaGraph(0, section_rows=1), CpuGraph(1)
+    wide = Scoring(match=150, mismatch=200, gap_open=300, gap_extend=130, n_penalty=140)
+    for k in range(10):
+        graph, og = load(random_gfa(rng, rng.randint(2, 14), max_len=rng.choice((1, 4, 12))), k % 4 == 3)
+        reads = [mutated_walk(rng, og) or "A" for _ in range(12)] + [random_seq(rng, rng.randint(1, 90), "ACGTN")]
+        batch = make_graph_batch(graph, [r.encode() for r in reads])
+        for sc in (DEFAULT, wide):
+            for traceback in (False, True):
+                cfg = AlignConfig(scoring=sc, mode=mode, traceback=traceback)
+                want = records(cpu.align(batch, cfg))
+                out = HOOKS.allocate(batch, cfg)
+                gpu.align(batch, cfg, np.arange(batch.size), out)
+                out.finish(cfg)
+                assert records(out) == want, (k, sc, traceback)
+
+
 # ------------------------------------------------------------------ bad graphs
 
 

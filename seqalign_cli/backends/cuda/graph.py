@@ -8,6 +8,13 @@ shuffle), with no block-wide barrier. K is the smallest of ``WIDTHS`` whose
 32*K columns hold the read; longer reads run in stripes of 32*16 columns
 (score only), their borders in per-warp scratch.
 
+Sections (``sections``): where no edge crosses a point of the row order
+(the two strands of a graph whose links keep to one strand, separate
+components), the rows on either side are aligned by different warps: a
+work item is one read and one section, ``graph_best`` keeps each read's
+best end cell over its sections (the same order of end cells as one
+sweep), so a read's sweep is as long as its longest section.
+
 The graph is uploaded once per device and engine (``_DeviceGraph``) and
 stays there; batches carry reads only. Rows that node starts read later
 live in per-warp slots (``Graph.slot``).
@@ -40,6 +47,7 @@ from ...io.graph import GraphBatch
 from ...results import GraphAlignments
 from ..cpu.graph import fill_results, graph_arrays, path_room, realign
 from .device import DeviceEngine, Job, copy_back, fetch_runs, upload, upload_runs
+from .launch import profile_fits
 from .loader import module
 
 KERNEL = "graph.cu"
@@ -59,6 +67,11 @@ WALK_BYTES = 2 * 1024**3
 INT32_LIMIT = 2**29
 #: warps resident per SM that the persistent launch asks for
 WARPS_PER_SM = 16
+#: a section holds at least this many rows, and at least 1/MAX_SECTIONS of the graph
+SECTION_ROWS = 4096
+MAX_SECTIONS = 8
+#: threads a block of graph_best (one read each)
+BEST_THREADS = 256
 MODES = (Mode.GLOBAL, Mode.GLOCAL, Mode.LOCAL)
 
 
@@ -75,6 +88,36 @@ def score_name(K: int, mode: int, checkpoints: bool) -> str:
 
 def walk_name(K: int, mode: int) -> str:
     return f"graph_walk<{K}, {int(mode)}>"
+
+
+def best_name(mode: int) -> str:
+    return f"graph_best<{int(mode)}>"
+
+
+def sections(pred_off: np.ndarray, pred: np.ndarray, least: int) -> np.ndarray:
+    """Row bounds (s+1,) int32 of independent sections of at least ``least`` rows (the last may be shorter).
+
+    A point b of the row order can be cut when no row from b on has a
+    predecessor before b. Sections are cut greedily at the first such point
+    ``least`` rows or more past the section's start.
+    """
+    n = len(pred_off) - 1
+    if n <= 0:
+        return np.array([0, max(n, 0)], np.int32)
+    npred = np.diff(pred_off)
+    lowest = np.arange(n, dtype=np.int64)
+    has = npred > 0
+    lowest[has] = np.minimum.reduceat(pred.astype(np.int64), pred_off[:-1][has])
+    reach = np.minimum.accumulate(lowest[::-1])[::-1]  # the smallest predecessor of any row from b on
+    cuts = np.flatnonzero(reach[1:] >= np.arange(1, n)) + 1
+    bounds = [0]
+    for b in cuts:
+        if b - bounds[-1] >= least:
+            bounds.append(int(b))
+    if n - bounds[-1] < least and len(bounds) > 1:
+        bounds.pop()  # a short tail joins the section before
+    bounds.append(n)
+    return np.array(bounds, np.int32)
 
 
 class GraphHooks:
@@ -102,7 +145,7 @@ HOOKS = GraphHooks()
 class _DeviceGraph:
     """A graph's arrays on one device (uploaded once, kept while the engine lives)."""
 
-    def __init__(self, cp, graph):
+    def __init__(self, cp, graph, section_rows: int):
         codes, pred_off, pred, slot, source, sink, multi = graph_arrays(graph)
         flags = source.astype(np.uint8) | (sink.astype(np.uint8) << 1)
         self.graph = graph
@@ -112,6 +155,9 @@ class _DeviceGraph:
         self.n = graph.n_bases
         self.n_slots = max(graph.n_slots, 1)
         self.multi = multi
+        bounds = sections(pred_off, pred, max(section_rows, -(-self.n // MAX_SECTIONS)))
+        self.sec = cp.asarray(bounds)
+        self.nsec = len(bounds) - 1
 
     def multi_rows_in(self, B: int) -> int:
         """Rows of several predecessors in the walk's worst window (rows b - 31 .. b + B - 1, b a multiple of B)."""
@@ -166,9 +212,10 @@ class _DeviceBatch:
 class CudaGraph(DeviceEngine):
     """Aligns reads against a graph on one device (``device.DeviceEngine``'s job cycle)."""
 
-    def __init__(self, device: int = 0, min_width: int = 1):
+    def __init__(self, device: int = 0, min_width: int = 1, section_rows: int = SECTION_ROWS):
         super().__init__(device)
         self.min_width = min_width  # benchmarks: lanes hold at least this many columns
+        self.section_rows = section_rows  # tests: shorter sections
         self._graphs: dict[int, _DeviceGraph] = {}
         with self.cp.cuda.Device(device):
             sms = self.cp.cuda.Device(device).attributes["MultiProcessorCount"]
@@ -177,7 +224,7 @@ class CudaGraph(DeviceEngine):
     def device_graph(self, graph) -> _DeviceGraph:
         dg = self._graphs.get(id(graph))
         if dg is None or dg.graph is not graph:
-            self._graphs = {id(graph): _DeviceGraph(self.cp, graph)}  # one graph a run
+            self._graphs = {id(graph): _DeviceGraph(self.cp, graph, self.section_rows)}  # one graph a run
             dg = self._graphs[id(graph)]
         return dg
 
@@ -226,7 +273,8 @@ class CudaGraph(DeviceEngine):
         clock("prepare")
         for K, reads in self.launches(batch, cfg, subset):
             order = cp.asarray(reads.astype(np.int32))
-            warps = min(len(reads), self.max_warps)
+            items = len(reads) * dg.nsec
+            warps = min(items, self.max_warps)
             grid = -(-warps // (THREADS // 32))
             warps = grid * (THREADS // 32)
             srow = (K + 1) * 32
@@ -239,15 +287,20 @@ class CudaGraph(DeviceEngine):
             B = self.block_steps(dg, K, len(reads)) if trace else BLOCK_ROWS
             cp_stride = self.checkpoint_ints(dg, K, B) if trace else 0
             cps = cp.empty(max(len(reads) * cp_stride, 1), np.int32)
-            head = (*dg.arrays, np.int32(dg.n), np.int32(dg.n_slots), d.codes, d.offs, order, np.int32(len(reads)))
-            scoring = tuple(np.int32(v) for v in sc.as_list())
-            mod = module(KERNEL, (score_name(K, mode, trace),) + ((walk_name(K, mode),) if trace else ()),
-                         self.device)
+            graph = (*dg.arrays, np.int32(dg.n), np.int32(dg.n_slots), dg.sec, np.int32(dg.nsec))
+            scoring = tuple(np.int32(v) for v in sc.as_list()) + (np.int32(profile_fits(sc)),)
+            names = (score_name(K, mode, trace), best_name(mode)) + ((walk_name(K, mode),) if trace else ())
+            mod = module(KERNEL, names, self.device)
+            ends = cp.empty(3 * items, np.int32)
             counter = cp.zeros(1, np.int32)
             mod.get_function(score_name(K, mode, trace))(
-                (grid,), (THREADS,), head + (counter,) + scoring + (
+                (grid,), (THREADS,), graph + (d.codes, d.offs, order, np.int32(items), counter) + scoring + (
                     ws, np.int64(ws_stride), border, np.int64(border_stride), cps, np.int64(cp_stride),
-                    np.int32(B), d.out))
+                    np.int32(B), ends))
+            mod.get_function(best_name(mode))(
+                (-(-len(reads) // BEST_THREADS),), (BEST_THREADS,),
+                (ends, np.int32(dg.nsec), d.offs, order, np.int32(len(reads)), np.int32(sc.gap_open + sc.gap_extend),
+                 np.int32(sc.gap_extend), d.out))
             if trace:
                 # the walk: as many warps as their direction bytes allow (WALK_BYTES)
                 codes_stride = (B + 32) * srow
@@ -257,7 +310,7 @@ class CudaGraph(DeviceEngine):
                 args = cp.empty(wgrid * (THREADS // 32) * args_stride, np.uint16)
                 counter = cp.zeros(1, np.int32)
                 mod.get_function(walk_name(K, mode))(
-                    (wgrid,), (THREADS,), head + (counter,) + scoring + (
+                    (wgrid,), (THREADS,), graph + (d.codes, d.offs, order, np.int32(len(reads)), counter) + scoring + (
                         ws, np.int64(ws_stride), cps, np.int64(cp_stride), np.int32(B), codes,
                         np.int64(codes_stride), args, np.int64(args_stride), d.out, d.run_off, d.run_op, d.run_len,
                         d.node_off, d.nodes, d.info))
@@ -299,7 +352,7 @@ class CudaGraph(DeviceEngine):
 def compile_checks() -> dict[str, tuple[str, ...]]:
     """Kernel variants ``seqalign info`` compiles: every width and mode, score only and traceback."""
     return {KERNEL: tuple(score_name(k, m, t) for k in WIDTHS for m in MODES for t in (False, True))
-            + tuple(walk_name(k, m) for k in WIDTHS for m in MODES)}
+            + tuple(walk_name(k, m) for k in WIDTHS for m in MODES) + tuple(best_name(m) for m in MODES)}
 
 
 def time_graph(engine: CudaGraph, batch: GraphBatch, cfg: AlignConfig, reps: int = 3) -> float:
