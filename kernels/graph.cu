@@ -62,14 +62,17 @@ struct Graph {
   int n, n_slots;
 };
 
-// The per-row record (`meta`), one 16-byte load the sweep issues a row ahead:
-// x = first predecessor entry; y = predecessors (bits 0-15) | base code << 16 |
-// flags << 20 | (the lone predecessor is the row just before) << 22; z = the row's
-// slot (-1: none); w = the lone predecessor's slot (-1: none or the row before).
-__device__ __forceinline__ int meta_npred(const int4& t) { return t.y & 0xffff; }
-__device__ __forceinline__ int meta_code(const int4& t) { return (t.y >> 16) & 15; }
-__device__ __forceinline__ int meta_flags(const int4& t) { return (t.y >> 20) & 3; }
-__device__ __forceinline__ bool meta_lone_before(const int4& t) { return (t.y >> 22) & 1; }
+// The per-row record (`meta`), one 16-byte load a chunk of rows ahead: x = first predecessor
+// entry; y = predecessors (bits 0-11, 4095: that many or more, count them in pred_off) |
+// flags << 12 | (the lone predecessor is the row just before) << 14 | the byte-profile
+// selector of the base's code << 16 (common.cuh `profile_selector`); z = the row's slot (-1:
+// none); w = the lone predecessor's slot (-1: none or the row before).
+constexpr int MANY_PREDS = 4095;
+__device__ __forceinline__ int meta_npred(const int4& t) { return t.y & MANY_PREDS; }
+__device__ __forceinline__ int meta_flags(const int4& t) { return (t.y >> 12) & 3; }
+__device__ __forceinline__ bool meta_lone_before(const int4& t) { return (t.y >> 14) & 1; }
+__device__ __forceinline__ uint32_t meta_selector(const int4& t) { return (uint32_t)t.y >> 16; }
+__device__ __forceinline__ int meta_code(const int4& t) { return (int)(meta_selector(t) & 7); }
 
 struct Reads {
   const uint8_t* code;
@@ -252,6 +255,45 @@ struct Best {
   int s, v, j;
 };
 
+// A lane's end cells during one stripe's sweep: the best of each of its columns (cs[k], at row
+// cv[k]; global: sink rows only). Rows come in ascending order and a strictly higher score
+// replaces the one kept, so each column keeps its smallest row. `close_ends` folds them into a
+// Best: every live column (local), or column m in the lane that holds it (glocal, global).
+template <int K>
+struct Ends {
+  int cs[K], cv[K];
+};
+
+template <int K>
+__device__ __forceinline__ void open_ends(Ends<K>& x) {
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    x.cs[k] = NEG;
+    x.cv[k] = -1;
+  }
+}
+
+template <int K, int MODE>
+__device__ __forceinline__ void close_ends(const Ends<K>& x, const Stripe<K>& S, int lane, Best& b) {
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int j = S.c0 + lane * K + k;
+    const bool end = MODE == LOCAL ? ((S.live >> k) & 1) : k == S.kend;
+    if (end && x.cv[k] >= 0 && better(x.cs[k], x.cv[k], j, b.s, b.v, b.j)) {
+      b.s = x.cs[k];
+      b.v = x.cv[k];
+      b.j = j;
+    }
+  }
+}
+
+// max(a, b) into a; whether b was strictly greater
+__device__ __forceinline__ bool raise(int& a, int b) {
+  bool kept;
+  a = max_which(a, b, kept);
+  return !kept;
+}
+
 template <int K, int MODE>
 __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, int read, int c0, Stripe<K>& S) {
   const int64_t o = r.off[read];
@@ -284,7 +326,7 @@ __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, int r
 // Returns, through outPH/outH/outF, what the right lane takes next step.
 template <int K, int MODE, bool CODES>
 __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const int4 mt, int v, Lane<K>& st,
-                                         Best& b, int& outPH, int& outH, int& outF) {
+                                         Ends<K>& x, int& outPH, int& outH, int& outF) {
   constexpr int SROW = (K + 1) * 32;
   const int lane = e.lane;
   const int npred = meta_npred(mt);
@@ -314,7 +356,8 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
     }
   } else {
     const int p0 = mt.x;
-    for (int p = 0; p < npred; ++p) {
+    const int count = npred < MANY_PREDS ? npred : (int)(e.g.pred_off[v + 1] - e.g.pred_off[v]);
+    for (int p = 0; p < count; ++p) {
       const int es = npred > 1 ? e.g.eslot[p0 + p] : mt.w;
       merge_pred<K, CODES>(es, p, st, e.ws, lane, PH, PE, aH, aE, aS, bh, be, bS);
       if (lane == 0 && !S.first) {  // column c0 - 1 from the stripe before (slots hold no column 0 here)
@@ -342,7 +385,7 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
   const int leftF = edge ? bF : st.inF;
   int sub[K];
   if (e.prof) {
-    const uint32_t sel = profile_selector((uint32_t)gv);
+    const uint32_t sel = meta_selector(mt);
 #pragma unroll
     for (int k = 0; k < K; ++k) sub[k] = (int)byte_perm(S.prof[k], e.npen, sel);
   } else {
@@ -413,35 +456,10 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
   outH = H[K - 1];
   outF = F[K - 1];
   if (CODES) return;  // the walk tracks no end cells
-  if (MODE == LOCAL) {
-    // every live cell ends a local alignment: the row's best column (the first on ties), then the lane's best
-    int rm = NEG, rk = 0;
+  if (MODE != GLOBAL || (meta_flags(mt) & 2)) {
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int x = ((S.live >> k) & 1) ? H[k] : NEG;
-      if (x > rm) {
-        rm = x;
-        rk = k;
-      }
-    }
-    const int j = S.c0 + lane * K + rk;
-    if (better(rm, v, j, b.s, b.v, b.j)) {
-      b.s = rm;
-      b.v = v;
-      b.j = j;
-    }
-  } else {
-    // column m, held by one lane, on every row (glocal) or sink rows (global); a lane's rows come in
-    // ascending order, so a strictly higher score is the better end
-    int x = NEG;
-#pragma unroll
-    for (int k = 0; k < K; ++k) x = k == S.kend ? H[k] : x;
-    const bool end_row = MODE == GLOCAL || (meta_flags(mt) & 2);
-    if (S.kend >= 0 && end_row && x > b.s) {
-      b.s = x;
-      b.v = v;
-      b.j = S.m;
-    }
+    for (int k = 0; k < K; ++k)
+      if (raise(x.cs[k], H[k])) x.cv[k] = v;
   }
 }
 
@@ -452,9 +470,11 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
 // end. With checkpoints (CP), the state before step t is saved when t is a multiple of B in
 // [lo, hi] (so each checkpoint belongs to one section).
 template <int K, int MODE, bool CODES, bool CP>
-__device__ __forceinline__ void sweep(const Env& e, const Stripe<K>& S, int t0, int t1, int lo, int hi, Lane<K>& st,
-                                      Best& b, int* cp, int B, int4* ring) {
+__device__ __forceinline__ void sweep(const Env& env, const Stripe<K>& stripe, int t0, int t1, int lo, int hi,
+                                      Lane<K>& st, Best& b, int* cp, int B, int4* ring) {
   constexpr int SROW = (K + 1) * 32;
+  Env e = env;  // local copies: the compiler keeps what it needs of them in registers
+  Stripe<K> S = stripe;
   const int lane = e.lane;
   const int last = min(e.g.n - 1, hi);
   const int top = max(e.g.n - 1, 0);
@@ -463,6 +483,8 @@ __device__ __forceinline__ void sweep(const Env& e, const Stripe<K>& S, int t0, 
   ring[(c & 3) * 32 + lane] = e.g.meta[min(32 * c + lane, top)];
   int4 pend = e.g.meta[min(32 * (c + 1) + lane, top)];
   SA_SYNCWARP();
+  Ends<K> x;
+  open_ends<K>(x);
   for (; 32 * c < t1; ++c) {
     const int ts = 32 * c;
     if (CP && ts % B == 0 && ts >= lo && ts <= last)
@@ -473,8 +495,8 @@ __device__ __forceinline__ void sweep(const Env& e, const Stripe<K>& S, int t0, 
       const int v = t - lane;
       int oPH = NEG, oH = NEG, oF = NEG;
       if (v >= lo && v <= last) {
-        const int4 mt = ring[((v >> 5) & 3) * 32 + (v & 31)];
-        lane_row<K, MODE, CODES>(e, S, mt, v, st, b, oPH, oH, oF);
+        const int4 mt = ring[v & 127];  // chunk (v >> 5) & 3, row v & 31
+        lane_row<K, MODE, CODES>(e, S, mt, v, st, x, oPH, oH, oF);
       }
       st.inPH = SA_SHFL_UP(oPH, 1);
       st.inH = SA_SHFL_UP(oH, 1);
@@ -485,6 +507,7 @@ __device__ __forceinline__ void sweep(const Env& e, const Stripe<K>& S, int t0, 
     pend = e.g.meta[min(32 * (c + 2) + lane, top)];
     SA_SYNCWARP();
   }
+  if (!CODES) close_ends<K, MODE>(x, S, lane, b);
 }
 
 // The warp's best end cell (every lane ends with it).
@@ -534,7 +557,7 @@ using namespace sa::graph;
 // no predecessor outside) of read order[i / nsec]. ends[i*3 + 0..2] = the section's best end cell
 // (score, row, column; row -1: none), reduced per read by graph_best.
 template <int K, int MODE, bool CP>
-__global__ void graph_score(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride,
+__global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride,
                             int* cp_all, int64_t cp_stride, int B, int* ends) {
   GRAPH_SETUP
   int* border = border_all + warp * border_stride;

@@ -65,6 +65,8 @@ CHECKPOINT_BYTES = 4 * 1024**3
 WALK_BYTES = 2 * 1024**3
 #: int32 lanes hold every value whose bound stays below this (minus infinity is -2**30)
 INT32_LIMIT = 2**29
+#: a row record's predecessor count saturates here (the kernel counts more in pred_off)
+MANY_PREDS = 4095
 #: warps resident per SM that the persistent launch asks for
 WARPS_PER_SM = 16
 #: a section holds at least this many rows, and at least 1/MAX_SECTIONS of the graph
@@ -171,10 +173,11 @@ class _DeviceGraph:
 def row_records(codes, pred_off, pred, slot, flags) -> tuple[np.ndarray, np.ndarray]:
     """The kernels' per-row record (``meta``, (n, 4) int32) and per-predecessor slot (``eslot``).
 
-    meta[v] = (first predecessor entry, predecessors | code << 16 | flags << 20
-    | (the lone predecessor is v - 1) << 22, the row's slot, the lone
-    predecessor's slot or -1); eslot[p] = the slot of predecessor entry p, -1
-    when it is the row just before (kernels/graph.cu reads both a row ahead).
+    meta[v] = (first predecessor entry, min(predecessors, MANY_PREDS) | flags <<
+    12 | (the lone predecessor is v - 1) << 14 | the code's byte-profile
+    selector << 16, the row's slot, the lone predecessor's slot or -1);
+    eslot[p] = the slot of predecessor entry p, -1 when it is the row just
+    before (kernels/graph.cu reads the records a chunk of rows ahead).
     """
     n = len(codes)
     npred = np.diff(pred_off)
@@ -187,8 +190,11 @@ def row_records(codes, pred_off, pred, slot, flags) -> tuple[np.ndarray, np.ndar
     lone_before[lone] = before[first[lone]]
     meta = np.empty((max(n, 1), 4), np.int32)
     meta[:n, 0] = first
-    meta[:n, 1] = (npred | (codes.astype(np.int64) << 16) | (flags.astype(np.int64) << 20)
-                   | (lone_before.astype(np.int64) << 22))
+    code = codes.astype(np.int64)
+    selector = code * 0x1111 | 0x8880  # byte `code` of the profile, its sign spread over the word
+    y = (np.minimum(npred, MANY_PREDS) | (flags.astype(np.int64) << 12) | (lone_before.astype(np.int64) << 14)
+         | (selector << 16))
+    meta[:n, 1] = y.astype(np.uint32).view(np.int32)
     meta[:n, 2] = slot
     meta[:n, 3] = -1
     meta[:n, 3][lone] = eslot[first[lone]]
