@@ -324,11 +324,12 @@ __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, int r
 // the others merge their predecessors from slots. Without direction bytes, the lane's end
 // cells of the row update `b` (no branch on the lane: the row's candidates are selected).
 // Returns, through outPH/outH/outF, what the right lane takes next step.
-template <int K, int MODE, bool CODES>
+template <int K, int MODE, bool CODES, bool STRIPED>
 __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const int4 mt, int v, Lane<K>& st,
                                          Ends<K>& x, int& outPH, int& outH, int& outF) {
   constexpr int SROW = (K + 1) * 32;
   const int lane = e.lane;
+  const bool first = !STRIPED || S.first, more = STRIPED && S.more;
   const int npred = meta_npred(mt);
   const bool use_s = MODE != GLOBAL || (meta_flags(mt) & 1);
   const int gv = meta_code(mt);
@@ -346,8 +347,26 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
   if (CODES) aH[K] = aE[K] = FROM_S;
   bool bS = true;
   if (meta_lone_before(mt)) {
-    merge_pred<K, CODES>(-1, 0, st, e.ws, lane, PH, PE, aH, aE, aS, bh, be, bS);
-    if (lane == 0 && !S.first) {
+    // one predecessor, the row before: its H against S's, its E as it is (E of a computed row,
+    // or NEG before the first, never falls below NEG: that bound is checked on the host)
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (st.H[k] > PH[k]) {
+        PH[k] = st.H[k];
+        if (CODES) aH[k] = 0;
+        aS |= 1u << k;
+      }
+      PE[k] = st.E[k];
+      if (CODES) aE[k] = 0;
+    }
+    if (st.h0 > bh) {
+      bh = st.h0;
+      if (CODES) aH[K] = 0;
+      bS = false;
+    }
+    be = st.e0;
+    if (CODES) aE[K] = 0;
+    if (lane == 0 && !first) {
       const int hb = S.hin[v - 1];
       if (hb > bh) {
         bh = hb;
@@ -360,7 +379,7 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
     for (int p = 0; p < count; ++p) {
       const int es = npred > 1 ? e.g.eslot[p0 + p] : mt.w;
       merge_pred<K, CODES>(es, p, st, e.ws, lane, PH, PE, aH, aE, aS, bh, be, bS);
-      if (lane == 0 && !S.first) {  // column c0 - 1 from the stripe before (slots hold no column 0 here)
+      if (lane == 0 && !first) {  // column c0 - 1 from the stripe before (slots hold no column 0 here)
         const int hb = S.hin[e.g.pred[p0 + p]];
         if (hb > bh) {
           bh = hb;
@@ -371,7 +390,7 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
   }
   // what comes from the left: column c0 - 1 (lane 0) or the left lane's last column (selects, no branch)
   int h0 = NEG, e0 = NEG, bH = NEG, bF = NEG;
-  if (S.first) {
+  if (first) {
     e0 = max(bh - e.oe, be - e.ge);
     h0 = (MODE == LOCAL && e0 <= 0) ? 0 : e0;
     bH = h0;
@@ -404,9 +423,14 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
     const int fo = hp - e.oe, fe = fp - e.ge;
     F[k] = max(fo, fe);
     int h = d, src = DIAG;
-    if (F[k] > h) { h = F[k]; src = INS; }
-    if (E[k] > h) { h = E[k]; src = DEL; }
-    if (MODE == LOCAL && h <= 0) { h = 0; src = START; }
+    if (CODES) {  // the first of D, F, E on ties
+      if (F[k] > h) { h = F[k]; src = INS; }
+      if (E[k] > h) { h = E[k]; src = DEL; }
+      if (MODE == LOCAL && h <= 0) { h = 0; src = START; }
+    } else {  // only the value: F (the in-row chain) joins last
+      h = MODE == LOCAL ? max3(d, E[k], 0) : max(d, E[k]);
+      h = max(h, F[k]);
+    }
     H[k] = h;
     if (CODES) {
       const bool s_won = use_s && !((aS >> k) & 1);
@@ -420,7 +444,7 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
     hp = h;
     fp = F[k];
   }
-  if (CODES && lane == 0 && S.first) {
+  if (CODES && lane == 0 && first) {
     const int src0 = (MODE == LOCAL && e0 <= 0) ? START : DEL;
     const bool s0 = use_s && bS;
     crow[K * 32] = (uint8_t)(src0 | ((be - e.ge > bh - e.oe) << 2) | ((multi ? 0 : (int)s0) << 4));
@@ -441,7 +465,7 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
       dst[SROW + K * 32] = e0;
     }
   }
-  if (S.more && lane == 31) {
+  if (more && lane == 31) {
     S.hout[v] = H[K - 1];
     S.fout[v] = F[K - 1];
   }
@@ -469,7 +493,7 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
 // and c, chunk c + 1 is on its way (one coalesced load a lane a chunk), stored at the chunk's
 // end. With checkpoints (CP), the state before step t is saved when t is a multiple of B in
 // [lo, hi] (so each checkpoint belongs to one section).
-template <int K, int MODE, bool CODES, bool CP>
+template <int K, int MODE, bool CODES, bool CP, bool STRIPED>
 __device__ __forceinline__ void sweep(const Env& env, const Stripe<K>& stripe, int t0, int t1, int lo, int hi,
                                       Lane<K>& st, Best& b, int* cp, int B, int4* ring) {
   constexpr int SROW = (K + 1) * 32;
@@ -496,7 +520,7 @@ __device__ __forceinline__ void sweep(const Env& env, const Stripe<K>& stripe, i
       int oPH = NEG, oH = NEG, oF = NEG;
       if (v >= lo && v <= last) {
         const int4 mt = ring[v & 127];  // chunk (v >> 5) & 3, row v & 31
-        lane_row<K, MODE, CODES>(e, S, mt, v, st, x, oPH, oH, oF);
+        lane_row<K, MODE, CODES, STRIPED>(e, S, mt, v, st, x, oPH, oH, oF);
       }
       st.inPH = SA_SHFL_UP(oPH, 1);
       st.inH = SA_SHFL_UP(oH, 1);
@@ -580,7 +604,10 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score(GRAPH_ARGS, 
       S.more = s + 1 < stripes;
       Lane<K> st;
       clear_lane<K>(st);
-      sweep<K, MODE, false, CP>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp_all + k * cp_stride, B, ring);
+      if (stripes == 1)
+        sweep<K, MODE, false, CP, false>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp_all + k * cp_stride, B, ring);
+      else
+        sweep<K, MODE, false, CP, true>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp_all + k * cp_stride, B, ring);
     }
     warp_best(b);
     if (lane == 0) {
@@ -672,7 +699,7 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
         SA_SYNCWARP();
         e.out.lo = max(lo - 31, 0);
         e.out.multi_lo = multi[e.out.lo];
-        sweep<K, MODE, true, false>(e, S, lo, v + 32, slo, v, st, unused, nullptr, B, ring);
+        sweep<K, MODE, true, false, false>(e, S, lo, v + 32, slo, v, st, unused, nullptr, B, ring);
         SA_SYNCWARP();
         __threadfence_block();
       }
