@@ -226,8 +226,7 @@ template <int K>
 struct Stripe {
   int c0, m;          // the stripe's first column (1 + stripe*32*K); the read's length
   int rd[K];          // read codes of the lane's columns (4 past the read's end)
-  uint32_t prof[K];   // their byte profiles against graph codes 0..3 (common.cuh `profile`)
-  int sh[K];          // S's H at the lane's columns
+  uint32_t* tbl;      // the warp's column table in shared memory (`put_columns`, `get_columns`)
   int s0;             // S's H at column c0 - 1
   int kend;           // k of column m when this lane holds it, else -1
   unsigned live;      // bit k: column c0 + lane*K + k <= m
@@ -294,9 +293,55 @@ __device__ __forceinline__ bool raise(int& a, int b) {
   return !kept;
 }
 
+// A lane's column constants, read every row: the byte profile of its read base and S's H, in
+// shared memory (TABLE_WORDS words a warp). Kept in registers, they were recomputed every row
+// (the compiler rematerializes them). Layout: groups of G = min(K, 4) columns, [group][lane],
+// G words for the profiles then G for S's H, so that a lane reads 2G words in one or two loads.
+template <int K>
+struct Columns {
+  static constexpr int G = K < 4 ? K : 4;
+  static constexpr int WORDS = 2 * K * 32;
+};
+
+template <int K>
+__device__ __forceinline__ void put_column(uint32_t* tbl, int lane, int k, uint32_t prof, int sh) {
+  constexpr int G = Columns<K>::G;
+  uint32_t* at = tbl + ((k / G) * 32 + lane) * 2 * G + k % G;
+  at[0] = prof;
+  at[G] = (uint32_t)sh;
+}
+
+template <int K>
+__device__ __forceinline__ void get_columns(const uint32_t* tbl, int lane, uint32_t (&prof)[K], int (&sh)[K]) {
+  constexpr int G = Columns<K>::G;
+#pragma unroll
+  for (int g = 0; g < K / G; ++g) {
+    const uint32_t* at = tbl + (g * 32 + lane) * 2 * G;
+    if (G == 4) {
+      const uint4 a = *(const uint4*)at, b = *(const uint4*)(at + 4);
+      prof[4 * g] = a.x;
+      prof[4 * g + 1] = a.y;
+      prof[4 * g + 2] = a.z;
+      prof[4 * g + 3] = a.w;
+      sh[4 * g] = (int)b.x;
+      sh[4 * g + 1] = (int)b.y;
+      sh[4 * g + 2] = (int)b.z;
+      sh[4 * g + 3] = (int)b.w;
+    } else {
+#pragma unroll
+      for (int c = 0; c < G; ++c) {
+        prof[g * G + c] = at[c];
+        sh[g * G + c] = (int)at[G + c];
+      }
+    }
+  }
+}
+
 template <int K, int MODE>
-__device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, int read, int c0, Stripe<K>& S) {
+__device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, int read, int c0, uint32_t* tbl,
+                                             Stripe<K>& S) {
   const int64_t o = r.off[read];
+  S.tbl = tbl;
   S.m = (int)(r.off[read + 1] - o);
   S.c0 = c0;
   S.kend = -1;
@@ -305,9 +350,9 @@ __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, int r
   for (int k = 0; k < K; ++k) {
     const int j = c0 + e.lane * K + k;
     S.rd[k] = j <= S.m ? r.code[o + j - 1] : 4;
-    uint32_t hi;
-    profile(e.sc, (uint8_t)S.rd[k], S.prof[k], hi);
-    S.sh[k] = start_h<MODE>(j, e.oe, e.ge);
+    uint32_t prof, hi;
+    profile(e.sc, (uint8_t)S.rd[k], prof, hi);
+    put_column<K>(S.tbl, e.lane, k, prof, start_h<MODE>(j, e.oe, e.ge));
     if (j <= S.m) S.live |= 1u << k;
     if (j == S.m) S.kend = k;
   }
@@ -336,9 +381,12 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
   int PH[K], PE[K];
   unsigned aS = 0;  // bit k: a real predecessor gave PH at column k (rows of at most one)
   unsigned short aH[K + 1], aE[K + 1];
+  uint32_t prof[K];
+  int sh[K];
+  get_columns<K>(S.tbl, lane, prof, sh);
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    PH[k] = use_s ? S.sh[k] : NEG;
+    PH[k] = use_s ? sh[k] : NEG;
     PE[k] = NEG;
     if (CODES) aH[k] = aE[k] = FROM_S;
   }
@@ -406,7 +454,7 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
   if (e.prof) {
     const uint32_t sel = meta_selector(mt);
 #pragma unroll
-    for (int k = 0; k < K; ++k) sub[k] = (int)byte_perm(S.prof[k], e.npen, sel);
+    for (int k = 0; k < K; ++k) sub[k] = (int)byte_perm(prof[k], e.npen, sel);
   } else {
 #pragma unroll
     for (int k = 0; k < K; ++k) sub[k] = subst_of(e.sc, gv, S.rd[k]);
@@ -575,7 +623,9 @@ using namespace sa::graph;
   Env e{g, sc, gap_open + gap_extend, gap_extend, (uint32_t)(-n_penalty) & 0xffu, use_prof != 0,        \
         ws_all + warp * ws_stride, lane, Codes{nullptr, nullptr, nullptr, 0, 0}};                       \
   __shared__ int4 rings[WARPS_PER_BLOCK * 128];                                                         \
-  int4* ring = rings + (threadIdx.x >> 5) * 128;
+  int4* ring = rings + (threadIdx.x >> 5) * 128;                                                        \
+  __shared__ uint4 tables[WARPS_PER_BLOCK * Columns<K>::WORDS / 4];                                      \
+  uint32_t* tbl = (uint32_t*)(tables + (threadIdx.x >> 5) * (Columns<K>::WORDS / 4));
 
 // Work items: `count` = reads x nsec; item i is section i % nsec (rows sec[s] .. sec[s + 1] - 1,
 // no predecessor outside) of read order[i / nsec]. ends[i*3 + 0..2] = the section's best end cell
@@ -594,7 +644,7 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score(GRAPH_ARGS, 
     Best b{MODE == LOCAL ? 0 : NEG, -1, -1};
     for (int s = 0; s < stripes; ++s) {
       Stripe<K> S;
-      setup_stripe<K, MODE>(e, rs, read, 1 + s * 32 * K, S);
+      setup_stripe<K, MODE>(e, rs, read, 1 + s * 32 * K, tbl, S);
       // border: H in, F in, H out, F out (swapped per stripe)
       S.hin = border + (int64_t)(s & 1) * 2 * n;
       S.fin = S.hin + n;
@@ -666,7 +716,7 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
     const int read = order[item];
     int v = out[read * 4 + 1], j = out[read * 4 + 2];
     Stripe<K> S;
-    setup_stripe<K, MODE>(e, rs, read, 1, S);
+    setup_stripe<K, MODE>(e, rs, read, 1, tbl, S);
     const int m = S.m;
     const int64_t r0 = run_off[read];
     const int64_t n0 = node_off[read], room = node_off[read + 1] - n0;
