@@ -89,7 +89,7 @@ def random_cases(n: int, gpu) -> int:
         spelled = "".join("ACGTN"[c] for c in graph.codes)
         reads = []
         for _ in range(rng.randint(1, 40)):
-            L = rng.choice((1, 5, 30, 31, 32, 33, 64, 100, 150, 300, 513, 700, 1500))
+            L = rng.choice((1, 5, 30, 31, 32, 33, 64, 80, 100, 150, 180, 250, 300, 513, 700, 1500))
             s = rng.randint(0, max(len(spelled) - 1, 0))
             piece = spelled[s:s + L] or "A"
             r = mutate(rng, piece) or "C"

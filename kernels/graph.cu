@@ -6,38 +6,49 @@
 // virtual start row S first, then the predecessors in ascending order, a later one only
 // when strictly better); H = max(D, F, E) with ties in that order; local mode floors at 0.
 //
-// Thread mapping: one warp per read, persistent warps taking reads from a counter. Lane l
-// holds the K columns c0 + l*K .. c0 + l*K + K - 1 of the current stripe in registers
-// (c0 = 1 + stripe*32*K). The warp sweeps the rows as a skewed wavefront with no
-// barrier: at step t lane l computes row t - l, taking from lane l - 1 (one shuffle a
-// value: its last column's merged predecessor H, its H and its F) what lane l - 1
-// computed for the same row one step before; n + 31 steps a stripe. The row just before
-// is kept in registers; rows a later node start reads are kept in slots (per-warp
-// scratch, `Graph.slot`), each lane reading and writing its own columns only, so no
-// lane waits for another. Per-row records (`meta`) are read a row ahead. Reads longer
-// than 32*K columns run in stripes; a stripe leaves, per row, its last column's H and F
-// for the next (`border`: H and F in, H and F out, swapped per stripe; 4n ints a warp).
+// Thread mapping: one warp per work item (a read and a section of the rows), persistent
+// warps taking items from a counter. Sections (host: backends/cuda/graph.py `sections`) are
+// runs of rows no edge enters from outside (the two strands of most graphs): their sweeps
+// are independent, and graph_best keeps each read's best end cell over them. Lane l holds
+// the K columns c0 + l*K .. c0 + l*K + K - 1 of the current stripe in registers (c0 = 1 +
+// stripe*32*K). The warp sweeps the section's rows as a skewed wavefront with no barrier:
+// at step t lane l computes row t - l, taking from lane l - 1 (one shuffle a value: its last
+// column's merged predecessor H, its H and its F) what lane l - 1 computed for the same row
+// one step before. The row just before is kept in registers (a row whose one predecessor is
+// that row takes a short path); rows a later node start reads are kept in slots (per-warp
+// scratch, `Graph.slot`), each lane reading and writing its own columns only, so no lane
+// waits for another. Row records (`meta`) come through shared memory a chunk of 32 rows
+// ahead; the lanes' column constants (byte profiles of the read's bases, S's H) sit in a
+// shared-memory table read every row. End cells are kept per column and folded once a
+// stripe. Reads longer than 32*K columns run in stripes; a stripe leaves, per row, its last
+// column's H and F for the next (`border`: H and F in, H and F out, swapped per stripe; 4n
+// ints a warp).
 //
 // Layouts (int32): a slot row is 2*SROW ints, SROW = (K+1)*32: H[k*32 + lane] for the K
 // columns of each lane, then at k = K, lane 0, column 0; then E the same way.
-// Checkpoints (traceback): at every step t that is a multiple of B, each lane copies its
-// columns of the row before, of all slots and what it took from its left neighbour
-// (CPROW = (n_slots + 1) * 2*SROW + 96 ints a checkpoint, per read); restored at step t,
-// the sweep goes on exactly as it went. Direction bytes (walk kernel): one per cell,
-// (K+1)*32 bytes a row in the slot layout, rows from t - 31; rows with several
-// predecessors also keep, per cell, which predecessor gave PH and PE (uint16, 0xFFFF = S).
+// Checkpoints (traceback): at every step t that is a multiple of B and whose lane-0 row lies
+// in the item's section, each lane copies its columns of the row before, of all slots and
+// what it took from its left neighbour (CPROW = (n_slots + 1) * 2*SROW + 96 ints a
+// checkpoint, per read); restored at step t, the sweep goes on exactly as it went. Direction
+// bytes (walk kernel): one per cell, (K+1)*32 bytes a row in the slot layout, rows from t -
+// 31; rows with several predecessors also keep, per cell, which predecessor gave PH and PE
+// (uint16, 0xFFFF = S).
 //
-// Kernels:
+// Kernels (graph arrays, then sec/nsec: the sections' first rows and their count, the reads,
+// `count` items, the scoring and use_prof: scores fit the byte profile):
 //  graph_score<K, MODE, CP>(graph..., reads..., scoring, ws, ws_stride, border,
-//      border_stride, cp, cp_stride, B, out): out[item*4 + 0..2] = score, end base, end column
-//      (end base -1: empty alignment).
+//      border_stride, cp, cp_stride, B, ends): item i = section i % nsec of read order[i / nsec];
+//      ends[i*3 + 0..2] = the section's best end cell (score, row, column; row -1: none).
+//  graph_best<MODE>(ends, nsec, roff, order, count, oe, ge, out): one thread a read; out[read*4 +
+//      0..2] = score, end base, end column (end base -1: empty alignment).
 //  graph_walk<K, MODE>(graph..., reads..., scoring, ws, ws_stride, cp, cp_stride, B, codes,
 //      codes_stride, args, args_stride, out, run_off, run_op, run_len, node_off, nodes, info):
-//      from the end row v, restores the checkpoint of step B*floor(v/B), sweeps on to row v
-//      with direction bytes and walks back to that step's row, then the checkpoint before,
-//      and so on (every lane walks, lane 0 writes): runs into the RunStore slots of the read,
-//      the path's nodes into nodes[node_off[read]..node_off[read + 1]), info[read*4 + 0..3] =
-//      read start, first base, runs, path nodes (more than the room: not written; the host aligns
+//      one item a read; from the end row v, restores the checkpoint of step B*floor(v/B) (or
+//      starts v's section afresh when that step lies before it), sweeps on to row v with
+//      direction bytes and walks back to that step's row, then the checkpoint before, and so
+//      on (every lane walks, lane 0 writes): runs into the RunStore slots of the read, the
+//      path's nodes into nodes[node_off[read]..node_off[read + 1]), info[read*4 + 0..3] = read
+//      start, first base, runs, path nodes (more than the room: not written; the host aligns
 //      that read again).
 #include "common.cuh"
 
@@ -295,11 +306,11 @@ __device__ __forceinline__ bool raise(int& a, int b) {
 
 // A lane's column constants, read every row: the byte profile of its read base and S's H, in
 // shared memory (TABLE_WORDS words a warp). Kept in registers, they were recomputed every row
-// (the compiler rematerializes them). Layout: groups of G = min(K, 4) columns, [group][lane],
+// (the compiler rematerializes them). Layout: groups of G = 4, 2 or 1 columns, [group][lane],
 // G words for the profiles then G for S's H, so that a lane reads 2G words in one or two loads.
 template <int K>
 struct Columns {
-  static constexpr int G = K < 4 ? K : 4;
+  static constexpr int G = K % 4 == 0 ? 4 : (K % 2 == 0 ? 2 : 1);
   static constexpr int WORDS = 2 * K * 32;
 };
 
@@ -327,6 +338,12 @@ __device__ __forceinline__ void get_columns(const uint32_t* tbl, int lane, uint3
       sh[4 * g + 1] = (int)b.y;
       sh[4 * g + 2] = (int)b.z;
       sh[4 * g + 3] = (int)b.w;
+    } else if (G == 2) {
+      const uint4 a = *(const uint4*)at;
+      prof[2 * g] = a.x;
+      prof[2 * g + 1] = a.y;
+      sh[2 * g] = (int)a.z;
+      sh[2 * g + 1] = (int)a.w;
     } else {
 #pragma unroll
       for (int c = 0; c < G; ++c) {
@@ -878,7 +895,11 @@ template __global__ void graph_best<2>(GRAPH_BEST_ARGS);
 template __global__ void graph_best<3>(GRAPH_BEST_ARGS);
 GRAPH_MODES(1)
 GRAPH_MODES(2)
+GRAPH_MODES(3)
 GRAPH_MODES(4)
+GRAPH_MODES(5)
+GRAPH_MODES(6)
 GRAPH_MODES(8)
+GRAPH_MODES(12)
 GRAPH_MODES(16)
 #endif

@@ -54,7 +54,7 @@ KERNEL = "graph.cu"
 #: threads a block: 4 warps, one read each
 THREADS = 128
 #: columns a lane holds; a read takes the smallest K with 32*K >= its length (16 beyond: stripes)
-WIDTHS = (1, 2, 4, 8, 16)
+WIDTHS = (1, 2, 3, 4, 5, 6, 8, 12, 16)
 #: the longest read traced back on the GPU (one stripe)
 TRACE_COLUMNS = 32 * WIDTHS[-1]
 #: rows between checkpoints (traceback)
