@@ -49,15 +49,6 @@ struct Scoring {
   int match, mismatch, gap_open, gap_extend, n_penalty;
 };
 
-// Makes a value opaque to the compiler (no instruction): it stays in a register instead of
-// being recomputed from its inputs inside a hot loop.
-template <class T>
-__device__ __forceinline__ void pin(T& x) {
-#if defined(__CUDA_ARCH__) && !defined(__HIPCC__)
-  asm volatile("" : "+r"(x));
-#endif
-}
-
 __device__ __forceinline__ int max3(int a, int b, int c) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && !defined(__HIPCC__)
   return __vimax3_s32(a, b, c);
