@@ -305,7 +305,7 @@ __device__ __forceinline__ bool raise(int& a, int b) {
 }
 
 // A lane's column constants, read every row: the byte profile of its read base and S's H, in
-// shared memory (TABLE_WORDS words a warp). Kept in registers, they were recomputed every row
+// shared memory (Columns<K>::WORDS words a warp). Kept in registers, they were recomputed every row
 // (the compiler rematerializes them). Layout: groups of G = 4, 2 or 1 columns, [group][lane],
 // G words for the profiles then G for S's H, so that a lane reads 2G words in one or two loads.
 template <int K>
