@@ -212,7 +212,7 @@ def test_forward_pass_keeps_direction_bytes(mode, backend):
     tq, tt = trial_pairs(96 + MODES.index(mode))
     walks = []
     with pytest.MonkeyPatch.context() as mp:
-        for name in ("_walk_kept", "_walk"):
+        for name in ("_walk_kept", "_walk_part"):
             real = getattr(long_pair, name)
             mp.setattr(long_pair, name, lambda *a, _r=real, _n=name: (walks.append(_n), _r(*a))[1])
         for scoring, q, t, stripe in ((AFFINE, qs, ts, 48), (AFFINE, qs, ts, 1000), (WIDE, qs[:6], ts[:6], 32),
@@ -223,7 +223,7 @@ def test_forward_pass_keeps_direction_bytes(mode, backend):
                 thread_cells=1 << 40)
     if backend.name == "cpu":
         assert len(kept) >= 2 * len(qs) + 6 + len(tq) and set(kept) == {"_walk_kept"}
-        assert walks == ["_walk"] * 4
+        assert walks == ["_walk_part"] * 4
 
 
 def test_lane_dtype_follows_the_score_bound():
@@ -272,7 +272,8 @@ def test_checkpointed_pairs_take_the_route(mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_threads_inside_a_pair(mode):
-    """Two threads on one pair: the forward pass in tiles, the walk two blocks at a time."""
+    """Two threads on one pair: the forward pass in tiles, the walk's blocks shared out; the walk alone in 3 and
+    5 parts (more parts than the machine has cores: they wait on each other) gives the same CIGAR."""
     rng = random.Random(80 + MODES.index(mode))
     q = random_dna(rng, 900)
     t = random_dna(rng, 40) + mutate(rng, q, 0.06) + random_dna(rng, 40)
@@ -280,13 +281,22 @@ def test_threads_inside_a_pair(mode):
     with pytest.MonkeyPatch.context() as mp:
         for name in ("_forward_tiles", "_walk_blocks"):
             real = getattr(long_pair._Pass, name)
-            mp.setattr(long_pair._Pass, name, lambda self, *a, _r=real, _n=name: (calls.append(_n), _r(self, *a))[1])
+            mp.setattr(long_pair._Pass, name,
+                       lambda self, *a, _r=real, _n=name: (calls.append((_n, a[0] if _n == "_forward_tiles" else a[2])),
+                                                           _r(self, *a))[1])
         for traceback in (False, True):
             cfg = AlignConfig(scoring=AFFINE, mode=mode, traceback=traceback)
             for pair in ((q, t), (t, q)):
                 compare([pair[0]], [pair[1]], cfg, CpuPairwise(2), stripe=64, tile=100)
-    if CpuPairwise(2).threads == 2:
-        assert calls.count("_forward_tiles") == 4 and calls.count("_walk_blocks") == 2
+        if CpuPairwise(2).threads == 2:
+            assert calls.count(("_forward_tiles", 2)) == 4 and calls.count(("_walk_blocks", 2)) == 2
+        cfg = AlignConfig(scoring=AFFINE, mode=mode)
+        walk = long_pair._Pass.walk
+        for parts in (3, 5):
+            calls.clear()
+            mp.setattr(long_pair._Pass, "walk", lambda self, i, j, threads, *a, _n=parts: walk(self, i, j, _n, *a))
+            compare([q], [t], cfg, CpuPairwise(1), stripe=64, tile=100)
+            assert calls == [("_walk_blocks", parts)]
 
 
 def test_a_failed_thread_leaves_none_waiting():
@@ -308,6 +318,27 @@ def test_a_failed_thread_leaves_none_waiting():
         mp.setattr(long_pair._Pass, "_stripes", failing)
         with pytest.raises(MemoryError, match="part 1 failed"):
             CpuPairwise(2).align(make_batch([q.encode()], [t.encode()]), AlignConfig(scoring=AFFINE))
+
+
+def test_a_failed_part_of_the_walk_leaves_none_waiting():
+    """The walk's parts wait on each other's blocks: where one fails, the other ends and the error reaches the
+    caller."""
+    rng = random.Random(86)
+    q = random_dna(rng, 900)
+    t = mutate(rng, q, 0.06)
+    real = long_pair._walk_part
+
+    def failing(*args):
+        if args[10] == 1:  # part
+            raise MemoryError("walk part 1 failed")
+        return real(*args)
+    with pytest.MonkeyPatch.context() as mp:
+        forced(mp, stripe=64, tile=100)
+        mp.setattr(long_pair, "_walk_part", failing)
+        walk = long_pair._Pass.walk
+        mp.setattr(long_pair._Pass, "walk", lambda self, i, j, threads, *a: walk(self, i, j, 2, *a))
+        with pytest.raises(MemoryError, match="walk part 1 failed"):
+            CpuPairwise(1).align(make_batch([q.encode()], [t.encode()]), AlignConfig(scoring=AFFINE))
 
 
 @pytest.mark.parametrize("mode", MODES)

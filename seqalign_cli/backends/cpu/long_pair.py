@@ -49,8 +49,10 @@ writing direction bytes along the diagonals; a strided view indexes them
 (row, column) as ``dp.trace`` reads a full matrix, and ``dp.trace`` and
 ``dp.finish_ops`` do the rest, so the CIGAR is the existing one. Block
 >= ``MIN_BLOCK`` rows where its direction bytes fit the matrix budget.
-Threads recompute as many blocks at once (the walk only moves left, so the
-blocks above are computed up to the present column).
+With threads, each recomputes every threads-th block, up to the walk's
+column of the moment (the walk only moves left), while the walk follows the
+blocks below; the thread that recomputed a block follows it
+(``_walk_part``).
 
 **Measurements** (a shared 2-core AMD EPYC, Zen 4 with AVX-512; pairs with
 5 % substitutions and 1 % deletions; global; one thread unless said).
@@ -332,6 +334,17 @@ def _stripe_tile(q, trev, mode, par, has_n, r0, R, c0, C, step, Hc, Fc, rowH, ro
 
 
 @nb.njit(**_JIT)
+def _wait(spins):
+    """One turn of a wait on another thread: a spin-wait hint for the first ``SPINS`` turns, then the core yielded
+    (the thread waited on may need it); returns the turns so far."""
+    if spins < SPINS:
+        spin_pause()
+        return spins + 1
+    yield_cpu()
+    return spins
+
+
+@nb.njit(**_JIT)
 def _forward(q, trev, mode, par, has_n, height, step, Hc, Fc, kept, lastcol, rowH, rowF, best, part, parts, width,
              done, colH, colE, work):
     """The forward pass: stripes of ``height`` rows (a multiple of step), each swept across the target in tiles
@@ -359,11 +372,7 @@ def _forward(q, trev, mode, par, has_n, height, step, Hc, Fc, kept, lastcol, row
             if s > 0:
                 spins = 0
                 while load_acquire(done, s - 1) <= c:
-                    if spins < SPINS:
-                        spin_pause()
-                        spins += 1
-                    else:
-                        yield_cpu()
+                    spins = _wait(spins)
             low = min(low, _stripe_tile(q, trev, mode, par, has_n, r0, R, c0, C, step, Hc, Fc, rowH[c0:c0 + C + 1],
                                         rowF[c0:c0 + C + 1], colH, colE, work, best[s],
                                         kept[r0 * (height + N):] if kept.shape[0] > 0 else kept))
@@ -438,26 +447,48 @@ def _kept_bytes(height, M, N):
     return full * height * (height + N) + R * (R + N) + PAD
 
 
-@nb.njit(**_JIT)
-def _walk(q, t, trev, mode, par, has_n, block, Hc, Fc, i, j, run_op, run_len, stats):
-    """The checkpointed traceback, one thread, from end cell (i, j): returns (qstart, tstart, runs).
+#: the walk's shared state (``_walk_part``): the next block to follow (-1 once the walk is done); the walk's
+#: row, column, state and count of operations after the blocks followed so far; 1 where a part failed
+W_NEXT, W_I, W_J, W_STATE, W_NOPS, W_FAILED = range(6)
 
-    The blocks are recomputed bottom-up, each up to the walk's column; the
-    walk never comes back to a block, so its checkpoint is used in place.
+
+@nb.njit(**_JIT)
+def _walk_part(q, trev, mode, par, has_n, block, Hc, Fc, first, top, part, parts, bufs, colH, colE, work, walk, ops):
+    """One part of the checkpointed traceback: recomputes blocks ``first - part``, then ``parts`` blocks further
+    up each time, and follows each through its direction bytes once the block below it is followed.
+
+    The walk starts in block ``first`` (``top`` rows of it lie above the end cell) and moves up the blocks. A
+    block is recomputed up to the walk's column of the moment, at least the column the walk will enter it at
+    (the walk only moves left), into buffer row ``b % parts`` once the block that row held before is followed.
+    The part that recomputed a block follows it, once the block below is followed (``walk[W_NEXT]``: the
+    release that hands over the walk's state and ``ops``). With one part this is the plain block-by-block
+    walk. Each checkpoint is used in place (the walk never comes back to a block). colH, colE, work: this
+    part's ``_buffers`` of block rows.
     """
-    M = q.shape[0]
-    N = trev.shape[0]
-    ops = np.empty(M + N + 1, np.uint8)
-    nops = 0
-    state = ST_H
-    colH, colE, work = _buffers(min(block, M), par)
-    buf = np.empty(_dirs_bytes(block, M, N), np.uint8)
-    done = False
-    while not done:
-        lo = ((i - 1) // block) * block if i > 0 else 0
-        _block_dirs(q, trev, mode, par, has_n, block, Hc, Fc, lo, i - lo, j, colH, colE, work, buf)
-        i, j, state, nops, done = _trace_block(buf, i - lo, j, lo, mode, i, j, state, ops, nops)
-    return i, j, finish_ops(ops, nops, q, t, i, j, run_op, run_len, stats)
+    b = first - part
+    while b >= 0:
+        spins = 0
+        while load_acquire(walk, W_NEXT) >= b + parts and not load_acquire(walk, W_FAILED):
+            spins = _wait(spins)  # the buffer row's previous block is not followed yet
+        if load_acquire(walk, W_NEXT) < 0 or load_acquire(walk, W_FAILED):
+            return
+        R = top if b == first else block
+        C = load_acquire(walk, W_J)
+        buf = bufs[b % parts]
+        _block_dirs(q, trev, mode, par, has_n, block, Hc, Fc, b * block, R, C, colH, colE, work, buf)
+        spins = 0
+        while load_acquire(walk, W_NEXT) > b and not load_acquire(walk, W_FAILED):
+            spins = _wait(spins)  # the walk is still in the blocks below
+        if load_acquire(walk, W_NEXT) != b or load_acquire(walk, W_FAILED):
+            return
+        i, j, state, nops, done = _trace_block(buf, R, C, b * block, mode, walk[W_I], walk[W_J], walk[W_STATE],
+                                               ops, walk[W_NOPS])
+        walk[W_I] = i
+        walk[W_STATE] = state
+        walk[W_NOPS] = nops
+        store_release(walk, W_J, j)
+        store_release(walk, W_NEXT, -1 if done else b - 1)
+        b -= parts
 
 
 @nb.njit(**_JIT)
@@ -531,70 +562,78 @@ class _Pass:
 
     def _forward_tiles(self, threads: int):
         """The forward pass cut into tiles of ``TILE`` columns: thread k takes stripes k, k + threads, ..., tile by
-        tile, each tile once the stripe above has finished the tile above it (``_forward``). The calling thread
-        takes part 0 (a thread started and joined costs a tenth of a millisecond, a pool of them three)."""
+        tile, each tile once the stripe above has finished the tile above it (``_forward``)."""
         done = np.zeros(self.best.shape[0], np.int64)
         bufs = [_buffers(min(self.stripe, self.M), self.par) for _ in range(threads)]
         lows = [np.iinfo(self.par.dtype).max] * threads
         width = -(-self.N // -(-self.N // TILE))  # tiles of equal widths: the threads keep in step
-        failed = []
 
         def part(k):
-            try:
-                lows[k] = self._stripes(k, threads, width, done, bufs[k])
-            except BaseException as exc:  # raised again by the calling thread
-                failed.append(exc)
-                done[:] = _RELEASED  # the stripes below must not wait for this part
+            lows[k] = self._stripes(k, threads, width, done, bufs[k])
 
-        started = []
-        try:
-            for k in range(1, threads):
-                helper = threading.Thread(target=part, args=(k,), daemon=True)
-                helper.start()
-                started.append(helper)
-        except BaseException:
-            done[:] = _RELEASED  # a part that could not start: the parts started run through, discarded
-            for helper in started:
-                helper.join()
-            raise
-        part(0)
-        for helper in started:
-            helper.join()
-        if failed:
-            raise failed[0]
+        def release():  # the stripes below a failed part must not wait for it
+            done[:] = _RELEASED
+
+        _in_parts(part, threads, release)
         return min(lows)
 
     def walk(self, i: int, j: int, threads: int, run_op, run_len, stats):
         """The traceback from end cell (i, j): (qstart, tstart, runs)."""
         if self.keep:
             return _walk_kept(self.q, self.t, self.mode, self.stripe, self.kept, i, j, run_op, run_len, stats)
-        if threads <= 1 or self.M * self.N < THREAD_MIN_CELLS:
-            return _walk(self.q, self.t, self.trev, self.mode, self.par, self.has_n, self.block, self.Hc, self.Fc,
-                         i, j, run_op, run_len, stats)
-        return self._walk_blocks(i, j, threads, run_op, run_len, stats)
+        parts = threads if threads > 1 and self.M * self.N >= THREAD_MIN_CELLS else 1
+        return self._walk_blocks(i, j, parts, run_op, run_len, stats)
 
-    def _walk_blocks(self, i: int, j: int, threads: int, run_op, run_len, stats):
-        """The walk with ``threads`` blocks recomputed at once: the block the walk is in and those above it,
-        each up to the walk's present column (the walk only moves left), then followed in turn."""
+    def _walk_blocks(self, i: int, j: int, parts: int, run_op, run_len, stats):
+        """The checkpointed walk in ``parts`` threads, each recomputing every parts-th block (``_walk_part``)."""
         block = self.block
+        first = (i - 1) // block if i > 0 else 0
+        walk = np.array([first, i, j, ST_H, 0, 0], np.int64)
         ops = np.empty(self.M + self.N + 1, np.uint8)
-        nops, state, done = 0, ST_H, False
-        size = _dirs_bytes(block, self.M, self.N)
-        bufs = [(np.empty(size, np.uint8), *_buffers(min(block, self.M), self.par)) for _ in range(threads)]
-        with ThreadPoolExecutor(threads) as pool:
-            while not done:
-                lo = ((i - 1) // block) * block if i > 0 else 0
-                rows = [(lo, i - lo)] + [(b, block) for b in range(lo - block, max(lo - threads * block, -1), -block)]
-                C = j
-                list(pool.map(lambda x: _block_dirs(self.q, self.trev, self.mode, self.par, self.has_n, block,
-                                                    self.Hc, self.Fc,
-                                                    x[0][0], x[0][1], C, x[1][1], x[1][2], x[1][3], x[1][0]),
-                              zip(rows, bufs)))
-                for (b, R), buf in zip(rows, bufs):
-                    i, j, state, nops, done = _trace_block(buf[0], R, C, b, self.mode, i, j, state, ops, nops)
-                    if done:
-                        break
-        return i, j, finish_ops(ops, nops, self.q, self.t, i, j, run_op, run_len, stats)
+        bufs = np.empty((parts, _dirs_bytes(block, self.M, self.N)), np.uint8)
+        scratch = [_buffers(min(block, self.M), self.par) for _ in range(parts)]
+
+        def part(k):
+            _walk_part(self.q, self.trev, self.mode, self.par, self.has_n, block, self.Hc, self.Fc, first,
+                       i - first * block, k, parts, bufs, *scratch[k], walk, ops)
+
+        def release():  # no part waits on a failed one
+            walk[W_FAILED] = 1
+
+        _in_parts(part, parts, release)
+        i, j = int(walk[W_I]), int(walk[W_J])
+        return i, j, finish_ops(ops, int(walk[W_NOPS]), self.q, self.t, i, j, run_op, run_len, stats)
+
+
+def _in_parts(part, parts: int, release):
+    """part(k) for k in 0 .. parts-1 at once, part 0 in the calling thread (a thread started and joined costs a
+    tenth of a millisecond, a pool of them three); the first error is raised again once every part has ended.
+    release(): ends every wait of the parts on each other, where a part failed or could not start."""
+    failed = []
+
+    def run(k):
+        try:
+            part(k)
+        except BaseException as exc:  # raised again by the calling thread
+            failed.append(exc)
+            release()
+
+    started = []
+    try:
+        for k in range(1, parts):
+            helper = threading.Thread(target=run, args=(k,), daemon=True)
+            helper.start()
+            started.append(helper)
+    except BaseException:
+        release()  # the parts started run through, discarded
+        for helper in started:
+            helper.join()
+        raise
+    run(0)
+    for helper in started:
+        helper.join()
+    if failed:
+        raise failed[0]
 
 
 def _padded(codes):
