@@ -70,7 +70,10 @@ rest is the call's own cost); 10 kb in int16 9.3-10.4 GCUPS, 1.6-1.85x
 (synthetic and E. coli); 100 kb in int32 4.8-5.0, 1.9x of ``nw_scan_32``.
 Two threads on one pair (timed in turn with one): 1.6-1.7x at 10 kb in
 most runs, 1.4-1.45x in some (the wavefront's fill and drain take a tile
-each; what else the second core runs), 1.75-1.9x at 100 kb. Traceback,
+each; what else the second core runs), 1.75-1.9x at 100 kb; with traceback
+1.6-1.65x at 10 kb and 1.85-1.95x at 100 kb once the walk's blocks were shared
+out as ``_walk_part`` does (two blocks at a time through a pool, then followed
+by one thread: 1.1-1.5x). Traceback,
 against ``nw_trace_scan_16``: with the walk's blocks in a loop LLVM
 vectorised and checkpoints at every size, 0.8-0.89x at 2 kb (the recompute
 as long as the forward pass) and 4.4-4.9x at 10 kb; with the blocks in
