@@ -30,6 +30,7 @@ import numpy as np
 
 from seqalign_cli.io.pairs import PairInputs, pair_chunks
 from seqalign_cli.results import Alignments
+from seqalign_cli.writers import WriterContext
 from seqalign_cli.writers.tsv import TsvWriter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -85,7 +86,7 @@ class CountingSink:
     def __init__(self):
         self.bytes = 0
 
-    def open(self):
+    def open(self, threads: int = 1):
         return self
 
     def write(self, data):
@@ -113,7 +114,7 @@ def main():
         # warm up: numba compilation / cache loading, file pages in the OS cache
         for chunk in pair_chunks(PairInputs(q, t, "zip", None), 1000):
             warm = encoded(chunk)
-            TsvWriter(CountingSink()).write(chunk, fake_alignments(warm.qlen, warm.tlen))
+            TsvWriter(WriterContext(CountingSink())).write(chunk, fake_alignments(warm.qlen, warm.tlen))
             break
         for path in (q, t):
             with open(path, "rb") as fh:
@@ -129,7 +130,7 @@ def main():
               f"{2 * pairs / read_s / 1e6:.2f} M records/s ({pairs / read_s / 1e6:.2f} M pairs/s)")
 
         sink = CountingSink()
-        writer = TsvWriter(sink)
+        writer = TsvWriter(WriterContext(sink))
         fmt_s = 0.0
         rows = 0
         for chunk in pair_chunks(PairInputs(q, t, "zip", None), args.batch_size):
