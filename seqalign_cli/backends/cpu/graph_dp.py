@@ -246,19 +246,24 @@ def _load_checkpoint(cpr, cps, lane, nl, prevH, prevE, slotH, slotE):
 
 
 @nb.njit(**_JIT)
-def _recompute(lo, hi, G, read, mode, S, oe, ge, neg, SH, prevH, prevE, slotH, slotE, ws, best, cpr, cps, blk, lane,
-               nl):
+def _recompute(lo, hi, G, read, mode, S, oe, ge, neg, SH, cpr, cps, blk, lane, nl, n_slots):
     """Rows lo..hi-1 again from their block's checkpoint (``cpr[blk]``, ``cps[blk]``; lane ``lane`` of ``nl``),
-    with direction bytes and predecessor indices."""
+    with direction bytes and predecessor indices, in columns 0..len(read): the walk passes the read up to its
+    column (a cell depends on none to its right), so a block it enters at column j costs j + 1 columns."""
     multi = G[6]
     m1 = read.shape[0] + 1
+    dt = SH.dtype
     nm = multi[hi] - multi[lo]
     codes = np.empty((hi - lo, m1), np.uint8)
     argH = np.empty((max(nm, 1), m1), np.uint16)
     argE = np.empty((max(nm, 1), m1), np.uint16)
+    prevH = np.empty(m1, dt)
+    prevE = np.empty(m1, dt)
+    slotH = np.empty((n_slots, m1), dt)
+    slotE = np.empty((n_slots, m1), dt)
     _load_checkpoint(cpr[blk], cps[blk], lane, nl, prevH, prevE, slotH, slotE)
-    _sweep(lo, hi, G, read, mode, S, oe, ge, neg, SH, prevH, prevE, slotH, slotE, ws, True, codes, argH, argE,
-           False, best, np.empty(0, np.int64), cpr, cps)
+    _sweep(lo, hi, G, read, mode, S, oe, ge, neg, SH, prevH, prevE, slotH, slotE, _workspace(m1 - 1, dt), True,
+           codes, argH, argE, False, np.zeros(3, np.int64), np.empty(0, np.int64), cpr, cps)
     return codes, argH, argE
 
 
@@ -362,13 +367,6 @@ def _finish(G, node, read, mode, S, oe, ge, neg, SH, trace, score, v, j, one, co
         out[1] = 0
         out[2] = 0
         return nodes_buf
-    dt = SH.dtype
-    ws = _workspace(m, dt)
-    prevH = np.empty(m + 1, dt)
-    prevE = np.empty(m + 1, dt)
-    slotH = np.empty((n_slots, m + 1), dt)
-    slotE = np.empty((n_slots, m + 1), dt)
-    best = np.zeros(3, np.int64)
     nb_ = starts.shape[0] - 1
     # the walk, end to start; ops and nodes collected reversed
     n_ops = 0
@@ -384,8 +382,8 @@ def _finish(G, node, read, mode, S, oe, ge, neg, SH, trace, score, v, j, one, co
             while starts[blk] > v:
                 blk -= 1
             lo = starts[blk]
-            codes, argH, argE = _recompute(lo, v + 1, G, read, mode, S, oe, ge, neg, SH, prevH, prevE, slotH,
-                                           slotE, ws, best, cpr, cps, blk, lane, nl)
+            codes, argH, argE = _recompute(lo, v + 1, G, read[:j], mode, S, oe, ge, neg, SH[:j + 1], cpr, cps, blk,
+                                           lane, nl, n_slots)
         c = codes[v - lo, j]
         mv = c & 3
         if state == 1:
