@@ -571,6 +571,22 @@ def test_sections_cut_only_where_no_edge_crosses():
     assert sections(cactus.pred_off, cactus.pred, cactus.n_bases // 8).tolist() == [0, 85094, 170188]
 
 
+def test_gpu_takes_the_reads_it_can():
+    """The GPU engine leaves to the CPU engine the empty reads, those whose scores could pass int32, and with
+    traceback those longer than its columns (host rule, checked without a GPU)."""
+    from seqalign_cli.backends.cuda.graph import HOOKS, INT32_LIMIT, TRACE_COLUMNS
+    from seqalign_cli.io.graph import make_graph_batch
+
+    graph, _ = load("S\ta\tACGTACGTAC\nS\tb\tTTGA\nL\ta\t+\tb\t+\t0M\n")
+    reads = [b"", b"A", b"ACGT" * 30, b"A" * TRACE_COLUMNS, b"A" * (TRACE_COLUMNS + 1)]
+    batch = make_graph_batch(graph, reads)
+    assert HOOKS.on_gpu(batch, AlignConfig(traceback=False)).tolist() == [False, True, True, True, True]
+    assert HOOKS.on_gpu(batch, AlignConfig(traceback=True)).tolist() == [False, True, True, True, False]
+    wide = Scoring(match=INT32_LIMIT // 60)  # a bound of about (m + 29) * match: under the limit at 1 base, over at 120
+    assert [wide.score_bound(len(r), graph.n_bases) < INT32_LIMIT for r in reads] == [True, True, False, False, False]
+    assert HOOKS.on_gpu(batch, AlignConfig(scoring=wide, traceback=False)).tolist() == [False, True, False, False, False]
+
+
 @pytest.mark.gpu
 @GPU
 @pytest.mark.parametrize("mode", MODES)

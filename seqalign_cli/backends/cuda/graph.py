@@ -133,9 +133,7 @@ class GraphHooks:
     def on_gpu(batch: GraphBatch, cfg: AlignConfig) -> np.ndarray:
         lengths = batch.lengths
         n = batch.graph.n_bases
-        ok = lengths > 0
-        ok &= np.array([cfg.scoring.score_bound(int(m), n) < INT32_LIMIT for m in lengths], bool) \
-            if len(lengths) else ok
+        ok = (lengths > 0) & (cfg.scoring.score_bound(lengths, n) < INT32_LIMIT)
         if cfg.traceback:
             ok &= lengths <= TRACE_COLUMNS
         return ok
