@@ -462,17 +462,14 @@ def _walk_part(q, trev, mode, par, has_n, block, Hc, Fc, first, top, part, parts
 
     The walk starts in block ``first`` (``top`` rows of it lie above the end cell) and moves up the blocks. A
     block is recomputed up to the walk's column of the moment, at least the column the walk will enter it at
-    (the walk only moves left), into buffer row ``b % parts`` once the block that row held before is followed.
-    The part that recomputed a block follows it, once the block below is followed (``walk[W_NEXT]``: the
-    release that hands over the walk's state and ``ops``). With one part this is the plain block-by-block
+    (the walk only moves left), into buffer row ``b % parts``. The part that recomputed a block follows it,
+    once the block below is followed (``walk[W_NEXT]``: the release that hands over the walk's state and
+    ``ops``), before it recomputes its next one into the same row. With one part this is the plain block-by-block
     walk. Each checkpoint is used in place (the walk never comes back to a block). colH, colE, work: this
     part's ``_buffers`` of block rows.
     """
     b = first - part
     while b >= 0:
-        spins = 0
-        while load_acquire(walk, W_NEXT) >= b + parts and not load_acquire(walk, W_FAILED):
-            spins = _wait(spins)  # the buffer row's previous block is not followed yet
         if load_acquire(walk, W_NEXT) < 0 or load_acquire(walk, W_FAILED):
             return
         R = top if b == first else block
