@@ -132,6 +132,20 @@ def test_lanes_equal_the_one_read_code_on_random_dags(mode):
                     _compare(graph, reads, scoring, mode, traceback, budget, what=(case, name))
 
 
+def test_local_walk_stops_where_h_is_zero():
+    """Local mode's walk ends where the start row ties: the prefix AA (+4) then a mismatch (-4) reaches the G
+    run with 0, as a fresh start does (+20 either way); both engines leave the prefix out, the read spans
+    3..13. One read is shifted by a base, so that the lanes' walks differ."""
+    graph = _graph("S\tx\tTTAATGGGGGGGGGGTT\n", True)
+    reads = ["AACGGGGGGGGGG"] * 5 + ["CAACGGGGGGGGGG", "AACGGGGGGGGGGA"]
+    for budget in BUDGETS:
+        _compare(graph, reads, SCORINGS["default"], "local", True, budget)
+    lanes, _ = _engines()
+    res = lanes.align(_batch(graph, reads), AlignConfig(scoring=SCORINGS["default"], mode="local"))
+    assert res.score.tolist() == [20] * 7
+    assert res.qstart.tolist() == [3] * 5 + [4, 3] and res.qend.tolist() == [13] * 5 + [14, 13]
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_lanes_with_two_threads(mode):
     rng = random.Random(77 + MODES.index(mode))

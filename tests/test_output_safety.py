@@ -304,6 +304,8 @@ def long_pair(tmp_path_factory):
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
 def test_signal_mid_run_removes_the_temporary_output(tmp_path, long_pair, sig, code):
+    if signal.getsignal(sig) == signal.SIG_IGN:  # under nohup: the run inherits it ignored and leaves it so
+        pytest.skip(f"{signal.Signals(sig).name} is ignored here")
     out = tmp_path / "out.tsv"
     out.write_bytes(b"previous result\n")
     proc = subprocess.Popen([sys.executable, "-m", "seqalign_cli", "pair", "-q", "--backend", "cpu",

@@ -5,8 +5,8 @@ Each read is aligned against every base of the graph by ``graph_dp``
 checkpointed walk beyond the traceback budget), longest first. Cells are
 int32 where the score bound allows, int64 otherwise. The int32 reads go
 ``LANES`` at a time through the graph (``align_groups``: reads of similar
-lengths side by side in vector lanes, threads across groups, each read's
-walk recomputed from its lane of the checkpoints); the int64 reads one at a
+lengths side by side in vector lanes, threads across groups, the walks'
+blocks recomputed once for every lane); the int64 reads one at a
 time (``align_each``, threads across reads), the reference the lanes equal
 bit for bit.
 """

@@ -25,8 +25,12 @@ and the engine for int64 cells. ``align_groups`` takes int32 reads up to
 columns of a row one after the other, the reads' cells of a column one
 vector operation): the same cell values, hence the same scores and end
 cells; the forward pass keeps checkpoints of every lane every
-``BLOCK_ROWS`` rows or so, and each read's walk is ``align_read``'s
-(``_finish``) from its lane of them.
+``BLOCK_ROWS`` rows or so. The group's walks then go in step
+(``_group_walks``): the lowest block a walk is in is recomputed once for
+every lane, with each lane's direction bytes, and each walk in it follows
+its lane (``_walk_rows``, the walk of ``align_read``); where a block's bytes
+for every lane would pass the budget, each read's walk is ``align_read``'s
+(``_finish``) from its lane of the checkpoints instead.
 """
 
 from __future__ import annotations
@@ -335,19 +339,17 @@ def _workspace(m, dt):
             np.zeros(m + 1, dt), np.zeros(m + 1, np.uint8))
 
 
-@nb.njit(**_JIT)
-def _finish(G, node, read, mode, S, oe, ge, neg, SH, trace, score, v, j, one, codes, argH, argE, starts, cpr, cps,
-            lane, nl, n_slots, out, ops_out, lens_out, nodes_buf):
-    """One read's result from its end cell (``score`` at base v, column j; v -1 when no base was taken) and, with
-    ``trace``, its walk: ``out``, ``ops_out``/``lens_out`` and ``nodes_buf`` as ``align_read`` fills them.
+#: the state of one read's walk (``_walk_rows``): base, column, state (0 H, 1 F, 2 E), operations and path
+#: nodes so far (both reversed), the last node added, the first base of the path, and 1 once the walk is done
+#: (2: no walk, the read left unaligned)
+S_V, S_J, S_STATE, S_OPS, S_NODES, S_LAST, S_FIRST, S_DONE = range(8)
 
-    ``one``: ``codes``/``argH``/``argE`` hold every row; otherwise the walk
-    recomputes one block of rows (``starts``) at a time from the checkpoints
-    ``cpr``/``cps`` (lane ``lane`` of ``nl``).
-    """
-    g, pred_off, pred, slot, source, sink, multi = G
-    n = g.shape[0]
-    m = read.shape[0]
+
+@nb.njit(**_JIT)
+def _end(mode, SH, m, score, v, j, out):
+    """``out``'s fields of a read's end cell (``score`` at base v, column j; v -1 when no base was taken), as
+    ``align_read`` fills them before a walk; returns the base the walk starts at, -1 for none (the read all
+    inserted, or nothing worth aligning in local mode)."""
     if mode == GLOCAL and SH[m] > score:
         score = SH[m]
         v = -1
@@ -361,29 +363,39 @@ def _finish(G, node, read, mode, S, oe, ge, neg, SH, trace, score, v, j, one, co
     out[3] = -1
     out[5] = 0
     out[6] = 0
-    if not trace:
-        return nodes_buf
-    if v < 0:  # empty: nothing worth aligning (local) or the read all inserted, no path (glocal)
-        out[1] = 0
-        out[2] = 0
-        return nodes_buf
-    nb_ = starts.shape[0] - 1
-    # the walk, end to start; ops and nodes collected reversed
-    n_ops = 0
-    ops = np.empty(m + 16, np.uint8)
-    state = 0  # 0 H, 1 F, 2 E
-    blk = nb_ - 1
-    lo = 0 if one else n + 1  # n + 1: no block recomputed yet
-    n_nodes = 0
-    last_node = -1
-    first = -1
+    return v
+
+
+@nb.njit(**_JIT)
+def _walk_start(v, j):
+    """A walk's state (``S_*``) at end cell (v, j)."""
+    st = np.zeros(8, np.int64)
+    st[S_V] = v
+    st[S_J] = j
+    st[S_LAST] = -1
+    st[S_FIRST] = -1
+    return st
+
+
+@nb.njit(**_JIT)
+def _walk_rows(G, node, read, mode, codes, argH, argE, lo, st, ops, nodes_buf):
+    """The walk from its state ``st`` through the direction bytes of rows lo.. (``codes[v - lo, j]``; the
+    predecessor indices of rows of several, ``argH/argE[multi[v] - multi[lo], j]``) until it leaves them
+    upwards or ends (``st[S_DONE]``). ``ops``/``nodes_buf`` collect the operations and path nodes reversed (grown
+    when full); returns them."""
+    g, pred_off, pred, slot, source, sink, multi = G
+    v = st[S_V]
+    j = st[S_J]
+    state = st[S_STATE]
+    n_ops = st[S_OPS]
+    n_nodes = st[S_NODES]
+    last_node = st[S_LAST]
+    first = st[S_FIRST]
+    done = True
     while True:
-        if not one and v < lo:
-            while starts[blk] > v:
-                blk -= 1
-            lo = starts[blk]
-            codes, argH, argE = _recompute(lo, v + 1, G, read[:j], mode, S, oe, ge, neg, SH[:j + 1], cpr, cps, blk,
-                                           lane, nl, n_slots)
+        if v < lo:
+            done = False
+            break
         c = codes[v - lo, j]
         mv = c & 3
         if state == 1:
@@ -436,11 +448,25 @@ def _finish(G, node, read, mode, S, oe, ge, neg, SH, trace, score, v, j, one, co
             break
         v = u
         state = 0 if use_h else 2
-    out[1] = j
-    out[3] = first
-    # runs, start to end
+    st[S_V] = v
+    st[S_J] = j
+    st[S_STATE] = state
+    st[S_OPS] = n_ops
+    st[S_NODES] = n_nodes
+    st[S_LAST] = last_node
+    st[S_FIRST] = first
+    st[S_DONE] = done
+    return ops, nodes_buf
+
+
+@nb.njit(**_JIT)
+def _walk_end(st, ops, out, ops_out, lens_out, nodes_buf):
+    """A finished walk into ``out`` (read start, first base, runs, path nodes), ``ops_out``/``lens_out`` (runs,
+    start to end) and ``nodes_buf`` (path order)."""
+    out[1] = st[S_J]
+    out[3] = st[S_FIRST]
     r = 0
-    k = n_ops - 1
+    k = st[S_OPS] - 1
     while k >= 0:
         op = ops[k]
         ln = 0
@@ -450,9 +476,47 @@ def _finish(G, node, read, mode, S, oe, ge, neg, SH, trace, score, v, j, one, co
         ops_out[r] = op
         lens_out[r] = ln
         r += 1
+    n_nodes = st[S_NODES]
     out[5] = r
     out[6] = n_nodes
     nodes_buf[:n_nodes] = nodes_buf[:n_nodes][::-1].copy()
+
+
+@nb.njit(**_JIT)
+def _finish(G, node, read, mode, S, oe, ge, neg, SH, trace, score, v, j, one, codes, argH, argE, starts, cpr, cps,
+            lane, nl, n_slots, out, ops_out, lens_out, nodes_buf):
+    """One read's result from its end cell (``score`` at base v, column j; v -1 when no base was taken) and, with
+    ``trace``, its walk: ``out``, ``ops_out``/``lens_out`` and ``nodes_buf`` as ``align_read`` fills them.
+
+    ``one``: ``codes``/``argH``/``argE`` hold every row; otherwise the walk
+    recomputes one block of rows (``starts``) at a time from the checkpoints
+    ``cpr``/``cps`` (lane ``lane`` of ``nl``).
+    """
+    n = G[0].shape[0]
+    m = read.shape[0]
+    v = _end(mode, SH, m, score, v, j, out)
+    if not trace:
+        return nodes_buf
+    if v < 0:  # empty: nothing worth aligning (local) or the read all inserted, no path (glocal)
+        out[1] = 0
+        out[2] = 0
+        return nodes_buf
+    st = _walk_start(v, j)
+    ops = np.empty(m + 16, np.uint8)
+    blk = starts.shape[0] - 2
+    lo = 0 if one else n + 1  # n + 1: no block recomputed yet
+    while True:
+        ops, nodes_buf = _walk_rows(G, node, read, mode, codes, argH, argE, lo, st, ops, nodes_buf)
+        if st[S_DONE]:
+            break
+        v = st[S_V]
+        j = st[S_J]
+        while starts[blk] > v:
+            blk -= 1
+        lo = starts[blk]
+        codes, argH, argE = _recompute(lo, v + 1, G, read[:j], mode, S, oe, ge, neg, SH[:j + 1], cpr, cps, blk,
+                                       lane, nl, n_slots)
+    _walk_end(st, ops, out, ops_out, lens_out, nodes_buf)
     return nodes_buf
 
 
@@ -494,15 +558,16 @@ def _keep_path(k, buf, path_off, path_nodes, res):
 # lane's read, column after column. Every cell gets the value ``_sweep``
 # gives it (int32 arithmetic: the scores of an int32 read and minus infinity
 # stay far from overflow), so scores and end cells are equal bit for bit;
-# with traceback, the checkpoints hold each lane's rows, and each read's walk
-# recomputes its blocks from its lane with ``_sweep`` (``_finish``).
+# with traceback, the checkpoints hold each lane's rows, and the walks
+# recompute their blocks for every lane at once (``_vrecompute``, the
+# direction bytes and predecessor choices of ``_sweep`` lane by lane).
 
 #: reads aligned side by side (int32 lanes: one AVX-512 vector, two AVX2 vectors)
 LANES = 16
 _H, _E, _P, _T, _F, _R = 0, LANES, 2 * LANES, 3 * LANES, 4 * LANES, 5 * LANES
 #: values of one column of ``W``
 _COL = 6 * LANES
-#: rows per block of the group walk when the budget allows (the walk recomputes a block per read)
+#: rows per block of the group walk when the budget allows (a block is recomputed for every lane at once)
 BLOCK_ROWS = 192
 #: the least the checkpoints of a group may take (bytes), whatever the matrix budget
 CHECKPOINT_MIN = 64 * 1024 * 1024
@@ -763,6 +828,263 @@ def _vforward(G, last, mode, prof, SH, oe, ge, neg, W, slots, ends, best, bestv,
 
 
 @nb.njit(**_JIT)
+def _vload(cpr, cps, nr, W, slots, M1c, neg):
+    """A group's checkpoint (``_vforward``'s: nr lanes) into ``W``'s H and E and the slot rows (``LANES`` lanes),
+    columns 0..M1c-1; the lanes past nr get minus infinity."""
+    nl = LANES
+    for j in range(M1c):
+        for x in range(nl):
+            W[j * _COL + _H + x] = cpr[2 * j * nr + x] if x < nr else neg
+            W[j * _COL + _E + x] = cpr[2 * j * nr + nr + x] if x < nr else neg
+    for s in range(slots.shape[0]):
+        for j in range(M1c):
+            for x in range(nl):
+                slots[s, 2 * j * nl + x] = cps[s, 2 * j * nr + x] if x < nr else neg
+                slots[s, 2 * j * nl + nl + x] = cps[s, 2 * j * nr + nr + x] if x < nr else neg
+
+
+@nb.njit(**_JIT)
+def _vmerge_trace(v, lo, G, mode, SH, W, slots, M1c, neg, PH, PE, AS, prev, argH, argE):
+    """``_merge`` with ``want`` for every lane: the merged PH/PE of row v (S included) into ``W``'s H and E, and
+    the same predecessor choices: ``AS[j * LANES + l]`` whether S gave PH (rows of at most one predecessor),
+    ``argH/argE[((multi[v] - multi[lo]) * M1c + j) * LANES + l]`` (rows of several)."""
+    g, pred_off, pred, slot, source, sink, multi = G
+    nl = LANES
+    use_s = mode != GLOBAL or source[v]
+    p0 = pred_off[v]
+    npred = pred_off[v + 1] - p0
+    if multi[v + 1] > multi[v]:
+        base = (multi[v] - multi[lo]) * M1c * nl
+        for j in range(M1c):
+            s0 = SH[j] if use_s else neg
+            for x in range(nl):
+                prev[2 * j * nl + x] = W[j * _COL + _H + x]
+                prev[2 * j * nl + nl + x] = W[j * _COL + _E + x]
+                PH[j * nl + x] = s0
+                PE[j * nl + x] = neg
+                argH[base + j * nl + x] = FROM_S
+                argE[base + j * nl + x] = FROM_S
+                AS[j * nl + x] = 0
+        for k in range(npred):
+            u = pred[p0 + k]
+            src = prev if u == v - 1 else slots[slot[u]]
+            for y in range(M1c * nl):
+                j = y // nl
+                x = y - j * nl
+                hu = src[2 * j * nl + x]
+                eu = src[2 * j * nl + nl + x]
+                if hu > PH[y]:
+                    PH[y] = hu
+                    argH[base + y] = k
+                if eu > PE[y]:
+                    PE[y] = eu
+                    argE[base + y] = k
+        for j in range(M1c):
+            for x in range(nl):
+                W[j * _COL + _H + x] = PH[j * nl + x]
+                W[j * _COL + _E + x] = PE[j * nl + x]
+        return
+    if npred == 1 and pred[p0] != v - 1:
+        src = slots[slot[pred[p0]]]
+        for j in range(M1c):
+            for x in range(nl):
+                W[j * _COL + _H + x] = src[2 * j * nl + x]
+                W[j * _COL + _E + x] = src[2 * j * nl + nl + x]
+    elif npred == 0:
+        for j in range(M1c):
+            for x in range(nl):
+                W[j * _COL + _H + x] = neg
+                W[j * _COL + _E + x] = neg
+    for j in range(M1c):
+        s0 = SH[j] if use_s else neg
+        o = j * _COL
+        if npred == 0:
+            for x in range(nl):
+                W[o + _H + x] = s0
+                AS[j * nl + x] = use_s
+        else:
+            for x in range(nl):
+                hu = W[_U64(o + _H + x)]
+                a = s0 >= hu
+                W[_U64(o + _H + x)] = max(s0, hu)
+                AS[_U64(j * nl + x)] = np.uint8(a)
+
+
+@nb.njit(**_JIT)
+def _vrow_trace(gv, lo, v, mode, prof, M1, W, M1c, oe, ge, neg, AS, P, HP, FP, codes):
+    """``_row`` with ``want`` for every lane, from the merged PH/PE in ``W`` (``_vmerge_trace``): H and E into
+    ``W``, the direction bytes into ``codes[((v - lo) * M1c + j) * LANES + l]``, by ``_row``'s tie rule (the
+    moves chosen by selects, so that the lane loops vectorise: F = max(fo, fe) is ``_row``'s value)."""
+    nl = LANES
+    local = mode == LOCAL
+    q = gv * M1 * LANES
+    c0 = (v - lo) * M1c * nl
+    oe32 = _I32(oe)
+    ge32 = _I32(ge)
+    for x in range(nl):
+        ph = W[_H + x]
+        pe = W[_E + x]
+        e = max(_I32(ph - oe32), _I32(pe - ge32))
+        stop = local and e <= 0
+        codes[c0 + x] = (START if stop else DEL) | (np.uint8(_I32(pe - ge32) > _I32(ph - oe32)) << 2) | (AS[x] << 4)
+        h = _I32(0) if stop else e
+        W[_E + x] = e
+        W[_H + x] = h
+        P[x] = ph
+        HP[x] = h
+        FP[x] = neg
+    for j in range(1, M1c):
+        o = j * _COL
+        pq = q + j * LANES
+        cj = c0 + j * nl
+        if local:
+            for x in range(nl):
+                ph = W[_U64(o + _H + x)]
+                pe = W[_U64(o + _E + x)]
+                eo = _I32(ph - oe32)
+                ee = _I32(pe - ge32)
+                e = max(eo, ee)
+                d = _I32(P[_U64(x)] + prof[_U64(pq + x)])
+                fo = _I32(HP[_U64(x)] - oe32)
+                fe = _I32(FP[_U64(x)] - ge32)
+                f = max(fo, fe)
+                t = max(d, f)
+                h = max(t, e)
+                src = np.uint8(DEL) if e > t else (np.uint8(INS) if f > d else np.uint8(DIAG))
+                src = np.uint8(START) if h <= 0 else src
+                h = max(h, _I32(0))
+                codes[_U64(cj + x)] = src | (np.uint8(ee > eo) << 2) | (np.uint8(fe > fo) << 3) | \
+                    (AS[_U64(j * nl + x)] << 4)
+                W[_U64(o + _E + x)] = e
+                W[_U64(o + _H + x)] = h
+                P[_U64(x)] = ph
+                HP[_U64(x)] = h
+                FP[_U64(x)] = f
+        else:
+            for x in range(nl):
+                ph = W[_U64(o + _H + x)]
+                pe = W[_U64(o + _E + x)]
+                eo = _I32(ph - oe32)
+                ee = _I32(pe - ge32)
+                e = max(eo, ee)
+                d = _I32(P[_U64(x)] + prof[_U64(pq + x)])
+                fo = _I32(HP[_U64(x)] - oe32)
+                fe = _I32(FP[_U64(x)] - ge32)
+                f = max(fo, fe)
+                t = max(d, f)
+                h = max(t, e)
+                src = np.uint8(DEL) if e > t else (np.uint8(INS) if f > d else np.uint8(DIAG))
+                codes[_U64(cj + x)] = src | (np.uint8(ee > eo) << 2) | (np.uint8(fe > fo) << 3) | \
+                    (AS[_U64(j * nl + x)] << 4)
+                W[_U64(o + _E + x)] = e
+                W[_U64(o + _H + x)] = h
+                P[_U64(x)] = ph
+                HP[_U64(x)] = h
+                FP[_U64(x)] = f
+
+
+@nb.njit(**_JIT)
+def _vrecompute(lo, hi, G, mode, prof, M1, SH, oe, ge, neg, cpr, cps, nr, W, slots, M1c, codes, argH, argE):
+    """Rows lo..hi-1 of every lane of a group again from their block's checkpoint (``cpr``, ``cps``: nr lanes),
+    columns 0..M1c-1, with ``_recompute``'s direction bytes and predecessor indices for each lane (layouts:
+    ``_vmerge_trace``, ``_vrow_trace``)."""
+    g, pred_off, pred, slot, source, sink, multi = G
+    nl = LANES
+    _vload(cpr, cps, nr, W, slots, M1c, neg)
+    PH = np.empty(M1c * nl, np.int32)
+    PE = np.empty(M1c * nl, np.int32)
+    AS = np.zeros(M1c * nl, np.uint8)
+    prev = np.empty(2 * M1c * nl, np.int32)
+    P = np.empty(nl, np.int32)
+    HP = np.empty(nl, np.int32)
+    FP = np.empty(nl, np.int32)
+    for v in range(lo, hi):
+        _vmerge_trace(v, lo, G, mode, SH, W, slots, M1c, neg, PH, PE, AS, prev, argH, argE)
+        _vrow_trace(g[v], lo, v, mode, prof, M1, W, M1c, oe, ge, neg, AS, P, HP, FP, codes)
+        if slot[v] >= 0:
+            dst = slots[slot[v]]
+            for j in range(M1c):
+                for x in range(nl):
+                    dst[2 * j * nl + x] = W[j * _COL + _H + x]
+                    dst[2 * j * nl + nl + x] = W[j * _COL + _E + x]
+
+
+@nb.njit(**_JIT)
+def _group_walks(G, node, codes, offs, ids, lens, mode, prof, SH, oe, ge, neg, best, bestv, bestj, starts, cpr,
+                 cps, n_slots, run_off, run_op, run_len, path_off, path_nodes, res):
+    """The walks of a group's reads in step: the lowest block a walk is in is recomputed once for every lane
+    (``_vrecompute``, up to the largest column of the walks in it), then each walk in it follows its lane
+    (``_walk_rows``) until it leaves the block upwards or ends; so each block is recomputed at most once."""
+    multi = G[6]
+    nl = LANES
+    nr = ids.shape[0]
+    M1 = SH.shape[0]
+    sts = np.zeros((nr, 8), np.int64)
+    ops = [np.empty(0, np.uint8) for _ in range(nr)]
+    nodes = [np.empty(64, np.int32) for _ in range(nr)]
+    for l in range(nr):
+        k = ids[l]
+        v = _end(mode, SH, lens[l], np.int64(best[l]), bestv[l], bestj[l], res[k])
+        if v < 0:
+            res[k, 1] = 0
+            res[k, 2] = 0
+            sts[l, S_DONE] = 2  # no walk
+        else:
+            sts[l] = _walk_start(v, bestj[l])
+            ops[l] = np.empty(lens[l] + 16, np.uint8)
+    W = np.empty(M1 * _COL, np.int32)
+    slots = np.empty((n_slots, 2 * M1 * nl), np.int32)
+    blk = starts.shape[0] - 2
+    while True:
+        top = -1
+        for l in range(nr):
+            if sts[l, S_DONE] == 0:
+                top = max(top, sts[l, S_V])
+        if top < 0:
+            break
+        while starts[blk] > top:
+            blk -= 1
+        lo = starts[blk]
+        hi = top + 1
+        jmax = 0
+        for l in range(nr):
+            if sts[l, S_DONE] == 0 and sts[l, S_V] >= lo:
+                jmax = max(jmax, sts[l, S_J])
+        M1c = jmax + 1
+        nm = max(multi[hi] - multi[lo], 1)
+        cb = np.empty((hi - lo) * M1c * nl, np.uint8)
+        ah = np.empty(nm * M1c * nl, np.uint16)
+        ae = np.empty(nm * M1c * nl, np.uint16)
+        _vrecompute(lo, hi, G, mode, prof, M1, SH, oe, ge, neg, cpr[blk], cps[blk], nr, W, slots, M1c, cb, ah, ae)
+        c3 = cb.reshape(hi - lo, M1c, nl)
+        h3 = ah.reshape(nm, M1c, nl)
+        e3 = ae.reshape(nm, M1c, nl)
+        for l in range(nr):
+            if sts[l, S_DONE] == 0 and sts[l, S_V] >= lo:
+                k = ids[l]
+                ops[l], nodes[l] = _walk_rows(G, node, codes[offs[k]:offs[k + 1]], mode, c3[:, :, l], h3[:, :, l],
+                                              e3[:, :, l], lo, sts[l], ops[l], nodes[l])
+    for l in range(nr):
+        k = ids[l]
+        if sts[l, S_DONE] == 1:
+            r0 = run_off[k]
+            _walk_end(sts[l], ops[l], res[k], run_op[r0:], run_len[r0:], nodes[l])
+        _keep_path(k, nodes[l], path_off, path_nodes, res)
+
+
+@nb.njit(**_JIT)
+def _group_walk_fits(multi, starts, M1, budget):
+    """Whether the direction bytes and predecessor indices of every lane of a block (``_group_walks``) stay
+    within ``checkpoint_budget(budget)`` for every block."""
+    for b in range(starts.shape[0] - 1):
+        rows = starts[b + 1] - starts[b]
+        nm = multi[starts[b + 1]] - multi[starts[b]]
+        if (rows + 4 * nm) * M1 * LANES > checkpoint_budget(budget):
+            return False
+    return True
+
+
+@nb.njit(**_JIT)
 def _group_blocks(multi, n, M, n_slots, nr, budget):
     """Block starts of the walks of a group of ``nr`` reads: blocks of about ``BLOCK_ROWS`` rows, fewer and
     longer where their checkpoints would pass ``checkpoint_budget(budget)`` bytes, never more direction bytes a
@@ -822,6 +1144,10 @@ def align_group(G, last, node, codes, offs, ids, mode, sc, neg_arr, trace, budge
     cpr = np.empty((cp_at.shape[0], 2 * M1 * nr), np.int32)
     cps = np.empty((cp_at.shape[0], n_slots, 2 * M1 * nr), np.int32)
     _vforward(G, last, mode, prof, SH, oe, ge, neg, W, slots, ends, best, bestv, bestj, cp_at, cpr, cps, nl, nr)
+    if trace and _group_walk_fits(multi, starts, M1, budget):
+        _group_walks(G, node, codes, offs, ids, lens, mode, prof, SH, oe, ge, neg, best, bestv, bestj, starts, cpr,
+                     cps, n_slots, run_off, run_op, run_len, path_off, path_nodes, res)
+        return
     none = np.empty((1, 1), np.uint8)
     none16 = np.empty((1, 1), np.uint16)
     for l in range(nr):
