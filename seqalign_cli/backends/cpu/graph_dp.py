@@ -937,50 +937,29 @@ def _vrow_trace(gv, lo, v, mode, prof, M1, W, M1c, oe, ge, neg, AS, P, HP, FP, c
         o = j * _COL
         pq = q + j * LANES
         cj = c0 + j * nl
-        if local:
-            for x in range(nl):
-                ph = W[_U64(o + _H + x)]
-                pe = W[_U64(o + _E + x)]
-                eo = _I32(ph - oe32)
-                ee = _I32(pe - ge32)
-                e = max(eo, ee)
-                d = _I32(P[_U64(x)] + prof[_U64(pq + x)])
-                fo = _I32(HP[_U64(x)] - oe32)
-                fe = _I32(FP[_U64(x)] - ge32)
-                f = max(fo, fe)
-                t = max(d, f)
-                h = max(t, e)
-                src = np.uint8(DEL) if e > t else (np.uint8(INS) if f > d else np.uint8(DIAG))
+        for x in range(nl):  # ``local`` is the same throughout: LLVM takes the test out of the loop
+            ph = W[_U64(o + _H + x)]
+            pe = W[_U64(o + _E + x)]
+            eo = _I32(ph - oe32)
+            ee = _I32(pe - ge32)
+            e = max(eo, ee)
+            d = _I32(P[_U64(x)] + prof[_U64(pq + x)])
+            fo = _I32(HP[_U64(x)] - oe32)
+            fe = _I32(FP[_U64(x)] - ge32)
+            f = max(fo, fe)
+            t = max(d, f)
+            h = max(t, e)
+            src = np.uint8(DEL) if e > t else (np.uint8(INS) if f > d else np.uint8(DIAG))
+            if local:
                 src = np.uint8(START) if h <= 0 else src
                 h = max(h, _I32(0))
-                codes[_U64(cj + x)] = src | (np.uint8(ee > eo) << 2) | (np.uint8(fe > fo) << 3) | \
-                    (AS[_U64(j * nl + x)] << 4)
-                W[_U64(o + _E + x)] = e
-                W[_U64(o + _H + x)] = h
-                P[_U64(x)] = ph
-                HP[_U64(x)] = h
-                FP[_U64(x)] = f
-        else:
-            for x in range(nl):
-                ph = W[_U64(o + _H + x)]
-                pe = W[_U64(o + _E + x)]
-                eo = _I32(ph - oe32)
-                ee = _I32(pe - ge32)
-                e = max(eo, ee)
-                d = _I32(P[_U64(x)] + prof[_U64(pq + x)])
-                fo = _I32(HP[_U64(x)] - oe32)
-                fe = _I32(FP[_U64(x)] - ge32)
-                f = max(fo, fe)
-                t = max(d, f)
-                h = max(t, e)
-                src = np.uint8(DEL) if e > t else (np.uint8(INS) if f > d else np.uint8(DIAG))
-                codes[_U64(cj + x)] = src | (np.uint8(ee > eo) << 2) | (np.uint8(fe > fo) << 3) | \
-                    (AS[_U64(j * nl + x)] << 4)
-                W[_U64(o + _E + x)] = e
-                W[_U64(o + _H + x)] = h
-                P[_U64(x)] = ph
-                HP[_U64(x)] = h
-                FP[_U64(x)] = f
+            codes[_U64(cj + x)] = src | (np.uint8(ee > eo) << 2) | (np.uint8(fe > fo) << 3) | \
+                (AS[_U64(j * nl + x)] << 4)
+            W[_U64(o + _E + x)] = e
+            W[_U64(o + _H + x)] = h
+            P[_U64(x)] = ph
+            HP[_U64(x)] = h
+            FP[_U64(x)] = f
 
 
 @nb.njit(**_JIT)
