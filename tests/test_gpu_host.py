@@ -4,7 +4,7 @@ import numpy as np
 
 from seqalign_cli.backends.cuda.scheduler import split_by_cells
 from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
-from seqalign_cli.backends.cuda.device import fitting_parts, run_slots
+from seqalign_cli.backends.cuda.device import fitting_parts, run_slots, shape_groups
 from seqalign_cli.backends.cuda.pairwise_warp import dir_words, rows_per_lane
 from seqalign_cli.config import Scoring
 
@@ -91,6 +91,21 @@ def test_fitting_parts_keep_order_and_limit():
     for part, nxt in zip(parts, parts[1:]):
         assert sizes[part].sum() + sizes[nxt[0]] > 300
     assert fitting_parts(sel[:0], sizes, 300) == []
+
+
+def test_shape_groups_sort_each_shape_largest_first():
+    """One sort for a batch gives what a loop over the shapes gave: shapes ascending, in each the items largest
+    first, ties in the order of the subset."""
+    rng = np.random.default_rng(11)
+    cells = rng.integers(1, 20, 3000)  # many ties
+    subset = rng.permutation(3000)[:2000]
+    key = rng.integers(0, 7, len(subset)) * 64 + 3
+    want = []
+    for k in np.unique(key):
+        sel = subset[key == k]
+        want.append((int(k), sel[np.argsort(-cells[sel], kind="stable")].tolist()))
+    assert [(k, items.tolist()) for k, items in shape_groups(subset, key, cells)] == want
+    assert shape_groups(subset[:0], key[:0], cells) == []
 
 
 def test_traceback_routes():

@@ -47,6 +47,16 @@ def offsets(sizes: np.ndarray) -> np.ndarray:
     return off
 
 
+def shape_groups(subset: np.ndarray, key: np.ndarray, cells: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """The items of ``subset`` by kernel shape: [(key, items)] in ascending ``key`` (one value per item of
+    ``subset``), each group's items largest ``cells`` first (indexed by item), ties in ``subset`` order; long
+    items start early, short ones fill in behind. One sort for the whole batch."""
+    order = np.lexsort((-cells[subset], key))
+    keys, items = key[order], subset[order]
+    cuts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    return [(int(keys[a]), items[a:b]) for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(items)]) if b > a]
+
+
 def fitting_parts(sel: np.ndarray, sizes: np.ndarray, limit: int) -> list[np.ndarray]:
     """Consecutive parts of ``sel`` whose ``sizes`` add up to ``limit`` at most (an item alone may exceed it).
 

@@ -27,7 +27,8 @@ from ...config import AlignConfig, Mode
 from ...results import Alignments
 from . import pairwise_subwarp as subwarp
 from . import pairwise_warp as warp
-from .device import DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, offsets, upload, upload_runs
+from .device import (DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, offsets, shape_groups, upload,
+                     upload_runs)
 from .launch import profile_fits
 
 #: int32 lanes hold every score whose bound stays below this
@@ -229,10 +230,7 @@ class CudaPairwise(DeviceEngine):
             words = subwarp.dir_words(qlen, tlen, G, R, pack)
         key = (G * 64 + R) * 2 + pack
         work = []  # (part, shape, pack) of each launch
-        for k in np.unique(key[subset]):
-            sel = subset[key[subset] == k]
-            # largest first: long groups start early, short ones fill in behind
-            sel = sel[np.argsort(-(qlen[sel] * tlen[sel]), kind="stable")]
+        for _, sel in shape_groups(subset, key[subset], qlen * tlen):
             work += [(part, int(G[sel[0]]), int(R[sel[0]]), bool(pack[sel[0]]))
                      for part in self._slices(sel, words, cfg.traceback)]
         d_dir_off = None

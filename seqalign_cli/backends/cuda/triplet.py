@@ -47,7 +47,7 @@ import numpy as np
 from ...config import AlignConfig, Mode, Scoring
 from ...io.triplet import TripletBatch
 from ...results import TripletAlignments
-from .device import DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, upload, upload_runs
+from .device import DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, shape_groups, upload, upload_runs
 from .loader import module
 
 KERNEL = "triplet.cu"
@@ -311,10 +311,8 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     key = T * 64 + R
     cells = (lengths[:, 0] + 1) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
     plans = []
-    for k in np.unique(key):
-        sel = subset[key == k]
-        t, r = int(k // 64), int(k % 64)
-        sel = sel[np.argsort(-cells[sel], kind="stable")]
+    for k, sel in shape_groups(subset, key, cells):
+        t, r = k // 64, k % 64
         groups = []  # (items (n, H), pack16)
         if tuning.pack16 and r <= PACK16_MAX_R and not trace:
             items = pair_up(sel, lengths, cfg.scoring, t, r)
