@@ -855,11 +855,10 @@ def _vmerge_trace(v, lo, G, mode, SH, W, slots, M1c, neg, PH, PE, AS, prev, argH
     npred = pred_off[v + 1] - p0
     if multi[v + 1] > multi[v]:
         base = (multi[v] - multi[lo]) * M1c * nl
+        _vsave(W, prev, M1c, nl)
         for j in range(M1c):
             s0 = SH[j] if use_s else neg
             for x in range(nl):
-                prev[2 * j * nl + x] = W[j * _COL + _H + x]
-                prev[2 * j * nl + nl + x] = W[j * _COL + _E + x]
                 PH[j * nl + x] = s0
                 PE[j * nl + x] = neg
                 argH[base + j * nl + x] = FROM_S
@@ -884,17 +883,7 @@ def _vmerge_trace(v, lo, G, mode, SH, W, slots, M1c, neg, PH, PE, AS, prev, argH
                 W[j * _COL + _H + x] = PH[j * nl + x]
                 W[j * _COL + _E + x] = PE[j * nl + x]
         return
-    if npred == 1 and pred[p0] != v - 1:
-        src = slots[slot[pred[p0]]]
-        for j in range(M1c):
-            for x in range(nl):
-                W[j * _COL + _H + x] = src[2 * j * nl + x]
-                W[j * _COL + _E + x] = src[2 * j * nl + nl + x]
-    elif npred == 0:
-        for j in range(M1c):
-            for x in range(nl):
-                W[j * _COL + _H + x] = neg
-                W[j * _COL + _E + x] = neg
+    _vmerge(v, pred_off, pred, slot, W, slots, M1c, neg, nl)  # the one predecessor's row, or none
     for j in range(M1c):
         s0 = SH[j] if use_s else neg
         o = j * _COL
@@ -981,11 +970,7 @@ def _vrecompute(lo, hi, G, mode, prof, M1, SH, oe, ge, neg, cpr, cps, nr, W, slo
         _vmerge_trace(v, lo, G, mode, SH, W, slots, M1c, neg, PH, PE, AS, prev, argH, argE)
         _vrow_trace(g[v], lo, v, mode, prof, M1, W, M1c, oe, ge, neg, AS, P, HP, FP, codes)
         if slot[v] >= 0:
-            dst = slots[slot[v]]
-            for j in range(M1c):
-                for x in range(nl):
-                    dst[2 * j * nl + x] = W[j * _COL + _H + x]
-                    dst[2 * j * nl + nl + x] = W[j * _COL + _E + x]
+            _vsave(W, slots[slot[v]], M1c, nl)
 
 
 @nb.njit(**_JIT)
