@@ -114,6 +114,15 @@ def test_graph_equal_cli_tsv(graph_backend, tmp_path, mode, flags):
         assert [as_row(r) for r in got] == rows
 
 
+def test_graph_batches_in_flight_from_the_first_see_the_whole_graph(graph_backend):
+    """One read a batch, several batches in flight on streams of their own from the start of each run (each run
+    uploads the graph anew): every read gets the CPU engine's result."""
+    want = [as_row(r) for r in align_graph(X_GFA, DAG_READS, mode="local", backend="cpu", score_only=True)]
+    for _ in range(6):
+        got = align_graph(X_GFA, DAG_READS, mode="local", backend=graph_backend.name, batch_size=1, score_only=True)
+        assert [as_row(r) for r in got] == want
+
+
 # ------------------------------------------------------------------ memory and files alike
 
 def test_pairs_in_memory_as_from_files(backend, tmp_path):

@@ -158,6 +158,9 @@ class _DeviceGraph:
         bounds = sections(pred_off, pred, max(section_rows, -(-self.n // MAX_SECTIONS)))
         self.sec = cp.asarray(bounds)
         self.nsec = len(bounds) - 1
+        # the copies went on the stream of the batch that came first, and batches on the other streams read
+        # the graph too: it is whole on the device before any of them starts
+        cp.cuda.get_current_stream().synchronize()
 
     def multi_rows_in(self, B: int) -> int:
         """Rows of several predecessors in the walk's worst window (rows b - 31 .. b + B - 1, b a multiple of B)."""
