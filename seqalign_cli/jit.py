@@ -154,20 +154,31 @@ if CACHE_FOLDER != os.path.join(PACKAGE, "__pycache__"):
     _seed(CACHE_FOLDER)
 
 
+#: what numba's import looks for and this package never uses: SciPy (linear algebra) and coverage (its
+#: lines of compiled code reported to a coverage run, which would have imported it already)
+_UNUSED = ("scipy", "coverage")
+
+
 def _import_numba():
-    hide = "scipy" not in sys.modules
-    if hide:
-        sys.modules["scipy"] = None  # an import of scipy now fails at once
+    hidden = [name for name in _UNUSED if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # an import of it now fails at once
     try:
         import numba
         import numba.np.arraymath  # noqa: F401 - the module whose import asks for SciPy
     finally:
-        if hide and sys.modules.get("scipy", 0) is None:
-            del sys.modules["scipy"]
+        for name in hidden:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
     return numba
 
 
 nb = _import_numba()
+
+
+def thread_count(threads: int) -> int:
+    """The threads a CPU engine runs for ``-t threads``: at least one, at most numba's pool."""
+    return max(1, min(threads, nb.config.NUMBA_NUM_THREADS))
 
 
 class CompileNotice:

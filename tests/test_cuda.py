@@ -294,3 +294,16 @@ def test_several_gpus_write_what_one_writes(tmp_path, monkeypatch, route):
         assert exc.value.code == 0
         outs.append(out.read_text())
     assert outs[0] == outs[1] and len(outs[0].splitlines()) == len(qs) + 1
+
+
+def test_a_gpu_run_leaves_the_cpu_engine_unloaded_until_needed():
+    import subprocess
+    import sys
+
+    code = ("import sys; from seqalign_cli import families; from seqalign_cli.backends import select_backend; "
+            "from seqalign_cli.config import AlignConfig; from seqalign_cli.io.encode import make_batch; "
+            "b = select_backend(families.get('pairwise'), 'cuda', 2, lambda m: None, 0); "
+            "b.align(make_batch([b'ACGT'], [b'ACGA']), AlignConfig()); "
+            "print(sorted(m for m in sys.modules if m.startswith('seqalign_cli.backends.cpu.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "seqalign_cli.backends.cpu.dp" not in out and "long_pair" not in out, out

@@ -97,15 +97,16 @@ def test_shape_groups_sort_each_shape_largest_first():
     """One sort for a batch gives what a loop over the shapes gave: shapes ascending, in each the items largest
     first, ties in the order of the subset."""
     rng = np.random.default_rng(11)
-    cells = rng.integers(1, 20, 3000)  # many ties
     subset = rng.permutation(3000)[:2000]
     key = rng.integers(0, 7, len(subset)) * 64 + 3
-    want = []
-    for k in np.unique(key):
-        sel = subset[key == k]
-        want.append((int(k), sel[np.argsort(-cells[sel], kind="stable")].tolist()))
-    assert [(k, items.tolist()) for k, items in shape_groups(subset, key, cells)] == want
-    assert shape_groups(subset[:0], key[:0], cells) == []
+    for scale in (1, 1 << 41):  # cells that fit one sort key with the shape, and cells too large for it
+        cells = rng.integers(1, 20, 3000) * scale  # many ties
+        want = []
+        for k in np.unique(key):
+            sel = subset[key == k]
+            want.append((int(k), sel[np.argsort(-cells[sel], kind="stable")].tolist()))
+        assert [(k, items.tolist()) for k, items in shape_groups(subset, key, cells)] == want
+        assert shape_groups(subset[:0], key[:0], cells) == []
 
 
 def test_traceback_routes():
@@ -242,3 +243,29 @@ def test_shared16_neighbour_bound():
                     if i and j:
                         assert H[i][j] - C - sc.gap_open - sc.gap_extend <= E[i][j] <= H[i][j]
                         assert H[i][j] - C - sc.gap_open - sc.gap_extend <= F[i][j] <= H[i][j]
+
+
+def test_the_cpu_engine_beside_a_gpu_is_made_once_at_its_first_align():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from seqalign_cli.backends.cpu import LazyEngine
+    from seqalign_cli.jit import thread_count
+
+    made = []
+
+    class Engine:
+        def __init__(self, threads):
+            made.append(threads)
+
+        def align(self, batch, cfg):
+            return batch, cfg
+
+    class Family:
+        cpu_engine = Engine
+
+    lazy = LazyEngine(Family(), 10_000)
+    assert made == [] and lazy.threads == thread_count(10_000) >= 1
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda k: lazy.align(k, "cfg"), range(64)))
+    assert got == [(k, "cfg") for k in range(64)]
+    assert made == [lazy.threads]  # one engine, made by whichever thread came first

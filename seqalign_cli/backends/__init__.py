@@ -52,24 +52,23 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
 
     ``device``: a GPU number, a sequence of them, or "all".
     """
-    from .cpu import CpuBackend
+    from .cpu import CpuBackend, LazyEngine
 
     if name not in BACKENDS:
         raise UsageError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)}")
-    cpu = family.cpu_engine(threads)
     if name == "cpu":
-        return CpuBackend(cpu)
+        return CpuBackend(family.cpu_engine(threads))
     if family.cuda is None:
         if name == "cuda":
             raise UsageError(f"--backend cuda: {family.command} has no GPU engine")
         log(f"backend auto: picked cpu ({family.command} has no GPU engine)")
-        return CpuBackend(cpu)
+        return CpuBackend(family.cpu_engine(threads))
     ok, why = gpu_status()
     if not ok:
         if name == "cuda":
             raise UsageError(f"--backend cuda: no usable GPU: {why}")
         log(f"backend auto: picked cpu ({why})")
-        return CpuBackend(cpu)
+        return CpuBackend(family.cpu_engine(threads))
     from .cuda import device_count
     from .cuda.scheduler import GpuScheduler
 
@@ -77,13 +76,13 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
         device = tuple(range(device_count()))
     devices = (device,) if isinstance(device, int) else tuple(device)
     try:
-        backend = GpuScheduler([family.cuda_engine(dev) for dev in devices], cpu, family.load(family.cuda_hooks),
-                               log=log)
+        backend = GpuScheduler([family.cuda_engine(dev) for dev in devices], LazyEngine(family, threads),
+                               family.load(family.cuda_hooks), log=log)
     except Exception as exc:  # bad device number, driver trouble
         if name == "cuda":
             raise UsageError(f"--backend cuda: cannot use GPU {device} ({exc})") from None
         log(f"backend auto: picked cpu (GPU {device} unusable: {exc})")
-        return CpuBackend(cpu)
+        return CpuBackend(family.cpu_engine(threads))
     if name == "auto":
         log(f"backend auto: picked cuda ({backend.device})")
     return backend

@@ -18,7 +18,7 @@ want them (SAM output, tests).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -100,6 +100,8 @@ class RecordBlock:
     seq_off: np.ndarray
     qual: np.ndarray | None
     num: np.ndarray
+    #: the codes of ``seq``, made by the first ``codes()``
+    encoded: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.seq_off) - 1
@@ -175,8 +177,10 @@ class RecordBlock:
         return BlockView(self.names, self.name_off, self.seq, self.seq_off)
 
     def codes(self) -> np.ndarray:
-        """The codes of the sequences (see ``encode``), with the offsets ``seq_off``."""
-        return encode_all(self.seq)
+        """The codes of the sequences (see ``encode``), with the offsets ``seq_off``; made once."""
+        if self.encoded is None:
+            self.encoded = encode_all(self.seq)
+        return self.encoded
 
     def name(self, k: int) -> str:
         return self.names[self.name_off[k]:self.name_off[k + 1]].tobytes().decode("utf-8", "replace")

@@ -94,11 +94,16 @@ class PairChunk:
 
 class _Records:
     """The records of a reader, taken n at a time as one block each; ``limit`` records at most in all
-    (a part of a sharded run, ``shard.Part.limit``), or every record (None)."""
+    (a part of a sharded run, ``shard.Part.limit``), or every record (None).
 
-    def __init__(self, reader: FastxReader, limit: int | None = None, ahead: bool = False):
+    ``ahead`` (a record count): a thread of its own parses the file, takes its records ``ahead`` at a time
+    and encodes them (the second and third files of a lockstep pairing, made beside the first), so that a
+    ``take(ahead)`` is one block made ready, its codes with it.
+    """
+
+    def __init__(self, reader: FastxReader, limit: int | None = None, ahead: int = 0):
         self.reader = reader
-        self.blocks = Ahead(reader.blocks()) if ahead else reader.blocks()  # ahead: parsed in a thread
+        self.blocks = Ahead(_encoded(_Records(reader), ahead)) if ahead else reader.blocks()
         self.parts: deque[RecordBlock] = deque()
         self.held = 0
         self.limit = limit
@@ -142,6 +147,25 @@ class _Records:
         return left
 
 
+def _encoded(records: _Records, size: int) -> Iterator[RecordBlock]:
+    """``records`` taken ``size`` at a time, each block's codes made; before an error, the records read."""
+    while True:
+        try:
+            block = records.take(size)
+        except BaseException:
+            if records.held:
+                yield _encode(records.take(records.held))
+            raise
+        if not len(block):
+            return
+        yield _encode(block)
+
+
+def _encode(block: RecordBlock) -> RecordBlock:
+    block.codes()  # kept by the block
+    return block
+
+
 def warn_if_empty(*readers: FastxReader, what: str = "records"):
     """One warning line when the run has nothing to align: names the readers that found no record."""
     empty = [r.name for r in readers if r.count == 0]
@@ -159,7 +183,7 @@ def zip_chunks(query: str, target: str, size: int, sam_names: int = 0, shard=Non
     part = plan(shard, query)
     skip, limit = records(part)
     qr, tr = FastxReader(query, sam_names, skip), FastxReader(target, skip=skip)
-    qs, ts = _Records(qr, limit), _Records(tr, limit, ahead=True)
+    qs, ts = _Records(qr, limit), _Records(tr, limit, ahead=size)
     while True:
         qb = qs.take(size)
         if not len(qb):

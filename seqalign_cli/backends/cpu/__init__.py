@@ -3,10 +3,12 @@
 Each family has a CPU engine in ``backends/cpu/<family>.py`` (numba, the
 exact reference every other backend is held to): ``Engine(threads)`` with
 ``threads`` and ``align(batch, cfg)``. ``CpuBackend`` gives it the backends'
-common ``start``.
+common ``start``. ``LazyEngine`` stands for it beside a GPU, made on first use.
 """
 
 from __future__ import annotations
+
+import threading
 
 from .. import Done
 
@@ -30,3 +32,22 @@ class CpuBackend:
 
     def steps(self) -> None:
         return None
+
+
+class LazyEngine:
+    """A family's CPU engine made by its first ``align``: the one a GPU scheduler keeps for what a GPU
+    cannot hold, so that a GPU run that never needs it neither imports it nor loads its compiled code."""
+
+    def __init__(self, family, threads: int):
+        from ...jit import thread_count
+
+        self.family = family
+        self.threads = thread_count(threads)
+        self.engine = None
+        self.lock = threading.Lock()  # several GPUs' threads may ask at once
+
+    def align(self, batch, cfg):
+        with self.lock:
+            if self.engine is None:
+                self.engine = self.family.cpu_engine(self.threads)
+        return self.engine.align(batch, cfg)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...config import AlignConfig, Mode
 from ...errors import UsageError
-from ...jit import nb
+from ...jit import nb, thread_count
 from .graph_dp import CHECKPOINT_MIN, LANES, align_each, align_groups
 
 #: int32 cells hold every score whose bound stays below this (minus infinity is -2**29)
@@ -65,7 +65,7 @@ class CpuGraph:
     """
 
     def __init__(self, threads: int = 1, lanes: bool = True):
-        self.threads = max(1, min(threads, nb.config.NUMBA_NUM_THREADS))
+        self.threads = thread_count(threads)
         self.lanes = lanes
 
     def align(self, batch, cfg: AlignConfig):

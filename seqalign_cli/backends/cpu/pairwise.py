@@ -27,7 +27,7 @@ from ...config import AlignConfig
 from ...errors import UsageError
 from ...results import Alignments
 
-from ...jit import nb
+from ...jit import nb, thread_count
 from . import long_pair
 from .dp import GLOBAL, GLOCAL, LOCAL, ST_H, finish_ops, init_rows, neg_inf, sweep, trace, track_row
 
@@ -196,7 +196,7 @@ class CpuPairwise:
     """The pairwise engine on the CPU: ``align(batch, cfg)`` gives the batch's ``Alignments``."""
 
     def __init__(self, threads: int = 1):
-        self.threads = max(1, min(threads, nb.config.NUMBA_NUM_THREADS))
+        self.threads = thread_count(threads)
 
     def align(self, batch: PairBatch, cfg: AlignConfig) -> Alignments:
         qlen = batch.qlen.astype(np.int64)

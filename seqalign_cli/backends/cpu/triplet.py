@@ -13,7 +13,7 @@ import numpy as np
 from ...config import AlignConfig, Mode
 from ...errors import UsageError
 from ...io.triplet import TripletBatch
-from ...jit import nb
+from ...jit import nb, thread_count
 from ...results import TripletAlignments
 from .triplet_cube import align_each
 
@@ -37,7 +37,7 @@ class CpuTriplet:
     """The triplet engine on the CPU: ``align(batch, cfg)`` gives the batch's ``TripletAlignments``."""
 
     def __init__(self, threads: int = 1):
-        self.threads = max(1, min(threads, nb.config.NUMBA_NUM_THREADS))
+        self.threads = thread_count(threads)
 
     def align(self, batch: TripletBatch, cfg: AlignConfig) -> TripletAlignments:
         check_config(cfg)

@@ -51,7 +51,12 @@ def shape_groups(subset: np.ndarray, key: np.ndarray, cells: np.ndarray) -> list
     """The items of ``subset`` by kernel shape: [(key, items)] in ascending ``key`` (one value per item of
     ``subset``), each group's items largest ``cells`` first (indexed by item), ties in ``subset`` order; long
     items start early, short ones fill in behind. One sort for the whole batch."""
-    order = np.lexsort((-cells[subset], key))
+    size = cells[subset]
+    key = np.asarray(key, np.int64)
+    if len(key) and key.min() >= 0 and key.max() < 1 << 23 and int(size.max()) - int(size.min()) < 1 << 40:
+        order = np.argsort((key << 40) | (size.max() - size), kind="stable")  # one key: twice lexsort's speed
+    else:
+        order = np.lexsort((-size, key))
     keys, items = key[order], subset[order]
     cuts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
     return [(int(keys[a]), items[a:b]) for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(items)]) if b > a]
