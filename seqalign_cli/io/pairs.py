@@ -96,14 +96,17 @@ class _Records:
     """The records of a reader, taken n at a time as one block each; ``limit`` records at most in all
     (a part of a sharded run, ``shard.Part.limit``), or every record (None).
 
-    ``ahead`` (a record count): a thread of its own parses the file, takes its records ``ahead`` at a time
-    and encodes them (the second and third files of a lockstep pairing, made beside the first), so that a
-    ``take(ahead)`` is one block made ready, its codes with it.
+    ``ahead`` (a record count; the files of a lockstep pairing, each beside the others): one thread parses
+    the file, another takes its records ``ahead`` at a time and encodes them, so that a ``take(ahead)`` is
+    one block made ready, its codes with it. ``blocks``: the parsed blocks (default: the reader's).
     """
 
-    def __init__(self, reader: FastxReader, limit: int | None = None, ahead: int = 0):
+    def __init__(self, reader: FastxReader, limit: int | None = None, ahead: int = 0, blocks=None):
         self.reader = reader
-        self.blocks = Ahead(_encoded(_Records(reader), ahead)) if ahead else reader.blocks()
+        self.blocks = reader.blocks() if blocks is None else blocks
+        if ahead:
+            taken = _Records(reader, blocks=Ahead(self.blocks))
+            self.blocks = Ahead(_encoded(taken, ahead), name="seqalign-take-ahead")
         self.parts: deque[RecordBlock] = deque()
         self.held = 0
         self.limit = limit
@@ -183,7 +186,7 @@ def zip_chunks(query: str, target: str, size: int, sam_names: int = 0, shard=Non
     part = plan(shard, query)
     skip, limit = records(part)
     qr, tr = FastxReader(query, sam_names, skip), FastxReader(target, skip=skip)
-    qs, ts = _Records(qr, limit), _Records(tr, limit, ahead=size)
+    qs, ts = _Records(qr, limit, ahead=size), _Records(tr, limit, ahead=size)
     while True:
         qb = qs.take(size)
         if not len(qb):

@@ -96,7 +96,7 @@ def lockstep_chunks(paths: tuple[str, str, str], size: int, shard=None) -> Itera
     part = plan(shard, paths[0])
     skip, limit = records(part)
     readers = [FastxReader(p, skip=skip) for p in paths]
-    held = [_Records(r, limit, ahead=size if k else 0) for k, r in enumerate(readers)]  # the others made beside
+    held = [_Records(r, limit, ahead=size) for r in readers]  # made side by side
 
     def mismatch():
         for r in held:
