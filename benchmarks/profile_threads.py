@@ -10,6 +10,11 @@ whole stack's frames of this package. Printed: per thread kind, the share of
 samples in each place (waiting included: a thread blocked in a queue shows
 there). Compiled code (numba, CuPy's kernels) shows as the Python line that
 called it. Works with any Python version and slows the run little.
+
+Then a timeline per thread kind, one character a ``--window`` (default 50 ms)
+since the start: how busy its threads were there (0-9 tenths of the samples
+outside a wait: a queue, an event, an idle pool worker; blank: no such
+thread then), to see which thread the run waits on at each moment.
 """
 
 from __future__ import annotations
@@ -36,15 +41,27 @@ def _own(frame) -> str | None:
     return None
 
 
-def sample(stop: threading.Event, interval: float, leaf: dict, own: dict, counts: Counter):
+def _idle(frame) -> bool:
+    """Whether a thread waits: in a lock, queue or event wait, or an idle pool worker."""
+    code = frame.f_code
+    return code.co_filename.endswith(("threading.py", "queue.py")) or code.co_name == "_worker"
+
+
+def sample(stop: threading.Event, interval: float, leaf: dict, own: dict, counts: Counter, timeline: dict,
+           window: float):
     me = threading.get_ident()
+    t0 = time.perf_counter()
     while not stop.wait(interval):
         names = {t.ident: t.name for t in threading.enumerate()}
+        at = int((time.perf_counter() - t0) / window)
         for ident, frame in sys._current_frames().items():
             if ident == me:
                 continue
             kind = re.sub(r"[-_]?\d+(_\d+)?$", "", names.get(ident, "?"))
             counts[kind] += 1
+            seen, busy = timeline[kind]
+            seen[at] += 1
+            busy[at] += not _idle(frame)
             leaf[kind][_where(frame)] += 1
             place = _own(frame)
             if place is not None:
@@ -55,12 +72,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--interval", type=float, default=0.002)
     ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--window", type=float, default=0.05, help="seconds a character of the timeline")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     opts = ap.parse_args()
     args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
     leaf, own, counts = defaultdict(Counter), defaultdict(Counter), Counter()
+    timeline = defaultdict(lambda: (Counter(), Counter()))
     stop = threading.Event()
-    sampler = threading.Thread(target=sample, args=(stop, opts.interval, leaf, own, counts), daemon=True)
+    sampler = threading.Thread(target=sample, args=(stop, opts.interval, leaf, own, counts, timeline, opts.window),
+                               daemon=True)
     t0 = time.perf_counter()
     sampler.start()
     from seqalign_cli.cli import main as seqalign
@@ -82,6 +102,16 @@ def main():
         print("  innermost seqalign frame:")
         for place, k in own[kind].most_common(opts.top):
             print(f"    {100 * k / n:5.1f}%  {place}")
+    ticks = max((max(seen) for seen, _ in timeline.values() if seen), default=0) + 1
+    print(f"\n===== timeline: a character every {opts.window * 1e3:.0f} ms, busy tenths (0-9), blank: no thread")
+    ruler = [" "] * (ticks + 4)
+    for k in range(0, ticks, 10):  # the seconds since the start, every 10 characters
+        ruler[k:k + 4] = f"{k * opts.window:<4.2g}"
+    print(f"{'seconds':>24} " + "".join(ruler).rstrip())
+    for kind, _ in counts.most_common():
+        seen, busy = timeline[kind]
+        line = "".join(" " if not seen[k] else str(min(9, 10 * busy[k] // seen[k])) for k in range(ticks))
+        print(f"{kind[:24]:>24} {line}")
 
 
 if __name__ == "__main__":

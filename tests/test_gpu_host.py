@@ -95,18 +95,20 @@ def test_fitting_parts_keep_order_and_limit():
 
 def test_shape_groups_sort_each_shape_largest_first():
     """One sort for a batch gives what a loop over the shapes gave: shapes ascending, in each the items largest
-    first, ties in the order of the subset."""
+    first (sizes within 1/1024 of an octave alike), ties in the order of the subset; keys of 16 bits or more."""
     rng = np.random.default_rng(11)
     subset = rng.permutation(3000)[:2000]
-    key = rng.integers(0, 7, len(subset)) * 64 + 3
-    for scale in (1, 1 << 41):  # cells that fit one sort key with the shape, and cells too large for it
-        cells = rng.integers(1, 20, 3000) * scale  # many ties
+    for top in (7, 1 << 20):
+        key = rng.integers(0, top, len(subset)) * 64 + 3
+        cells = rng.integers(1, 20, 3000) * rng.choice([1, 1000, 1 << 41], 3000) + (rng.random(3000) < 0.3)
+        rank = np.floor(np.log2(cells) * 1024)
         want = []
         for k in np.unique(key):
             sel = subset[key == k]
-            want.append((int(k), sel[np.argsort(-cells[sel], kind="stable")].tolist()))
+            want.append((int(k), sel[np.argsort(-rank[sel], kind="stable")].tolist()))
         assert [(k, items.tolist()) for k, items in shape_groups(subset, key, cells)] == want
         assert shape_groups(subset[:0], key[:0], cells) == []
+    assert [len(items) for _, items in shape_groups(np.arange(5), np.zeros(5, np.int64), np.ones(5))] == [5]
 
 
 def test_traceback_routes():

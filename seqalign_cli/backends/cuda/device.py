@@ -49,17 +49,22 @@ def offsets(sizes: np.ndarray) -> np.ndarray:
 
 def shape_groups(subset: np.ndarray, key: np.ndarray, cells: np.ndarray) -> list[tuple[int, np.ndarray]]:
     """The items of ``subset`` by kernel shape: [(key, items)] in ascending ``key`` (one value per item of
-    ``subset``), each group's items largest ``cells`` first (indexed by item), ties in ``subset`` order; long
-    items start early, short ones fill in behind. One sort for the whole batch."""
-    size = cells[subset]
+    ``subset``), each group's items largest ``cells`` first (indexed by item; sizes within 1/1024 of an
+    octave of each other count as equal), ties in ``subset`` order: long items start early, short ones fill
+    in behind. Two radix sorts of 16-bit keys where the shapes' keys fit 16 bits."""
     key = np.asarray(key, np.int64)
-    if len(key) and key.min() >= 0 and key.max() < 1 << 23 and int(size.max()) - int(size.min()) < 1 << 40:
-        order = np.argsort((key << 40) | (size.max() - size), kind="stable")  # one key: twice lexsort's speed
+    if not len(key):
+        return []
+    size = np.log2(np.maximum(cells[subset], 1).astype(np.float64)) * 1024  # below 2**16
+    rank = (65535 - size.astype(np.int64)).astype(np.uint16)
+    if key.min() >= 0 and key.max() < 1 << 16:
+        order = np.argsort(rank, kind="stable")
+        order = order[np.argsort(key[order].astype(np.uint16), kind="stable")]
     else:
-        order = np.lexsort((-size, key))
+        order = np.lexsort((rank, key))
     keys, items = key[order], subset[order]
     cuts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
-    return [(int(keys[a]), items[a:b]) for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(items)]) if b > a]
+    return [(int(keys[a]), items[a:b]) for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(items)])]
 
 
 def fitting_parts(sel: np.ndarray, sizes: np.ndarray, limit: int) -> list[np.ndarray]:
