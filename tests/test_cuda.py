@@ -307,3 +307,21 @@ def test_a_gpu_run_leaves_the_cpu_engine_unloaded_until_needed():
             "print(sorted(m for m in sys.modules if m.startswith('seqalign_cli.backends.cpu.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "seqalign_cli.backends.cpu.dp" not in out and "long_pair" not in out, out
+
+
+def test_a_gpu_run_reads_codes_into_page_locked_buffers():
+    """Once a GPU backend is chosen, the readers' codes are page-locked (uploaded without a staging copy), and the
+    pairs align as the CPU engine aligns them."""
+    from seqalign_cli import families
+    from seqalign_cli.backends import select_backend
+    from seqalign_cli.backends.cuda.device import is_pinned
+    from seqalign_cli.io.pairs import PairInputs, pair_chunks
+
+    gpu = select_backend(families.get("pairwise"), "cuda", 2, lambda m: None, 0)
+    q, t = (os.path.join(DATA, f"gasal2.{side}.fa.gz") for side in ("query", "target"))
+    for chunk in pair_chunks(PairInputs(q, t), 700):
+        batch = chunk.batch()
+        assert is_pinned(batch.q_codes) and is_pinned(batch.t_codes)
+        cfg = AlignConfig(scoring=BWA, mode="local")
+        assert_same_results(CpuPairwise(2).align(batch, cfg), gpu.start(batch, cfg).result(), ("cpu", "gpu"))
+    select_backend(families.get("pairwise"), "cpu", 1, lambda m: None, 0)  # plain buffers again

@@ -271,3 +271,21 @@ def test_the_cpu_engine_beside_a_gpu_is_made_once_at_its_first_align():
         got = list(pool.map(lambda k: lazy.align(k, "cfg"), range(64)))
     assert got == [(k, "cfg") for k in range(64)]
     assert made == [lazy.threads]  # one engine, made by whichever thread came first
+
+
+def test_page_locked_arrays_are_known_through_views(monkeypatch):
+    """``is_pinned`` finds the pinned buffer behind numpy's memoryview and behind views cut from the array."""
+    import sys
+    import types
+
+    from seqalign_cli.backends.cuda.device import is_pinned
+
+    class PinnedMemoryPointer(bytearray):  # CuPy's pinned buffer, as numpy sees it: an object exporting a buffer
+        pass
+
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(
+        cuda=types.SimpleNamespace(PinnedMemoryPointer=PinnedMemoryPointer)))
+    arr = np.frombuffer(PinnedMemoryPointer(64), np.uint8, 40)
+    assert is_pinned(arr) and is_pinned(arr[3:20])
+    assert not is_pinned(arr[::2]) and not is_pinned(np.zeros(4, np.uint8))
+    assert not is_pinned(np.frombuffer(bytearray(8), np.uint8))

@@ -235,6 +235,29 @@ def test_record_block_slice_take_concat(fastq):
     assert RecordBlock.concat([RecordBlock.empty(), block]).records() == recs
 
 
+def test_codes_go_to_the_buffers_asked_for():
+    """A GPU run asks for page-locked code buffers (``set_code_buffers``): a block's codes are made once, into one
+    of them, with the same values as plain ones; None goes back to plain arrays."""
+    from seqalign_cli.io.encode import set_code_buffers
+
+    given = []
+
+    def buffers(n):
+        given.append(np.full(n + 3, 99, np.uint8)[:n])  # a view: something else than np.empty made it
+        return given[-1]
+
+    block = RecordBlock.from_records(_recs(30, False, random.Random(3)))
+    try:
+        set_code_buffers(buffers)
+        codes = block.codes()
+        assert codes is given[0] and block.codes() is codes and len(given) == 1
+        assert np.array_equal(codes, _LUT[block.seq])
+    finally:
+        set_code_buffers(None)
+    other = RecordBlock.from_records(_recs(5, False, random.Random(4)))
+    assert other.codes().base is None and len(given) == 1
+
+
 def test_pair_chunk_lists_and_batch():
     rng = random.Random(5)
     q = RecordBlock.from_records(_recs(6, True, rng))
@@ -352,20 +375,21 @@ def test_bulk_rows_equal_fstring_rows(traceback, merge_m):
 # ------------------------------------------------------------ start-up
 
 
-def test_numba_start_leaves_scipy_alone(tmp_path):
-    """Compiling host code does not import SciPy (numba's BLAS probe), and SciPy stays importable."""
-    fake = tmp_path / "scipy"
-    fake.mkdir()
-    (fake / "__init__.py").write_text("MARK = 'stand-in'\n")
+def test_numba_start_leaves_scipy_and_coverage_alone(tmp_path):
+    """Compiling host code imports neither SciPy (numba's BLAS probe) nor coverage (numba's line reports), and
+    both stay importable."""
+    for name in ("scipy", "coverage"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("MARK = 'stand-in'\n")
     code = (
         "import sys\n"
         "from seqalign_cli.jit import nb\n"
         "import seqalign_cli.runner\n"
         "f = nb.njit(lambda x: x + 1)\n"
         "assert f(1) == 2\n"
-        "assert 'scipy' not in sys.modules, 'numba imported scipy'\n"
-        "import scipy\n"
-        "assert scipy.MARK == 'stand-in'\n"
+        "assert 'scipy' not in sys.modules and 'coverage' not in sys.modules, 'numba imported them'\n"
+        "import scipy, coverage\n"
+        "assert scipy.MARK == coverage.MARK == 'stand-in'\n"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)

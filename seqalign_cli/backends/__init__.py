@@ -52,10 +52,12 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
 
     ``device``: a GPU number, a sequence of them, or "all".
     """
+    from ..io.encode import set_code_buffers
     from .cpu import CpuBackend, LazyEngine
 
     if name not in BACKENDS:
         raise UsageError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)}")
+    set_code_buffers(None)
     if name == "cpu":
         return CpuBackend(family.cpu_engine(threads))
     if family.cuda is None:
@@ -85,4 +87,7 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
         return CpuBackend(family.cpu_engine(threads))
     if name == "auto":
         log(f"backend auto: picked cuda ({backend.device})")
+    from .cuda.device import pinned_codes
+
+    set_code_buffers(pinned_codes)  # the readers' codes page-locked from now on: uploaded without staging
     return backend

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..jit import nb
-from .encode import encode_all
+from .encode import encode_block
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 _EMPTY_U8 = np.zeros(0, np.uint8)
@@ -179,7 +179,7 @@ class RecordBlock:
     def codes(self) -> np.ndarray:
         """The codes of the sequences (see ``encode``), with the offsets ``seq_off``; made once."""
         if self.encoded is None:
-            self.encoded = encode_all(self.seq)
+            self.encoded = encode_block(self.seq)
         return self.encoded
 
     def name(self, k: int) -> str:

@@ -2,7 +2,8 @@
 
 Letters are case-insensitive and U counts as T; N, IUPAC codes and any other
 letter become 4 (N), which scores ``-n_penalty`` against everything. The
-readers encode whole record blocks through ``encode_all``; ``encode``,
+readers encode whole record blocks through ``encode_block`` (into the buffers
+``set_code_buffers`` chose: page-locked ones for a GPU run); ``encode``,
 ``encode_many`` and ``make_batch`` serve tests, benchmarks and the API.
 """
 
@@ -48,11 +49,37 @@ def code_of(c):
 
 
 @nb.njit(**_JIT)
-def encode_all(seq):
-    """The codes of the letters ``seq`` (uint8 array; one vectorised pass)."""
-    codes = np.empty(seq.shape[0], np.uint8)
+def encode_into(seq, codes):
+    """The codes of the letters ``seq`` written into ``codes`` (uint8 arrays of one length; one vectorised pass)."""
     for q in range(np.uint64(seq.shape[0])):
         codes[q] = code_of(seq[q])
+
+
+def encode_all(seq: np.ndarray) -> np.ndarray:
+    """The codes of the letters ``seq`` (uint8 array)."""
+    codes = np.empty(len(seq), np.uint8)
+    encode_into(seq, codes)
+    return codes
+
+
+#: where the readers' codes go (``encode_block``): None for plain arrays, or a function of a length giving a
+#: uint8 array; a GPU backend asks for page-locked buffers, which its uploads copy from without staging
+_code_buffers = None
+
+
+def set_code_buffers(alloc) -> None:
+    """The buffers of the records' codes from now on (None: plain arrays); set by ``select_backend``."""
+    global _code_buffers
+    _code_buffers = alloc
+
+
+def encode_block(seq: np.ndarray) -> np.ndarray:
+    """The codes of a record block's letters, in a buffer of the kind ``set_code_buffers`` chose."""
+    alloc = _code_buffers
+    if alloc is None:
+        return encode_all(seq)
+    codes = alloc(len(seq))
+    encode_into(seq, codes)
     return codes
 
 

@@ -30,13 +30,37 @@ STREAMS = 3
 
 
 def pinned(shape, dtype) -> np.ndarray:
-    """A host array in page-locked memory (CuPy's pinned pool), for copies that do not wait."""
+    """A host array in page-locked memory (CuPy's pinned pool), for copies that do not wait.
+
+    The pool hands a freed buffer back only for a request of its size, so sizes are rounded up to
+    classes of eight a doubling: batches of similar sizes reuse the buffers instead of pinning new pages.
+    """
     import cupy
 
     dtype = np.dtype(dtype)
     count = int(np.prod(shape))
-    mem = cupy.cuda.alloc_pinned_memory(max(count, 1) * dtype.itemsize)
+    size = max(count, 1) * dtype.itemsize
+    step = 1 << max(size.bit_length() - 4, 9)
+    mem = cupy.cuda.alloc_pinned_memory(-(-size // step) * step)
     return np.frombuffer(mem, dtype, count).reshape(shape)
+
+
+def pinned_codes(length: int) -> np.ndarray:
+    """A page-locked buffer for a record block's codes (``io.encode.set_code_buffers``)."""
+    return pinned((length,), np.uint8)
+
+
+def is_pinned(host: np.ndarray) -> bool:
+    """Whether ``host`` is a contiguous array in a buffer from ``pinned`` (numpy keeps the buffer behind a
+    memoryview, and a view behind the arrays it was cut from)."""
+    import cupy
+
+    base = host.base
+    while isinstance(base, np.ndarray):
+        base = base.base
+    if isinstance(base, memoryview):
+        base = base.obj
+    return isinstance(base, cupy.cuda.PinnedMemoryPointer) and host.flags.c_contiguous
 
 
 def offsets(sizes: np.ndarray) -> np.ndarray:
@@ -102,6 +126,10 @@ def upload(cp, host: np.ndarray, staged: list | None, pad16: bool = False):
     dev = cp.empty(size, host.dtype)
     if staged is None:
         dev[:len(host)].set(host)
+        return dev
+    if is_pinned(host):  # page-locked already (the readers' codes of a GPU run): no staging copy
+        staged.append(host)
+        dev[:len(host)].set(host, stream=cp.cuda.get_current_stream())
         return dev
     buf = pinned((size,), host.dtype)
     np.copyto(buf[:len(host)], host)

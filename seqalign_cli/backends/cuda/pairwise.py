@@ -227,7 +227,7 @@ class CudaPairwise(DeviceEngine):
             else:
                 G, R = (np.full(len(qlen), v, np.int64) for v in tuning.shape)
             pack = subwarp.fits16(sc, qlen, tlen) if tuning.pack16 else np.zeros(len(qlen), bool)
-            words = subwarp.dir_words(qlen, tlen, G, R, pack)
+            words = subwarp.dir_words(qlen, tlen, G, R, pack) if cfg.traceback else None  # score only: no codes
         key = (G * 64 + R) * 2 + pack
         work = []  # (part, shape, pack) of each launch
         for _, sel in shape_groups(subset, key[subset], qlen * tlen):
