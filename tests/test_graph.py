@@ -565,6 +565,8 @@ def test_sections_cut_only_where_no_edge_crosses():
         assert bounds[0] == 0 and bounds[-1] == n and bounds == sorted(set(bounds)), bounds
         assert all(b in cuttable for b in bounds[1:-1]), (bounds, cuttable)
         assert all(b - a >= least for a, b in zip(bounds[:-2], bounds[1:-1])), (bounds, least)
+        # greedy: each cut is the first cuttable point at least ``least`` rows into its section
+        assert all(b == min(c for c in cuttable if c >= a + least) for a, b in zip(bounds[:-2], bounds[1:-1]))
         if least == 1:
             assert bounds[1:-1] == cuttable
     cactus, _ = load(DATA / "cactus-BRCA2.gfa")

@@ -113,9 +113,10 @@ def sections(pred_off: np.ndarray, pred: np.ndarray, least: int) -> np.ndarray:
     reach = np.minimum.accumulate(lowest[::-1])[::-1]  # the smallest predecessor of any row from b on
     cuts = np.flatnonzero(reach[1:] >= np.arange(1, n)) + 1
     bounds = [0]
-    for b in cuts:
-        if b - bounds[-1] >= least:
-            bounds.append(int(b))
+    k = int(np.searchsorted(cuts, least))  # a step a section, however many the cut points
+    while k < len(cuts):
+        bounds.append(int(cuts[k]))
+        k = int(np.searchsorted(cuts, cuts[k] + least))
     if n - bounds[-1] < least and len(bounds) > 1:
         bounds.pop()  # a short tail joins the section before
     bounds.append(n)
