@@ -235,6 +235,25 @@ def test_record_block_slice_take_concat(fastq):
     assert RecordBlock.concat([RecordBlock.empty(), block]).records() == recs
 
 
+def test_a_pairing_stopped_early_ends_the_threads_that_read_ahead():
+    """Each file of a lockstep pairing is read by two threads of its own; closing the chunks (a run's error,
+    an API caller that stops) ends them, instead of leaving them waiting to hand over a chunk."""
+    import threading
+    import time
+
+    from clidata import GQ, GT
+
+    before = set(threading.enumerate())
+    chunks = pair_chunks(PairInputs(str(GQ), str(GT), "zip", None), 5)
+    first = next(chunks)
+    assert len(first) == 5 and set(threading.enumerate()) - before  # at least the threads waiting to hand over
+    chunks.close()
+    deadline = time.monotonic() + 5
+    while set(threading.enumerate()) - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not set(threading.enumerate()) - before
+
+
 def test_codes_go_to_the_buffers_asked_for():
     """A GPU run asks for page-locked code buffers (``set_code_buffers``): a block's codes are made once, into one
     of them, with the same values as plain ones; None goes back to plain arrays."""

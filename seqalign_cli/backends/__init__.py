@@ -87,7 +87,7 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
         return CpuBackend(family.cpu_engine(threads))
     if name == "auto":
         log(f"backend auto: picked cuda ({backend.device})")
-    from .cuda.device import pinned_codes
+    from .cuda.device import code_buffers
 
-    set_code_buffers(pinned_codes)  # the readers' codes page-locked from now on: uploaded without staging
+    set_code_buffers(code_buffers(devices[0]))  # the readers' codes page-locked from now on: no staging copy
     return backend

@@ -104,9 +104,11 @@ class _Records:
     def __init__(self, reader: FastxReader, limit: int | None = None, ahead: int = 0, blocks=None):
         self.reader = reader
         self.blocks = reader.blocks() if blocks is None else blocks
+        self.threads: list[Ahead] = []
         if ahead:
-            taken = _Records(reader, blocks=Ahead(self.blocks))
-            self.blocks = Ahead(_encoded(taken, ahead), name="seqalign-take-ahead")
+            parsed = Ahead(self.blocks)
+            self.blocks = Ahead(_encoded(_Records(reader, blocks=parsed), ahead), name="seqalign-take-ahead")
+            self.threads = [self.blocks, parsed]
         self.parts: deque[RecordBlock] = deque()
         self.held = 0
         self.limit = limit
@@ -136,6 +138,11 @@ class _Records:
         got = n - need
         self.held -= got
         return RecordBlock.concat(out) if out else RecordBlock.empty()
+
+    def close(self):
+        """Stop the threads that make records ahead (the end of the pairing, or an error)."""
+        for thread in self.threads:
+            thread.close()
 
     def drain(self, whole: bool = False) -> int:
         """Read to the end of the file (of the limit, unless ``whole``), keeping nothing; returns the records
@@ -187,17 +194,21 @@ def zip_chunks(query: str, target: str, size: int, sam_names: int = 0, shard=Non
     skip, limit = records(part)
     qr, tr = FastxReader(query, sam_names, skip), FastxReader(target, skip=skip)
     qs, ts = _Records(qr, limit, ahead=size), _Records(tr, limit, ahead=size)
-    while True:
-        qb = qs.take(size)
-        if not len(qb):
-            break
-        tb = ts.take(len(qb))
-        if len(tb) < len(qb):
-            qs.drain(whole=True)
-            raise InputError(f"unequal record counts: {qr.count} queries in {qr.name} but "
-                             f"{tr.count} targets in {tr.name}")
-        yield PairChunk(qb, tb)
-    rest = ts.drain()
+    try:
+        while True:
+            qb = qs.take(size)
+            if not len(qb):
+                break
+            tb = ts.take(len(qb))
+            if len(tb) < len(qb):
+                qs.drain(whole=True)
+                raise InputError(f"unequal record counts: {qr.count} queries in {qr.name} but "
+                                 f"{tr.count} targets in {tr.name}")
+            yield PairChunk(qb, tb)
+        rest = ts.drain()
+    finally:
+        qs.close()
+        ts.close()
     if rest:
         raise InputError(f"unequal record counts: {qr.count} queries in {qr.name} but "
                          f"{tr.count} targets in {tr.name}")

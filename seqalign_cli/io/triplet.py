@@ -104,16 +104,20 @@ def lockstep_chunks(paths: tuple[str, str, str], size: int, shard=None) -> Itera
         counts = ", ".join(f"{r.count} in {r.name}" for r in readers)
         return InputError(f"unequal record counts: {counts}")
 
-    while True:
-        first = held[0].take(size)
-        if not len(first):
-            break
-        rest = [r.take(len(first)) for r in held[1:]]
-        if any(len(b) < len(first) for b in rest):
+    try:
+        while True:
+            first = held[0].take(size)
+            if not len(first):
+                break
+            rest = [r.take(len(first)) for r in held[1:]]
+            if any(len(b) < len(first) for b in rest):
+                raise mismatch()
+            yield TripletChunk((first, *rest))
+        if any(r.drain() for r in held[1:]):
             raise mismatch()
-        yield TripletChunk((first, *rest))
-    if any(r.drain() for r in held[1:]):
-        raise mismatch()
+    finally:
+        for r in held:
+            r.close()
     if at_end(part):
         warn_if_empty(*readers)
 

@@ -45,9 +45,16 @@ def pinned(shape, dtype) -> np.ndarray:
     return np.frombuffer(mem, dtype, count).reshape(shape)
 
 
-def pinned_codes(length: int) -> np.ndarray:
-    """A page-locked buffer for a record block's codes (``io.encode.set_code_buffers``)."""
-    return pinned((length,), np.uint8)
+def code_buffers(device: int):
+    """The readers' page-locked code buffers (``io.encode.set_code_buffers``), made in ``device``'s context:
+    the readers' threads have no device of their own, and a run on other GPUs opens no context on GPU 0."""
+    import cupy
+
+    def alloc(length: int) -> np.ndarray:
+        with cupy.cuda.Device(device):
+            return pinned((length,), np.uint8)
+
+    return alloc
 
 
 def is_pinned(host: np.ndarray) -> bool:
