@@ -5,11 +5,12 @@ Usage: python benchmarks/host_path.py [--copies 50] [--batch-size 65536] [--quer
 
 Writes the 20,000 GASAL2 pairs (150 bp reads vs 152-277 bp windows) ``copies``
 times into plain FASTA files in a temporary folder (1,000,000 pairs by
-default), then times, each on its own and on one thread:
+default), then times, each on its own:
 
 (a) read: reading both files, pairing (zip) and encoding every chunk into the
-    ``PairBatch`` a backend gets;
-(b) format: the TSV writer writing every chunk from a fake ``Alignments``
+    ``PairBatch`` a backend gets (as in a run: each file parsed in a thread
+    and cut into chunks and encoded in another);
+(b) format, on one thread: the TSV writer writing every chunk from a fake ``Alignments``
     (plausible spans and scores, a five-run CIGAR such as ``60=1X40=2D49=``)
     into a sink that only counts bytes (no disk, no alignment). The chunks are
     read beforehand; only the writer's ``write`` calls are timed.
