@@ -317,11 +317,15 @@ def test_a_gpu_run_reads_codes_into_page_locked_buffers():
     from seqalign_cli.backends.cuda.device import is_pinned
     from seqalign_cli.io.pairs import PairInputs, pair_chunks
 
+    from seqalign_cli.io.encode import set_code_buffers
+
     gpu = select_backend(families.get("pairwise"), "cuda", 2, lambda m: None, 0)
     q, t = (os.path.join(DATA, f"gasal2.{side}.fa.gz") for side in ("query", "target"))
-    for chunk in pair_chunks(PairInputs(q, t), 700):
-        batch = chunk.batch()
-        assert is_pinned(batch.q_codes) and is_pinned(batch.t_codes)
-        cfg = AlignConfig(scoring=BWA, mode="local")
-        assert_same_results(CpuPairwise(2).align(batch, cfg), gpu.start(batch, cfg).result(), ("cpu", "gpu"))
-    select_backend(families.get("pairwise"), "cpu", 1, lambda m: None, 0)  # plain buffers again
+    try:
+        for chunk in pair_chunks(PairInputs(q, t), 700):
+            batch = chunk.batch()
+            assert is_pinned(batch.q_codes) and is_pinned(batch.t_codes)
+            cfg = AlignConfig(scoring=BWA, mode="local")
+            assert_same_results(CpuPairwise(2).align(batch, cfg), gpu.start(batch, cfg).result(), ("cpu", "gpu"))
+    finally:
+        set_code_buffers(None)  # plain buffers again for the tests that follow
