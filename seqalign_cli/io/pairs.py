@@ -107,7 +107,9 @@ class _Records:
         self.threads: list[Ahead] = []
         if ahead:
             parsed = Ahead(self.blocks)
-            self.blocks = Ahead(_encoded(_Records(reader, blocks=parsed), ahead), name="seqalign-take-ahead")
+            # one chunk ready and one in the making a file (the run's reader thread keeps its own chunks ahead):
+            # a chunk of long reads is large
+            self.blocks = Ahead(_encoded(_Records(reader, blocks=parsed), ahead), depth=1, name="seqalign-take-ahead")
             self.threads = [self.blocks, parsed]
         self.parts: deque[RecordBlock] = deque()
         self.held = 0
