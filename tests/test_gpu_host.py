@@ -273,19 +273,34 @@ def test_the_cpu_engine_beside_a_gpu_is_made_once_at_its_first_align():
     assert made == [lazy.threads]  # one engine, made by whichever thread came first
 
 
-def test_page_locked_arrays_are_known_through_views(monkeypatch):
-    """``is_pinned`` finds the pinned buffer behind numpy's memoryview and behind views cut from the array."""
+def test_page_locked_code_buffers_and_how_they_are_known(monkeypatch):
+    """The readers' code buffers are pinned up to PINNED_CODES_MAX (plain beyond), made in the run's GPU's
+    context; ``is_pinned`` finds the pinned buffer behind numpy's memoryview and behind views cut from it."""
+    import contextlib
     import sys
     import types
 
-    from seqalign_cli.backends.cuda.device import is_pinned
+    from seqalign_cli.backends.cuda import device
 
     class PinnedMemoryPointer(bytearray):  # CuPy's pinned buffer, as numpy sees it: an object exporting a buffer
         pass
 
-    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(
-        cuda=types.SimpleNamespace(PinnedMemoryPointer=PinnedMemoryPointer)))
+    contexts = []
+
+    @contextlib.contextmanager
+    def Device(k):
+        contexts.append(k)
+        yield
+
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(cuda=types.SimpleNamespace(
+        PinnedMemoryPointer=PinnedMemoryPointer, Device=Device, alloc_pinned_memory=PinnedMemoryPointer)))
+    monkeypatch.setattr(device, "PINNED_CODES_MAX", 1000)
+    alloc = device.code_buffers(3)
+    small, large = alloc(1000), alloc(1001)
+    assert len(small) == 1000 and device.is_pinned(small) and contexts == [3]
+    assert len(large) == 1001 and not device.is_pinned(large) and contexts == [3]
+    assert len(small.base.base.obj) % 512 == 0  # a size class of the pinned pool
     arr = np.frombuffer(PinnedMemoryPointer(64), np.uint8, 40)
-    assert is_pinned(arr) and is_pinned(arr[3:20])
-    assert not is_pinned(arr[::2]) and not is_pinned(np.zeros(4, np.uint8))
-    assert not is_pinned(np.frombuffer(bytearray(8), np.uint8))
+    assert device.is_pinned(arr) and device.is_pinned(arr[3:20])
+    assert not device.is_pinned(arr[::2]) and not device.is_pinned(np.zeros(4, np.uint8))
+    assert not device.is_pinned(np.frombuffer(bytearray(8), np.uint8))

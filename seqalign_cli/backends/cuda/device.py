@@ -45,12 +45,19 @@ def pinned(shape, dtype) -> np.ndarray:
     return np.frombuffer(mem, dtype, count).reshape(shape)
 
 
+#: the largest code buffer the readers get page-locked: chunks of long reads (compute-bound, and many of
+#: them held at once by the pipeline) keep plain memory and the staging copy
+PINNED_CODES_MAX = 32 << 20
+
+
 def code_buffers(device: int):
     """The readers' page-locked code buffers (``io.encode.set_code_buffers``), made in ``device``'s context:
     the readers' threads have no device of their own, and a run on other GPUs opens no context on GPU 0."""
     import cupy
 
     def alloc(length: int) -> np.ndarray:
+        if length > PINNED_CODES_MAX:
+            return np.empty(length, np.uint8)
         with cupy.cuda.Device(device):
             return pinned((length,), np.uint8)
 
