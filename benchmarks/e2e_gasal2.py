@@ -3,7 +3,6 @@
 Usage: python benchmarks/e2e_gasal2.py QUERY.fa.gz TARGET.fa.gz [--copies 50] [--backend cuda] [-t 16]
                                       [--runs 2] [--bytecode] [--out FILE] [--formats tsv,sam,bam]
                                       [--score-only] [--devices 0|all|0,1 ...] [--gasal2 BIN [--gasal2-args ...]]
-                                      [--against DIR [--rounds 3]]
 
 Writes the replicated FASTA files to a temporary folder (uncompressed), then
 runs ``seqalign pair`` on them and prints its summary line (wall time and
@@ -15,13 +14,6 @@ whether the output is the same as the first setting's.
 ``--gasal2 BIN``: also time that program (a user-built GASAL2 test program;
 nothing is built here) on the same replicated files, given as
 ``BIN [--gasal2-args] Q T``, and print both walls and their ratio.
-``--against DIR`` (a folder holding another version's ``seqalign_cli``, such
-as ``git archive REV seqalign_cli kernels | tar -x -C DIR``): instead, this
-tree and that one in ``--rounds`` alternating rounds of ``--runs`` runs
-each, after one untimed run of each (caches filled); prints every wall, each
-tree's median and range and whether their outputs are the same. Machines
-differ by a fifth from each other and runs by a sixth: compare within one
-such session only.
 """
 
 from __future__ import annotations
@@ -77,8 +69,6 @@ def main():
     ap.add_argument("--gasal2", help="a GASAL2 test program to time beside seqalign (not built here)")
     ap.add_argument("--gasal2-args", default="-a 2 -b 4 -q 4 -r 2 -s -p -y global -t 8",
                     help="its arguments before the two files")
-    ap.add_argument("--against", help="a folder holding another version's seqalign_cli, timed in turn with this one")
-    ap.add_argument("--rounds", type=int, default=3, help="with --against: alternating rounds")
     args = ap.parse_args()
     if args.bytecode:
         write_bytecode()
@@ -94,9 +84,6 @@ def main():
             for _ in range(args.copies):
                 out.write(data)
         paths.append(path)
-    if args.against:
-        compare_trees(args, paths, tmp)
-        return
     first = time_settings(args, paths, n_pairs, tmp)
     if args.gasal2:
         gcmd = [args.gasal2, *args.gasal2_args.split(), *paths]
@@ -153,37 +140,6 @@ def time_settings(args, paths: list[str], n_pairs: int, tmp: str) -> float:
         print(f"summary: {fmt} devices={devices or 'default'} {wall:.2f} s, {rows / wall:.0f} pairs/s, "
               f"{first / wall:.2f}x the first setting's records per second, output {same} the first setting's")
     return first
-
-
-def compare_trees(args, paths: list[str], tmp: str):
-    """This tree and ``args.against`` in alternating rounds (see the module's docstring); the first format."""
-    import statistics
-
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    trees = {"this": here, "against": os.path.abspath(args.against)}
-    fmt = args.formats.split(",")[0]
-    walls = {name: [] for name in trees}
-    digests = {}
-    for round_ in range(args.rounds + 1):  # round 0: one untimed run of each tree
-        for name, root in trees.items():
-            out = os.path.join(tmp, f"{name}.{fmt}")
-            cmd = [sys.executable, "-m", "seqalign_cli", "pair", "--backend", args.backend, "-t", str(args.threads),
-                   "--mode", args.mode, "--batch-size", str(args.batch_size), *paths, "-o", out]
-            cmd += (["--score-only"] if args.score_only else []) + args.seqalign_args.split()
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
-            for _ in range(1 if round_ == 0 else args.runs):
-                t0 = time.perf_counter()
-                subprocess.run(cmd, check=True, env=env, cwd=tmp)  # not in a checkout, whose package -m would take
-                wall = time.perf_counter() - t0
-                if round_:
-                    walls[name].append(wall)
-                    print(f"round {round_} {name}: {wall:.2f} s wall")
-            digests[name] = _digest(out, fmt)
-    for name, got in walls.items():
-        print(f"summary: {name} ({trees[name]}): median {statistics.median(got):.2f} s, "
-              f"{min(got):.2f}-{max(got):.2f} s over {len(got)} runs")
-    same = digests["this"] == digests["against"] if digests["this"] is not None else "not compared"
-    print(f"summary: outputs the same: {same}")
 
 
 def _digest(path: str, fmt: str) -> str:
