@@ -2,7 +2,9 @@
 # One run on a GPU machine: install wheels from .whl/ (packages the machine
 # lacks, if any), report the GPU, run the GPU tests, then the kernel and
 # end-to-end benchmarks (GASAL2 files copied to .carry/). Logs go to $OUT.
-# Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|sweep|bench|e2e|multi|all]
+# Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|suite|sweep|bench|e2e|multi|all]
+# suite: the whole GPU suite (pytest -m gpu) in five groups of files run side by side (about 3 minutes on an
+# H100 where one after the other takes more than 9), a log a group and their last lines in suite.txt.
 # TESTS, BENCH_ARGS, SWEEP_ARGS, E2E_ARGS and MULTI_COPIES pass arguments through.
 # multi (a machine of several GPUs): the several-GPU tests, then one GPU against all of them end to end:
 # 1,000,000 GASAL2 pairs (TSV with CIGARs, score only), MULTI_COPIES copies (default 500), the mix of lengths.
@@ -23,6 +25,21 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 
 python3 -m seqalign_cli info 2>&1 | tee "$OUT/info.txt"
 if [[ $what == tests || $what == all ]]; then
   python3 -m pytest -q -rf -p no:cacheprovider --maxfail 20 ${TESTS:-tests/test_cuda.py} 2>&1 | tee "$OUT/gpu_tests.txt"
+fi
+if [[ $what == suite ]]; then
+  groups=("tests/test_cuda.py tests/test_gpu_host.py tests/test_cuda_oom.py"
+          "tests/test_pairwise.py tests/test_api.py tests/test_strand.py"
+          "tests/test_triplet.py tests/test_triplet_gpu_host.py tests/test_families.py"
+          "tests/test_graph.py")
+  rest=$(for g in "${groups[@]}"; do for f in $g; do printf -- "--ignore=%s " "$f"; done; done)
+  k=0
+  for files in "${groups[@]}" "tests $rest"; do
+    k=$((k + 1))
+    # shellcheck disable=SC2086  # the group's files are words
+    python3 -m pytest -q -rf -p no:cacheprovider -m gpu $files > "$OUT/suite_$k.txt" 2>&1 &
+  done
+  wait
+  for f in "$OUT"/suite_[0-9].txt; do echo "== $f"; tail -n 3 "$f"; done | tee "$OUT/suite.txt"
 fi
 if [[ $what == sweep ]]; then
   python3 benchmarks/bench_gpu.py --sweep ${SWEEP_ARGS:-} 2>&1 | tee "$OUT/sweep.tsv"
