@@ -232,6 +232,9 @@ def test_record_block_slice_take_concat(fastq):
     assert whole.records() == recs
     assert whole.seq_off[0] == 0 and whole.name_off[0] == 0
     assert np.array_equal(whole.codes(), _LUT[whole.seq])
+    part = whole.slice(7, 30)  # a slice of an encoded block keeps its part of the codes, not made again
+    assert part.encoded is not None and np.shares_memory(part.codes(), whole.codes())
+    assert np.array_equal(part.codes(), _LUT[part.seq])
     assert RecordBlock.concat([RecordBlock.empty(), block]).records() == recs
 
 

@@ -139,7 +139,7 @@ class RecordBlock:
                    np.array([r.num for r in records], np.int64))
 
     def slice(self, start: int, stop: int) -> "RecordBlock":
-        """Records ``start .. stop-1`` (views of the buffers)."""
+        """Records ``start .. stop-1`` (views of the buffers, the codes' too once made)."""
         n = len(self)
         start, stop = max(0, min(start, n)), max(0, min(stop, n))
         stop = max(start, stop)
@@ -147,7 +147,8 @@ class RecordBlock:
         a, b = int(so[start]), int(so[stop])
         return RecordBlock(self.names[no[start]:no[stop]], no[start:stop + 1] - no[start],
                            self.seq[a:b], so[start:stop + 1] - a,
-                           None if self.qual is None else self.qual[a:b], self.num[start:stop])
+                           None if self.qual is None else self.qual[a:b], self.num[start:stop],
+                           None if self.encoded is None else self.encoded[a:b])
 
     def take(self, idx: np.ndarray) -> "RecordBlock":
         """The records ``idx`` in that order (copies)."""
