@@ -11,8 +11,9 @@ functions. What a job compiles is what a real run of that shape would
 compile; anything rarer (scores past 2**24, for one) still compiles on first
 use, as before.
 
-It imports nothing from the GPU side and needs only the package's own
-dependencies. ``python -m seqalign_cli.precompile [--quiet] [SUBCOMMAND...]``.
+It needs only the package's own dependencies: from the GPU side it imports
+only the pairwise engine's host plan (``backends/cuda/pairwise_plan.py``,
+compiled code that runs on the host), which it compiles too. ``python -m seqalign_cli.precompile [--quiet] [SUBCOMMAND...]``.
 """
 
 from __future__ import annotations
@@ -148,6 +149,10 @@ def precompile(say=lambda m: print(m, file=sys.stderr), commands=None, backend: 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="seqalign-compile-") as folder:
         failed = run_jobs(folder, say, commands, backend)
+    if not commands or "pair" in commands:
+        from .backends.cuda.pairwise_plan import compile_ahead
+
+        compile_ahead()  # the GPU engine's host plan is compiled code too, needing no GPU to compile
     return time.perf_counter() - start, failed
 
 

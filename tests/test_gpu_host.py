@@ -5,8 +5,9 @@ import numpy as np
 from seqalign_cli.backends.cuda.scheduler import split_by_cells
 from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
 from seqalign_cli.backends.cuda.device import fitting_parts, run_slots, shape_groups
+from seqalign_cli.backends.cuda.pairwise_plan import border_offsets, pair_items, plan_pairs, route_pairs
 from seqalign_cli.backends.cuda.pairwise_warp import dir_words, rows_per_lane
-from seqalign_cli.config import Scoring
+from seqalign_cli.config import AlignConfig, Scoring
 
 
 def test_run_slots_lists_each_pairs_slots_in_order():
@@ -67,7 +68,7 @@ def test_16bit_lanes_only_where_scores_fit():
     # partners share a matrix: a pair that would push it past the bound goes alone
     qlen = np.array([150, 140, 3000, 20_000, 100])
     tlen = np.array([250, 240, 3000, 20_000, 90])
-    items = subwarp.pair_up(np.arange(5), qlen, tlen, Scoring())
+    items = pair_items(np.arange(5), qlen, tlen, Scoring())
     flat = sorted(x for x in items.ravel().tolist() if x >= 0)
     assert flat == [0, 1, 2, 3, 4]
     for a, b in items.tolist():
@@ -75,7 +76,10 @@ def test_16bit_lanes_only_where_scores_fit():
             m, n = max(qlen[a], qlen[b]), max(tlen[a], tlen[b])
             assert subwarp.fits16(Scoring(), np.array([m]), np.array([n]))[0]
     # shared pairs (no scoring given): every pair keeps its neighbour, the last one alone
-    assert subwarp.pair_up(np.array([7, 3, 9, 1, 4]), qlen, tlen).tolist() == [[7, 3], [9, 1], [4, -1]]
+    assert pair_items(np.array([7, 3, 9, 1, 4]), qlen, tlen).tolist() == [[7, 3], [9, 1], [4, -1]]
+    # pairs that share a group first, then the first and the second of those that could not, alone
+    assert pair_items(np.array([2, 3, 0, 1, 4]), qlen, tlen, Scoring()).tolist() == [[0, 1], [4, -1], [2, -1],
+                                                                                       [3, -1]]
 
 
 def test_fitting_parts_keep_order_and_limit():
@@ -113,7 +117,6 @@ def test_shape_groups_sort_each_shape_largest_first():
 
 def test_traceback_routes():
     from seqalign_cli.backends.cuda.pairwise import DIRS_BYTES, FULL_PAIR_BYTES, planned_dir_words, routes
-    from seqalign_cli.config import AlignConfig
 
     q = np.array([150, 400, 600, 20_000, 100_000, 200])
     t = np.array([250, 9_000_000, 700, 20_000, 100_000, 3_000_000])
@@ -304,3 +307,60 @@ def test_page_locked_code_buffers_and_how_they_are_known(monkeypatch):
     assert device.is_pinned(arr) and device.is_pinned(arr[3:20])
     assert not device.is_pinned(arr[::2]) and not device.is_pinned(np.zeros(4, np.uint8))
     assert not device.is_pinned(np.frombuffer(bytearray(8), np.uint8))
+
+
+def test_compiled_plan_equals_the_numpy_rules():
+    """The batch plan (compiled, pairwise_plan) against the rules as numpy states them: shapes, 16-bit lanes,
+    direction words, shape keys, routes and border offsets, on random lengths of every plan row."""
+    from seqalign_cli.backends.cuda.pairwise import DIRS_BYTES, FULL_PAIR_BYTES, INT32_LIMIT, planned_dir_words
+
+    rng = np.random.default_rng(23)
+    n = 4000
+    q = np.concatenate([rng.integers(0, 700, n // 2), rng.integers(0, 40_000, n // 4),
+                        rng.integers(0, 400_000, n // 4)]).astype(np.int64)
+    t = np.maximum(q + rng.integers(-300, 300, n), 0)
+    t[::97] = rng.integers(60_000, 9_000_000, len(t[::97]))
+    subset = np.sort(rng.permutation(n)[:3000])
+    for sc in (Scoring(), Scoring(gap_open=4, gap_extend=0), Scoring(match=200), Scoring(match=3000)):
+        for trace in (False, True):
+            G, R, pack, words, key = plan_pairs(q, t, subset, sc, trace)
+            g, r = subwarp.plan_shapes(q[subset], t[subset])
+            assert (G[subset] == g).all() and (R[subset] == r).all()
+            rest = np.setdiff1d(np.arange(n), subset)
+            assert (G[rest] == 1).all() and (R[rest] == 1).all()
+            assert (pack == subwarp.fits16(sc, q, t)).all()
+            assert (key == ((G * 64 + R) * 2 + pack)[subset]).all()
+            if trace:
+                assert (words == subwarp.dir_words(q, t, G, R, pack)).all()
+            else:
+                assert words is None
+            _, _, unpacked, _, _ = plan_pairs(q, t, subset, sc, trace, pack16=False)
+            assert not unpacked.any()
+            G, R, _, _, _ = plan_pairs(q, t, subset, sc, trace, shape=(4, 20))
+            assert (G[subset] == 4).all() and (R[subset] == 20).all()
+            for budget in (1 << 20, 64 << 20, 4 << 30):
+                cfg = AlignConfig(scoring=sc, traceback=trace, matrix_budget=budget)
+                gpu, ckpt = route_pairs(q, t, cfg, DIRS_BYTES, FULL_PAIR_BYTES, INT32_LIMIT)
+                want = sc.score_bound(q, t) < INT32_LIMIT
+                want_ckpt = np.zeros(n, bool)
+                if trace:
+                    codes = planned_dir_words(q, t) * 4
+                    full = codes <= budget
+                    want_ckpt = (q > 512) & (subwarp.checkpoint_bytes(q, t) <= DIRS_BYTES)
+                    full &= ~(want_ckpt & (codes > FULL_PAIR_BYTES))
+                    want_ckpt &= ~full
+                    want &= full | want_ckpt
+                assert (gpu == want).all() and (ckpt == want_ckpt).all()
+                if trace and sc == Scoring():  # every route taken
+                    assert want_ckpt.any() and (want & ~want_ckpt).any() and not want.all()
+    # border offsets: the items needing more than one stage, back to back at their first pair
+    items = pair_items(subset[:101], q, t)
+    for slots in (1, 3, np.arange(1, len(items) + 1)):
+        off, total = border_offsets(items, q, t, 320, n, slots)
+        m = np.where(items[:, 1] >= 0, np.maximum(q[items[:, 0]], q[np.maximum(items[:, 1], 0)]), q[items[:, 0]])
+        w = np.where(items[:, 1] >= 0, np.maximum(t[items[:, 0]], t[np.maximum(items[:, 1], 0)]), t[items[:, 0]])
+        sizes = np.where(m > 320, np.broadcast_to(slots, len(items)) * 2 * (w + 1), 0)
+        assert total == sizes.sum() > 0
+        multi = m > 320
+        assert (off[items[multi, 0]] == (np.cumsum(sizes) - sizes)[multi]).all()
+    assert border_offsets(items, q, t, 10**9, n)[1] == 0

@@ -46,3 +46,32 @@ def test_shipped_caches_are_seeded_in_numbas_layout(tmp_path, monkeypatch):
     os.remove(target / "mod.f-10.py311.nbi")
     jit._seed(str(cache))
     assert not (target / "mod.f-10.py311.nbi").exists()
+
+
+def test_the_gpu_host_plan_compiles_ahead_with_the_types_of_a_run():
+    """The pairwise GPU engine's host plan is compiled code: ``compile_ahead`` (run by precompile, no GPU
+    needed) compiles every signature that a batch's planning then uses, so a first GPU run compiles nothing."""
+    import numpy as np
+
+    from seqalign_cli.backends.cuda import pairwise_plan as plan
+    from seqalign_cli.backends.cuda.pairwise import HOOKS
+    from seqalign_cli.backends.cuda.pairwise_subwarp import border_layout
+    from seqalign_cli.config import AlignConfig
+    from seqalign_cli.io.encode import make_batch
+
+    plan.compile_ahead()
+    steps = (plan._route, plan._plan, plan._pair, plan._borders)
+    before = [len(step.signatures) for step in steps]
+    assert all(before)
+    batch = make_batch([b"ACGT" * 40, b"AC" * 700, b"A"], [b"ACGA" * 41, b"AC" * 720, b"C"])
+    for trace in (False, True):
+        cfg = AlignConfig(traceback=trace)
+        qlen, tlen = batch.qlen.astype(np.int64), batch.tlen.astype(np.int64)  # as CudaPairwise.prepare
+        subset = np.flatnonzero(HOOKS.on_gpu(batch, cfg))
+        G, R, pack, words, key = plan.plan_pairs(qlen, tlen, subset, cfg.scoring, trace)
+        for scoring in (None, cfg.scoring):
+            items = plan.pair_items(subset, qlen, tlen, scoring)
+            border_layout(np, qlen, tlen, items, 16, batch.size)
+        # the checkpointed route's borders: pairs as int64 indices, a number of rows per pair
+        border_layout(np, qlen, tlen, subset.reshape(-1, 1), 512, batch.size, np.array([1, 2, 1]))
+    assert [len(step.signatures) for step in steps] == before

@@ -30,6 +30,7 @@ from . import pairwise_warp as warp
 from .device import (DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, offsets, shape_groups, upload,
                      upload_runs)
 from .launch import profile_fits
+from .pairwise_plan import plan_pairs, route_pairs
 
 #: int32 lanes hold every score whose bound stays below this
 INT32_LIMIT = 2**29
@@ -83,25 +84,13 @@ def routes(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, kernel: str = "
     at once when they fit the budget.
     """
     kernel = pick_kernel(cfg, kernel)
+    if kernel == "subwarp":
+        gpu, ckpt = route_pairs(qlen, tlen, cfg, DIRS_BYTES, FULL_PAIR_BYTES, INT32_LIMIT)
+        return Routes(kernel, gpu, ckpt)
     gpu = cfg.scoring.score_bound(qlen, tlen) < INT32_LIMIT
-    ckpt = np.zeros(len(qlen), bool)
     if cfg.traceback:
-        codes = planned_dir_words(qlen, tlen, kernel) * 4
-        full = codes <= cfg.matrix_budget
-        if kernel == "subwarp":
-            rows = subwarp.LONG[0] * subwarp.LONG[1]
-            ckpt = (qlen > rows) & (subwarp.checkpoint_bytes(qlen, tlen) <= DIRS_BYTES)
-            full &= ~(ckpt & (codes > FULL_PAIR_BYTES))
-            ckpt &= ~full
-        gpu &= full | ckpt
-    return Routes(kernel, gpu, ckpt)
-
-
-def _spread(values: np.ndarray, subset: np.ndarray, size: int) -> np.ndarray:
-    """Per-pair array of ``size`` holding ``values`` at the pairs ``subset`` (1 elsewhere)."""
-    full = np.ones(size, np.int64)
-    full[subset] = values
-    return full
+        gpu &= planned_dir_words(qlen, tlen, kernel) * 4 <= cfg.matrix_budget
+    return Routes(kernel, gpu, np.zeros(len(qlen), bool))
 
 
 class PairwiseHooks:
@@ -220,17 +209,11 @@ class CudaPairwise(DeviceEngine):
             R = warp.rows_per_lane(qlen)
             words = warp.dir_words(qlen, tlen, R)
             pack = np.zeros(len(qlen), bool)
-        else:
-            if tuning.shape is None:
-                G, R = subwarp.plan_shapes(qlen[subset], tlen[subset])
-                G, R = _spread(G, subset, len(qlen)), _spread(R, subset, len(qlen))
-            else:
-                G, R = (np.full(len(qlen), v, np.int64) for v in tuning.shape)
-            pack = subwarp.fits16(sc, qlen, tlen) if tuning.pack16 else np.zeros(len(qlen), bool)
-            words = subwarp.dir_words(qlen, tlen, G, R, pack) if cfg.traceback else None  # score only: no codes
-        key = (G * 64 + R) * 2 + pack
+            key = ((G * 64 + R) * 2)[subset]
+        else:  # words: None in score only (no codes)
+            G, R, pack, words, key = plan_pairs(qlen, tlen, subset, sc, cfg.traceback, tuning.shape, tuning.pack16)
         work = []  # (part, shape, pack) of each launch
-        for _, sel in shape_groups(subset, key[subset], qlen * tlen):
+        for _, sel in shape_groups(subset, key, qlen * tlen):
             work += [(part, int(G[sel[0]]), int(R[sel[0]]), bool(pack[sel[0]]))
                      for part in self._slices(sel, words, cfg.traceback)]
         d_dir_off = None

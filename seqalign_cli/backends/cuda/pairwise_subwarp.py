@@ -1,9 +1,9 @@
 """Launches of the subwarp kernels (kernels/pairwise_subwarp.cu) and their plan.
 
 Each pair gets a shape (G, R): a group of G lanes holding R query rows each,
-so a stage covers G*R rows. The plan is a table measured with
-``python benchmarks/bench_gpu.py --sweep`` (every shape at every length,
-benchmarks/RESULTS.md): the fastest shape is the smallest group whose 8 to
+so a stage covers G*R rows. The plan is a table (``pairwise_plan.PLAN``)
+measured with ``python benchmarks/bench_gpu.py --sweep`` (every shape at
+every length, benchmarks/RESULTS.md): the fastest shape is the smallest group whose 8 to
 20 rows per lane cover the query in one stage (little fill and drain, and
 no border row through memory): one thread a pair up to 16 bp, groups of 4
 lanes up to 80; queries past 320 rows take whole warps of 16 rows per lane
@@ -21,38 +21,20 @@ import numpy as np
 
 from .launch import DIRS, NULL, PROFILE_LIMIT, Launch, flag
 from .loader import module
+from .pairwise_plan import INT16_LIMIT, LONG, PLAN_G, PLAN_LIMITS, PLAN_R, border_offsets, pair_items
 
 KERNEL = "pairwise_subwarp.cu"
-#: (longest query, G, R): the first row whose length covers the query gives its shape
-PLAN = (
-    (8, 1, 8),
-    (16, 1, 16),
-    (32, 4, 8),
-    (64, 4, 16),
-    (80, 4, 20),
-    (128, 8, 16),
-    (160, 8, 20),
-    (256, 16, 16),
-    (320, 16, 20),
-)
-#: queries longer than the table: whole warps, stages of 32 * 16 rows
-LONG = (32, 16)
 #: warps sharing a pair in the forward pass of the checkpointed traceback
 CHECKPOINT_WARPS = 8
 #: ints of a saved walker (Walker in kernels/traceback.cuh)
 WALKER_INTS = 11
-#: 16-bit lanes hold every value whose bound stays below this (NEG16 in the kernel is -24576)
-INT16_LIMIT = 23000
 THREADS = 128
 
 
 def plan_shapes(qlen: np.ndarray, tlen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """G and R for each pair, from the measured table."""
-    limits = np.array([row[0] for row in PLAN])
-    G = np.array([row[1] for row in PLAN] + [LONG[0]], np.int64)
-    R = np.array([row[2] for row in PLAN] + [LONG[1]], np.int64)
-    k = np.searchsorted(limits, qlen, side="left")
-    return G[k], R[k]
+    k = np.searchsorted(PLAN_LIMITS, qlen, side="left")
+    return PLAN_G[k], PLAN_R[k]
 
 
 def dir_words(qlen: np.ndarray, tlen: np.ndarray, G: np.ndarray, R: np.ndarray, planes=False) -> np.ndarray:
@@ -84,30 +66,6 @@ def fits16(scoring, qlen: np.ndarray, tlen: np.ndarray) -> np.ndarray:
     return (np.maximum(high, low) < INT16_LIMIT) & (tlen < 65536)
 
 
-def pair_up(sel: np.ndarray, qlen: np.ndarray, tlen: np.ndarray, scoring=None) -> np.ndarray:
-    """Work items of the 16-bit kernel: the pairs of ``sel`` two by two.
-
-    ``sel`` is sorted by size, so neighbours have similar shapes; with
-    ``scoring``, two pairs whose shared matrix would pass the 16-bit bound
-    go alone (partner -1); without it (shared pairs, whose bound is the
-    scoring's alone) every pair keeps its neighbour. Returns an (items, 2)
-    int32 array.
-    """
-    a = sel[0::2]
-    b = np.full(len(a), -1, np.int64)
-    b[:len(sel) // 2] = sel[1::2]
-    if scoring is None:
-        return np.stack([a, b], 1).astype(np.int32)
-    has = b >= 0
-    mq = np.where(has, np.maximum(qlen[a], qlen[b]), qlen[a])
-    mt = np.where(has, np.maximum(tlen[a], tlen[b]), tlen[a])
-    ok = ~has | fits16(scoring, mq, mt)
-    alone = b[~ok]
-    items = np.concatenate([np.stack([a[ok], b[ok]], 1), np.stack([a[~ok], np.full(len(alone), -1)], 1),
-                            np.stack([alone, np.full(len(alone), -1)], 1)])
-    return items.astype(np.int32)
-
-
 def shared_warps(stages: np.ndarray) -> np.ndarray:
     """Warps sharing a pair of whole-warp groups (score only): 1, 2, 4 or 8, at most one per stage."""
     return np.where(stages >= 8, 8, np.where(stages >= 4, 4, np.where(stages >= 2, 2, 1)))
@@ -125,30 +83,12 @@ def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool, w
 
 
 def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int, slots=1):
-    """Scratch rows for the work items that need more than one stage.
-
-    ``items`` is (k, 2) pair indices (second column -1 or absent for int32);
-    the border of an item (``slots`` rows: one number, or one per item) sits
-    at the offset of its first pair. Returns the device buffer and the
-    per-pair offsets (int64, npairs).
-    """
-    a = items[:, 0]
-    n = tlen[a].copy()
-    m = qlen[a].copy()
-    if items.shape[1] > 1:
-        b = items[:, 1]
-        has = b >= 0
-        n[has] = np.maximum(n[has], tlen[b[has]])
-        m[has] = np.maximum(m[has], qlen[b[has]])
-    multi = m > rows
-    if not multi.any():  # one stage each: the kernels read no offset
+    """Device scratch for the work items that need more than one stage (``pairwise_plan.border_offsets``):
+    the buffer and the per-pair offsets; a token pair when none does (the kernels read no offset)."""
+    off, total = border_offsets(items, qlen, tlen, rows, npairs, slots)
+    if not total:
         return cp.empty(1, np.int32), cp.zeros(1, np.int64)
-    sizes = np.where(multi, slots * 2 * (n + 1), 0)
-    off = np.zeros(npairs, np.int64)
-    starts = np.cumsum(sizes) - sizes
-    off[a[multi]] = starts[multi]
-    total = int(sizes.sum())
-    return cp.empty(max(total, 1), np.int32), cp.asarray(off)
+    return cp.empty(total, np.int32), cp.asarray(off)
 
 
 def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, cfg, words: int = 0,
@@ -201,7 +141,7 @@ def prepare_shared(cp, device, d, qlen, tlen, part, R: int, cfg, warps: int, pac
         return [_prepare(cp, device, d, qlen, tlen, part, 32, R, False, cfg)]
     fwd, _ = kernels(device, cfg.mode_code, False, 32, R, pack, warps)
     # neighbours in size order share a block in 16-bit lanes
-    items = pair_up(part, qlen, tlen) if pack else part.astype(np.int32).reshape(-1, 1)
+    items = pair_items(part, qlen, tlen) if pack else part.astype(np.int32).reshape(-1, 1)
     # a ring of one border row a warp: H and F (int32), of both halves in 16-bit lanes
     border, border_off = border_layout(cp, qlen, tlen, items, 32 * R, len(qlen), warps * (2 if pack else 1))
     head = (d.q, d.qoff, d.t, d.toff, cp.asarray(items.reshape(-1)), np.int32(len(items)),
@@ -216,7 +156,7 @@ def _prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16
     sc = cfg.scoring
     trace = cfg.traceback
     fwd, back = kernels(device, cfg.mode_code, trace, G, R, pack16)
-    items = pair_up(part, qlen, tlen, sc) if pack16 else part.astype(np.int32).reshape(-1, 1)
+    items = pair_items(part, qlen, tlen, sc) if pack16 else part.astype(np.int32).reshape(-1, 1)
     border, border_off = border_layout(cp, qlen, tlen, items, G * R, len(qlen))
     nwork = np.int32(len(items))
     order = cp.asarray(np.ascontiguousarray(items.reshape(-1)))
