@@ -329,3 +329,34 @@ def test_a_gpu_run_reads_codes_into_page_locked_buffers():
             assert_same_results(CpuPairwise(2).align(batch, cfg), gpu.start(batch, cfg).result(), ("cpu", "gpu"))
     finally:
         set_code_buffers(None)  # plain buffers again for the tests that follow
+
+
+def test_runs_packed_on_the_device_are_each_records_runs_in_use():
+    """``fetch_runs`` (kernels/runs.cu): every record's runs in use, back to back; the room of the records
+    outside the subset (the CPU engine's) kept whole; records with no runs and a subset of one record."""
+    import cupy as cp
+
+    from seqalign_cli.backends.cuda.device import fetch_runs
+    from seqalign_cli.results import RunStore
+
+    rng = np.random.default_rng(31)
+    for n in (1, 7, 5000):
+        room = rng.integers(0, 40, n)
+        runs = RunStore.allocate(room, n)
+        runs.count[:] = np.minimum(room, rng.integers(0, 30, n))
+        runs.op[:] = rng.integers(0, 4, len(runs.op))
+        runs.length[:] = rng.integers(1, 10**6, len(runs.op))
+        want = [runs.runs(k) for k in range(n)]
+        subset = np.sort(rng.permutation(n)[:max(1, n * 3 // 4)])
+        outside = np.setdiff1d(np.arange(n), subset)
+        kept = {k: (runs.op[runs.off[k]:runs.off[k] + room[k]].copy(),
+                    runs.length[runs.off[k]:runs.off[k] + room[k]].copy()) for k in outside}
+        d_off, d_op, d_len = cp.asarray(runs.off), cp.asarray(runs.op), cp.asarray(runs.length)
+        fetch_runs(cp, runs, d_off, d_op, d_len, subset, True)
+        for k in subset:
+            ops, lens = runs.runs(k)
+            assert ops.tolist() == want[k][0].tolist() and lens.tolist() == want[k][1].tolist()
+        for k in outside:
+            assert runs.op[runs.off[k]:runs.off[k] + room[k]].tolist() == kept[k][0].tolist()
+            assert runs.length[runs.off[k]:runs.off[k] + room[k]].tolist() == kept[k][1].tolist()
+        assert len(runs.op) == max(runs.count[subset].sum() + room[outside].sum(), 1)  # one slot at least

@@ -158,11 +158,10 @@ def test_shared_warps_one_per_stage_at_most():
     assert (warps <= stages).all()
 
 
-def test_compact_runs_keeps_every_cigar_and_room_for_the_cpu_pairs():
-    """The packed run layout of a finished GPU job: same CIGARs, CPU pairs' room kept (numpy for CuPy)."""
-    import types
-
-    from seqalign_cli.backends.cuda.device import fetch_runs
+def test_packed_run_layout_keeps_room_for_the_cpu_pairs():
+    """The layout a finished GPU job's runs are packed into (``RunStore.packed``; the gather itself,
+    kernels/runs.cu, is tested on a GPU in test_cuda.py): exactly the runs in use of the GPU pairs, the
+    whole room of the others, in record order; a CPU result written afterwards fits its room."""
     from seqalign_cli.results import Alignments
 
     rng = np.random.default_rng(3)
@@ -170,32 +169,26 @@ def test_compact_runs_keeps_every_cigar_and_room_for_the_cpu_pairs():
     tlen = rng.integers(0, 40, 50)
     out = Alignments.allocate(qlen, tlen, True)
     cap = np.diff(np.append(out.cigar.off, len(out.cigar.op)))
-    nruns = rng.integers(0, cap + 1)
-    device_op = rng.integers(0, 4, len(out.cigar.op)).astype(np.uint8)  # the device's slots, all filled
-    device_len = rng.integers(1, 9, len(out.cigar.op)).astype(np.int32)
     gpu = np.flatnonzero(rng.random(50) < 0.8)
     cpu = np.setdiff1d(np.arange(50), gpu)
-    out.cigar.count[gpu] = nruns[gpu]
-    want = {k: (device_op[out.cigar.off[k]:out.cigar.off[k] + nruns[k]].tolist(),
-                device_len[out.cigar.off[k]:out.cigar.off[k] + nruns[k]].tolist()) for k in gpu}
-    shim = types.SimpleNamespace(asarray=np.asarray, asnumpy=np.asarray, arange=np.arange,
-                                 searchsorted=np.searchsorted)
-    fetch_runs(shim, out.cigar, out.cigar.off.copy(), device_op, device_len, gpu, whole=True)
+    out.cigar.count[gpu] = rng.integers(0, cap + 1)[gpu]
+    off, total = out.cigar.packed(gpu)
+    room = np.diff(np.append(off, total))
+    assert off[0] == 0 and (room[gpu] == out.cigar.count[gpu]).all() and (room[cpu] == cap[cpu]).all()
+    # the GPU pairs' runs (here: their record number) in the new layout, then a CPU result beside them
+    out.cigar.off, out.cigar.op, out.cigar.length = off, np.full(total, 9, np.uint8), np.zeros(total, np.int32)
     for k in gpu:
-        ops, lens = out.cigar.runs(k)
-        assert (ops.tolist(), lens.tolist()) == want[k]
-    assert len(out.cigar.op) == nruns[gpu].sum() + cap[cpu].sum()
-    room = np.diff(np.append(out.cigar.off, len(out.cigar.op)))
-    assert (room[cpu] == cap[cpu]).all() and (room[gpu] == nruns[gpu]).all()
-    # a CPU result written afterwards fits its room and leaves the GPU pairs' runs alone
+        out.cigar.length[off[k]:off[k] + out.cigar.count[k]] = k
     other = Alignments.allocate(qlen[cpu], tlen[cpu], True)
     other.cigar.count[:] = cap[cpu]
     other.cigar.op[:] = 2
-    other.cigar.length[:] = 1
+    other.cigar.length[:] = -1
     out.take(cpu, other)
     for k in gpu:
+        assert (out.cigar.runs(k)[1] == k).all()
+    for k in cpu:
         ops, lens = out.cigar.runs(k)
-        assert (ops.tolist(), lens.tolist()) == want[k]
+        assert len(ops) == cap[k] and (ops == 2).all() and (lens == -1).all()
 
 
 def test_shared16_bound():

@@ -25,8 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .loader import module
+
 #: streams an engine takes turns on: batches submitted and not yet collected overlap
 STREAMS = 3
+#: threads a block of pack_runs
+PACK_THREADS = 256
 
 
 def pinned(shape, dtype) -> np.ndarray:
@@ -172,8 +176,10 @@ def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool):
     """Bring back the runs that ``subset``'s records wrote on the device into the ``RunStore`` ``runs``.
 
     ``whole``: no other engine writes ``runs``, so its layout is made anew
-    (``RunStore.packed``): one gather on the device packs the runs in use,
-    one copy brings them back. Otherwise (a piece of a batch shared by
+    (``RunStore.packed``): one gather on the device packs the runs in use
+    (kernels/runs.cu: one kernel, where CuPy's searchsorted, arange and
+    gathers were five, each loaded at its first use), one copy brings them
+    back. Otherwise (a piece of a batch shared by
     several devices) only the slots of ``subset`` are copied, so that other
     devices' stay untouched.
     """
@@ -185,14 +191,20 @@ def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool):
         return
     off, total = runs.packed(subset)
     if total:
-        d_new = cp.asarray(off)
-        slot = cp.arange(total, dtype=np.int64)
-        record = cp.searchsorted(d_new, slot, side="right") - 1
-        src = d_off[record] + (slot - d_new[record])
-        op, length = cp.asnumpy(d_op[src]), cp.asnumpy(d_len[src])
+        op, length = cp.empty(total, np.uint8), cp.empty(total, np.int32)
+        pack = module("runs.cu", (), device_of(cp)).get_function("pack_runs")
+        blocks = min(-(-total // PACK_THREADS), 65535)
+        pack((blocks,), (PACK_THREADS,), (cp.asarray(off), np.int64(len(off)), d_off, d_op, d_len,
+                                          np.int64(total), op, length))
+        op, length = cp.asnumpy(op), cp.asnumpy(length)
     else:
         op, length = np.empty(1, np.uint8), np.empty(1, np.int32)
     runs.off, runs.op, runs.length = off, op, length
+
+
+def device_of(cp) -> int:
+    """The current device's number."""
+    return cp.cuda.Device().id
 
 
 class Clock:

@@ -177,18 +177,19 @@ class CudaPairwise(DeviceEngine):
         """
         out, subset, d = job.out, job.subset, job.d
         ends = job.host["ends"]
-        out.score[subset] = ends[subset, 0]
-        out.qend[subset] = ends[subset, 1]
-        out.tend[subset] = ends[subset, 2]
+        sel = slice(None) if len(subset) == job.batch.size else subset  # every pair (in any order): plain copies
+        out.score[sel] = ends[sel, 0]
+        out.qend[sel] = ends[sel, 1]
+        out.tend[sel] = ends[sel, 2]
         if job.cfg.traceback:
             info = job.host["info"]
-            out.qstart[subset] = info[subset, 0]
-            out.tstart[subset] = info[subset, 1]
-            out.cigar.count[subset] = info[subset, 2]
-            out.stats[subset] = info[subset, 3:7]
+            out.qstart[sel] = info[sel, 0]
+            out.tstart[sel] = info[sel, 1]
+            out.cigar.count[sel] = info[sel, 2]
+            out.stats[sel] = info[sel, 3:7]
             fetch_runs(self.cp, out.cigar, d.run_off, d.run_op, d.run_len, subset, whole)
         else:
-            out.qstart[subset], out.tstart[subset] = job.cfg.mode_code.score_only_starts()
+            out.qstart[sel], out.tstart[sel] = job.cfg.mode_code.score_only_starts()
 
     def prepare(self, qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, subset: np.ndarray,
                 d: _DeviceBatch) -> list:
