@@ -369,31 +369,30 @@ def test_results_fill_score_and_end_of_the_subset_only():
 
 
 def test_results_fill_starts_counts_and_runs_with_traceback():
+    """A piece of a batch (the runs copied slot by slot: numpy stands in for CuPy); the packing of a whole
+    batch's runs is a kernel (kernels/runs.cu), tested on a GPU in test_cuda.py."""
     batch = batch_of([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
     cfg = cfg_of("local", traceback=True)
-    fake_cp = type("np_as_cp", (), {"asarray": staticmethod(np.asarray), "asnumpy": staticmethod(np.asarray),
-                                     "arange": staticmethod(np.arange),
-                                     "searchsorted": staticmethod(np.searchsorted)})
-    for whole in (True, False):
-        out = TripletAlignments.allocate(batch.lengths, True)
-        off = out.columns.off.copy()
-        assert off.tolist() == [0, 7, 23]
-        host = np.array([[10, 1, 2, 3], [20, 4, 5, 6], [30, 7, 8, 9]], np.int32)
-        info = np.array([[0, 0, 1, 2], [-9, -9, -9, -9], [1, 2, 3, 1]], np.int32)
-        run_op = np.full(len(out.columns.op), 9, np.uint8)
-        run_len = np.zeros(len(out.columns.length), np.int32)
-        run_op[[0, 1, 23]] = [6, 0, 0]
-        run_len[[0, 1, 23]] = [1, 1, 6]
-        d = gt._DeviceBatch(None, None, None, off, run_op, run_len, info.reshape(-1))
-        job = Job(batch, cfg, np.array([0, 2]), out, d, None, {"out": host, "info": info})
-        engine = object.__new__(gt.CudaTriplet)
-        engine.cp = fake_cp
-        engine.results(job, lambda step: None, whole)
-        assert out.score.tolist() == [10, 0, 30]
-        assert out.start.tolist() == [[0, 0, 1], [0, 0, 0], [1, 2, 3]]
-        assert out.end.tolist() == [[1, 2, 3], [0, 0, 0], [7, 8, 9]]
-        assert out.columns.count.tolist() == [2, 0, 1]
-        assert out.column_strings()[0] == "1C1M" and out.column_strings()[2] == "6M"
+    fake_cp = type("np_as_cp", (), {"asarray": staticmethod(np.asarray), "asnumpy": staticmethod(np.asarray)})
+    out = TripletAlignments.allocate(batch.lengths, True)
+    off = out.columns.off.copy()
+    assert off.tolist() == [0, 7, 23]
+    host = np.array([[10, 1, 2, 3], [20, 4, 5, 6], [30, 7, 8, 9]], np.int32)
+    info = np.array([[0, 0, 1, 2], [-9, -9, -9, -9], [1, 2, 3, 1]], np.int32)
+    run_op = np.full(len(out.columns.op), 9, np.uint8)
+    run_len = np.zeros(len(out.columns.length), np.int32)
+    run_op[[0, 1, 23]] = [6, 0, 0]
+    run_len[[0, 1, 23]] = [1, 1, 6]
+    d = gt._DeviceBatch(None, None, None, off, run_op, run_len, info.reshape(-1))
+    job = Job(batch, cfg, np.array([0, 2]), out, d, None, {"out": host, "info": info})
+    engine = object.__new__(gt.CudaTriplet)
+    engine.cp = fake_cp
+    engine.results(job, lambda step: None, False)
+    assert out.score.tolist() == [10, 0, 30]
+    assert out.start.tolist() == [[0, 0, 1], [0, 0, 0], [1, 2, 3]]
+    assert out.end.tolist() == [[1, 2, 3], [0, 0, 0], [7, 8, 9]]
+    assert out.columns.count.tolist() == [2, 0, 1]
+    assert out.column_strings()[0] == "1C1M" and out.column_strings()[2] == "6M"
 
 
 def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
