@@ -13,7 +13,8 @@ use, as before.
 
 It needs only the package's own dependencies: from the GPU side it imports
 only the pairwise engine's host plan (``backends/cuda/pairwise_plan.py``,
-compiled code that runs on the host), which it compiles too. ``python -m seqalign_cli.precompile [--quiet] [SUBCOMMAND...]``.
+compiled code that runs on the host), which it compiles too.
+``python -m seqalign_cli.precompile [--quiet] [SUBCOMMAND...]``.
 """
 
 from __future__ import annotations

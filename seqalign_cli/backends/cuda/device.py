@@ -176,12 +176,12 @@ def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool):
     """Bring back the runs that ``subset``'s records wrote on the device into the ``RunStore`` ``runs``.
 
     ``whole``: no other engine writes ``runs``, so its layout is made anew
-    (``RunStore.packed``): one gather on the device packs the runs in use
-    (kernels/runs.cu: one kernel, where CuPy's searchsorted, arange and
-    gathers were five, each loaded at its first use), one copy brings them
-    back. Otherwise (a piece of a batch shared by
-    several devices) only the slots of ``subset`` are copied, so that other
-    devices' stay untouched.
+    (``RunStore.packed``): one kernel packs the runs in use on the device
+    (kernels/runs.cu; CuPy's searchsorted and gathers would be five kernels,
+    each loaded at its first use, in the middle of the first batch), one
+    copy brings them back. Otherwise (a piece of a batch shared by several
+    devices) only the slots of ``subset`` are copied, so that other devices'
+    stay untouched.
     """
     if not whole:
         slots = run_slots(runs.off[subset], runs.count[subset])
@@ -192,7 +192,7 @@ def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool):
     off, total = runs.packed(subset)
     if total:
         op, length = cp.empty(total, np.uint8), cp.empty(total, np.int32)
-        pack = module("runs.cu", (), device_of(cp)).get_function("pack_runs")
+        pack = module("runs.cu", (), cp.cuda.Device().id).get_function("pack_runs")
         blocks = min(-(-total // PACK_THREADS), 65535)
         pack((blocks,), (PACK_THREADS,), (cp.asarray(off), np.int64(len(off)), d_off, d_op, d_len,
                                           np.int64(total), op, length))
@@ -200,11 +200,6 @@ def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool):
     else:
         op, length = np.empty(1, np.uint8), np.empty(1, np.int32)
     runs.off, runs.op, runs.length = off, op, length
-
-
-def device_of(cp) -> int:
-    """The current device's number."""
-    return cp.cuda.Device().id
 
 
 class Clock:

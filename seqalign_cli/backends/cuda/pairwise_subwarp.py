@@ -3,16 +3,17 @@
 Each pair gets a shape (G, R): a group of G lanes holding R query rows each,
 so a stage covers G*R rows. The plan is a table (``pairwise_plan.PLAN``)
 measured with ``python benchmarks/bench_gpu.py --sweep`` (every shape at
-every length, benchmarks/RESULTS.md): the fastest shape is the smallest group whose 8 to
-20 rows per lane cover the query in one stage (little fill and drain, and
-no border row through memory): one thread a pair up to 16 bp, groups of 4
-lanes up to 80; queries past 320 rows take whole warps of 16 rows per lane
-(one stage up to 512 rows, several beyond), and score-only pairs of several
-stages are shared by 2 to 8 warps (int32), or two pairs by up to 16 warps in
-16-bit lanes with offsets (``shared16_fits``). Pairs whose every value fits
-in 16 bits (and scoring values fit the byte profile) run two to a group in
-16-bit lanes, with or without traceback; their direction codes use the
-plane layout of kernels/traceback.cuh, the int32 kernels' the nibble layout.
+every length, benchmarks/RESULTS.md): the fastest shape is the smallest
+group whose 8 to 20 rows per lane cover the query in one stage (little fill
+and drain, and no border row through memory): one thread a pair up to 16 bp,
+groups of 4 lanes up to 80; queries past 320 rows take whole warps of 16
+rows per lane (one stage up to 512 rows, several beyond), and score-only
+pairs of several stages are shared by 2 to 8 warps (int32), or two pairs by
+up to 16 warps in 16-bit lanes with offsets (``shared16_fits``). Pairs whose
+every value fits in 16 bits (and scoring values fit the byte profile) run
+two to a group in 16-bit lanes, with or without traceback; their direction
+codes use the plane layout of kernels/traceback.cuh, the int32 kernels' the
+nibble layout.
 """
 
 from __future__ import annotations
