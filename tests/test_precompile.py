@@ -75,3 +75,18 @@ def test_the_gpu_host_plan_compiles_ahead_with_the_types_of_a_run():
         # the checkpointed route's borders: pairs as int64 indices, a number of rows per pair
         border_layout(np, qlen, tlen, subset.reshape(-1, 1), 512, batch.size, np.array([1, 2, 1]))
     assert [len(step.signatures) for step in steps] == before
+
+
+def test_the_gpu_host_plan_takes_read_only_lengths_without_compiling():
+    import numpy as np
+
+    from seqalign_cli.backends.cuda import pairwise_plan as plan
+    from seqalign_cli.config import AlignConfig
+    from seqalign_cli.io.encode import make_batch
+
+    plan.compile_ahead()
+    before = len(plan._route.signatures)
+    batch = make_batch([b"ACGT" * 40], [b"ACGA" * 41])
+    assert not batch.qlen.flags.writeable  # a batch's lengths are read-only
+    plan.route_pairs(batch.qlen, batch.tlen, AlignConfig(), 1 << 31, 1 << 24, 1 << 29)
+    assert len(plan._route.signatures) == before

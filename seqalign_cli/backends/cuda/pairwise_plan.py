@@ -223,7 +223,7 @@ def border_offsets(items: np.ndarray, qlen: np.ndarray, tlen: np.ndarray, rows: 
     number, or one per item) at the offset of the item's first pair. Returns the per-pair offsets (int64,
     ``npairs``) and the total; 0 when no item needs more than one stage."""
     off = np.zeros(npairs, np.int64)
-    items = np.ascontiguousarray(items, np.int32).reshape(len(items), -1)
+    items = np.require(items, np.int32, "CW").reshape(len(items), -1)
     total = _borders(items, _i64(qlen), _i64(tlen), rows, _i64(np.atleast_1d(slots)), off)
     return off, int(total)
 
@@ -245,4 +245,6 @@ def compile_ahead():
 
 
 def _i64(a) -> np.ndarray:
-    return np.ascontiguousarray(a, np.int64)
+    """``a`` as the one array type the compiled steps are compiled for (a read-only array, such as a batch's
+    lengths, would be another type to numba, compiled at its first use)."""
+    return np.require(a, np.int64, "CW")
