@@ -1,6 +1,6 @@
 """Where a run's wall time goes, thread by thread: ``seqalign`` in process, its threads' stacks sampled.
 
-Usage: python benchmarks/profile_threads.py [--interval 0.002] [--top 20] [--window 0.05] [--trace NAME]
+Usage: python benchmarks/profile_threads.py [--interval 0.002] [--top 20] [--window 0.05]
                                            -- pair --backend cuda Q T -o out.tsv ...
 
 A sampling thread looks at every thread's stack each ``--interval`` seconds
@@ -17,20 +17,15 @@ since the start: how busy its threads were there (0-9 tenths of the samples
 outside a wait: a queue, an event, an idle pool worker; blank: no such
 thread then), to see which thread the run waits on at each moment.
 
-``--trace NAME``: the threads whose name starts with NAME (``seqalign-align``,
-``seqalign-read-ahead``...) also run under cProfile, and for each the CPU
-time it used against its wall time is printed (a thread that waits for the
-interpreter lock or for the driver uses no CPU meanwhile), then its functions
-by cumulative time. cProfile slows Python calls, so its times are shares, not
-the run's own.
+Last, the CPU time each thread kind used against the time its threads were
+alive (``time.thread_time`` at a thread's start and end; the main thread from
+the run's start): a thread that is busy in the samples but uses little CPU
+waits for the interpreter lock, the driver or the disk.
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
-import io
-import pstats
 import re
 import sys
 import threading
@@ -79,32 +74,6 @@ def sample(stop: threading.Event, interval: float, leaf: dict, own: dict, counts
                 own[kind][place] += 1
 
 
-def trace_threads(prefix: str, traced: list):
-    """Run every thread whose name starts with ``prefix`` under cProfile; record (name, profile, CPU s, wall s)."""
-    run = threading.Thread.run
-
-    def traced_run(self):
-        if not self.name.startswith(prefix):
-            return run(self)
-        prof, cpu, wall = cProfile.Profile(), time.thread_time(), time.perf_counter()
-        prof.enable()
-        try:
-            return run(self)
-        finally:
-            prof.disable()
-            traced.append((self.name, prof, time.thread_time() - cpu, time.perf_counter() - wall))
-
-    threading.Thread.run = traced_run
-
-
-def print_traced(traced: list, top: int):
-    for name, prof, cpu, wall in traced:
-        print(f"\n===== traced {name}: {cpu:.2f} s of CPU in {wall:.2f} s of wall (cProfile on)")
-        out = io.StringIO()
-        pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(top)
-        print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:20000])
-
-
 def count_cpu(used: list):
     """Record (name, CPU seconds, wall seconds) of every thread started from now on, at its end."""
     run = threading.Thread.run
@@ -124,7 +93,6 @@ def main():
     ap.add_argument("--interval", type=float, default=0.002)
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--window", type=float, default=0.05, help="seconds a character of the timeline")
-    ap.add_argument("--trace", metavar="NAME", help="cProfile the threads whose name starts with NAME")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     opts = ap.parse_args()
     args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
@@ -133,9 +101,6 @@ def main():
     stop = threading.Event()
     sampler = threading.Thread(target=sample, args=(stop, opts.interval, leaf, own, counts, timeline, opts.window),
                                daemon=True)
-    traced: list = []
-    if opts.trace:
-        trace_threads(opts.trace, traced)
     used: list = []
     count_cpu(used)
     t0 = time.perf_counter()
@@ -179,7 +144,6 @@ def main():
     print("\n===== CPU time used against time alive (threads of a kind summed)")
     for kind, c in cpu.most_common():
         print(f"{kind[:24]:>24} {c:6.2f} s of CPU in {alive[kind]:6.2f} s alive")
-    print_traced(traced, opts.top)
 
 
 if __name__ == "__main__":
