@@ -58,19 +58,23 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
     if name not in BACKENDS:
         raise UsageError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)}")
     set_code_buffers(None)
-    if name == "cpu":
+
+    def on_cpu():
         return CpuBackend(family.cpu_engine(threads))
+
+    if name == "cpu":
+        return on_cpu()
     if family.cuda is None:
         if name == "cuda":
             raise UsageError(f"--backend cuda: {family.command} has no GPU engine")
         log(f"backend auto: picked cpu ({family.command} has no GPU engine)")
-        return CpuBackend(family.cpu_engine(threads))
+        return on_cpu()
     ok, why = gpu_status()
     if not ok:
         if name == "cuda":
             raise UsageError(f"--backend cuda: no usable GPU: {why}")
         log(f"backend auto: picked cpu ({why})")
-        return CpuBackend(family.cpu_engine(threads))
+        return on_cpu()
     from .cuda import device_count
     from .cuda.scheduler import GpuScheduler
 
@@ -84,7 +88,7 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
         if name == "cuda":
             raise UsageError(f"--backend cuda: cannot use GPU {device} ({exc})") from None
         log(f"backend auto: picked cpu (GPU {device} unusable: {exc})")
-        return CpuBackend(family.cpu_engine(threads))
+        return on_cpu()
     if name == "auto":
         log(f"backend auto: picked cuda ({backend.device})")
     from .cuda.device import code_buffers
