@@ -2,13 +2,13 @@
 
 Usage: python benchmarks/bench_triplet.py [--lengths 64,128,256] [--modes global,semi-global,local]
                                           [--cpu-triplets 16] [--threads 1] [--gpu] [--reps 3]
-                                          [--sweep 1:4,4:4,16:6]
+                                          [--sweep 1:4,4:4,16:6] [--wave 0,rule,2]
 
 CPU: triplets of three 5 %-mutated copies of a random sequence of each
 length, aligned by ``CpuTriplet`` (score only and with traceback), after a
 warm-up (compile) on two of them; GCUPS = n1*n2*n3 cells a second. GPU
 (``--gpu``): ``backends.cuda.triplet.bench_run`` (kernel time by device
-events).
+events); ``--wave`` times the tile wave's thresholds side by side.
 """
 
 from __future__ import annotations
@@ -70,6 +70,9 @@ def main():
     ap.add_argument("--cells", type=float, default=2e10, help="GPU: 3-D cells a batch")
     ap.add_argument("--sweep", default=None, metavar="T:R,...",
                     help="GPU: time these fixed shapes (lanes T, square side R) in 16-bit and int32 lanes")
+    ap.add_argument("--wave", default=None, metavar="N,...",
+                    help="GPU: time with work items of at least N tiles as a tile wave (0: none; 'rule': the "
+                         "engine's rule, the default), for each N")
     args = ap.parse_args()
     lengths = [int(x) for x in args.lengths.split(",")]
     modes = args.modes.split(",")
@@ -81,9 +84,11 @@ def main():
             for pack16 in (True, False):
                 bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, tuning=Tuning((T, R), pack16))
     elif args.gpu:
-        from seqalign_cli.backends.cuda.triplet import bench_run
+        from seqalign_cli.backends.cuda.triplet import Tuning, bench_run
 
-        bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, traceback=args.traceback)
+        for wave in (args.wave.split(",") if args.wave else [None]):
+            bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, traceback=args.traceback,
+                      tuning=Tuning(wave_tiles=None if wave in (None, "rule") else int(wave)))
     else:
         cpu(lengths, modes, args.cpu_triplets, args.threads, args.reps)
 

@@ -32,6 +32,16 @@
 //               tile, its top corner first). N1, N2, N3: the largest
 //               lengths of the item's triplets; KT = (N3 + S*R) / (S*R).
 //   out         int32 (ntriplets, 4): score, end i, end j, end k
+//   tiles       int32 (ntiles, 4), or unused when ntiles = 0: the tile wave
+//               (below), in the order groups take them: row g is tile
+//               (J, K) = (tiles[4g+1], tiles[4g+2]) of work item tiles[4g],
+//               whose counters sit at slot tiles[4g+3] + J*KT + K (the
+//               item's tiles in row-major order from its first slot)
+//   ntiles      int32: 0 for the sweep of whole work items, else the table's rows
+//   sync        int32 scratch of the tile wave, zeroed by the host: [0] the
+//               tiles handed out, then nwork finished-tile counts, ntiles
+//               progress counts (slices whose borders are written), ntiles * H
+//               * 4 best end cells (score, i, j, k per half), by slot
 //
 // Kernel triplet_trace<MODE, R, T>  (int32 lanes, one triplet a group)
 //   the arguments of triplet_score, then
@@ -111,6 +121,28 @@
 // whose scratch alone passes 1 GiB (n1 * n3 beyond about 2.6e8); launches
 // are split so that their scratch fits it.
 //
+// The tile wave (ntiles > 0; the host sends the work items of several tiles
+// whose sweep by one group would outlast the launch's work spread over the
+// GPU: few or long triplets): each group takes one tile (J, K) of an
+// item, not the whole item, and the tiles of one item run at once, each a
+// few slices behind the tiles above and to its left. A warp takes the next
+// SA_WARP / T rows of the table with one atomic add on sync[0]; the host
+// lists every tile after those it waits for (by anti-diagonal J + K, so that
+// tiles taken together can start together), so every tile a group waits for
+// was taken earlier by a group that is running (no deadlock whatever the
+// order blocks start in). Every TRIPLET_WAVE_EVERY slices a group publishes
+// how many slices of its borders are written (the bottom-right lane finishes
+// slice t - 2S + 2 at step t), behind a memory fence. Before step t a group
+// whose tile reads the plane (J > 0) or the column buffer (K > 0) checks
+// that the tile above, and the one on its left, have written slice
+// min(t, N1); if not, it skips the step (the warp's other groups go on; the
+// warp pauses when none can). Borders are laid out as for several passes,
+// with a column buffer for each tile row J (tiles of different rows run at
+// once), and read from L2 (other multiprocessors wrote them). Each tile keeps its own best
+// end cell in sync; the group that finishes an item's last tile (counted by
+// an atomic add) reduces them by the end-cell order into out. Traceback
+// writes each tile's codes at its pass P = J*KT + K as the sweep does.
+//
 // triplet_score16: the same sweep with two triplets in the low and high
 // 16-bit halves of every register (one DPX instruction updates two cells);
 // the host pairs triplets of similar shape and sends only items whose every
@@ -147,6 +179,16 @@
 #endif
 #ifndef TRIPLET_OPT_MINB16
 #define TRIPLET_OPT_MINB16 0
+#endif
+// The tile wave: a tile publishes its progress every TRIPLET_WAVE_EVERY slices (each a memory fence;
+// measured on an H100 at 256-1,024 bp: 1 is 12-15 % slower than 4, 16 about 5-20 %).
+#ifndef TRIPLET_WAVE_EVERY
+#define TRIPLET_WAVE_EVERY 4
+#endif
+// The tile wave: nanoseconds a warp pauses when none of its groups can go (0: none; groups skip under 1 % of
+// their steps, and 0 or 100 time the same).
+#ifndef TRIPLET_WAVE_SLEEP
+#define TRIPLET_WAVE_SLEEP 100
 #endif
 #if TRIPLET_OPT_MINB > 0 && !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
 #define TRIPLET_SCORE_BOUNDS __launch_bounds__(tri::THREADS, TRIPLET_OPT_MINB)
@@ -232,13 +274,29 @@ __device__ __forceinline__ void step_fence() {
 #endif
 }
 
-// A border value another lane of the warp wrote at an earlier step: past the
-// vector L1 on AMD GPUs; on CUDA the __syncwarp of step_fence orders it.
-__device__ __forceinline__ int load_border(const int* p) {
+// A border value another lane wrote at an earlier step: past the vector L1 on
+// AMD GPUs; on CUDA the __syncwarp of step_fence orders it within a warp, and
+// l2 (the tile wave: another multiprocessor may have written it) reads it
+// from L2.
+__device__ __forceinline__ int load_border(const int* p, bool l2) {
 #if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
   return *(const volatile int*)p;
 #else
-  return *p;
+  return l2 ? __ldcg(p) : *p;
+#endif
+}
+
+// The tile wave's counters, read past every cache.
+__device__ __forceinline__ int load_count(const int* p) { return *(const volatile int*)p; }
+
+// A short pause while a tile waits for its neighbours.
+__device__ __forceinline__ void backoff() {
+#if TRIPLET_WAVE_SLEEP > 0
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+  __builtin_amdgcn_s_sleep(2);
+#else
+  __nanosleep(TRIPLET_WAVE_SLEEP);
+#endif
 #endif
 }
 
@@ -356,7 +414,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
                                       const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
                                       const int* __restrict__ order, int nwork, const Scoring& sc,
                                       int* __restrict__ border, const int64_t* __restrict__ border_off,
-                                      int* __restrict__ out, uint8_t* __restrict__ dirs = nullptr,
+                                      int* __restrict__ out, const int* __restrict__ tiles, int ntiles,
+                                      int* __restrict__ sync, uint8_t* __restrict__ dirs = nullptr,
                                       const int64_t* __restrict__ dir_off = nullptr) {
   using V = typename L::V;
   constexpr int H = L::H;
@@ -368,10 +427,26 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   static_assert(MODE == GLOBAL || MODE == SEMI || MODE == LOCAL, "triplet modes: global, semi-global, local");
   static_assert(R >= 1 && R <= 16, "R: 1 .. 16");
   const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  const int w = (int)(tid / T);
   const int lane = (int)(threadIdx.x % T);
   const int u = lane / S, v = lane % S;
-  if ((tid / SA_WARP) * (SA_WARP / T) >= nwork) return;  // the whole warp is idle
+  // the work item; in the tile wave also its tile (J0, K0), the table row g and the item's first slot
+  const bool wave = ntiles > 0;
+  int w, g = 0, J0 = 0, K0 = 0, first = 0;
+  if (wave) {
+    int base = 0;
+    if (threadIdx.x % SA_WARP == 0) base = atomicAdd(sync, SA_WARP / T);
+    base = SA_SHFL(base, 0);
+    if (base >= ntiles) return;  // the whole warp is idle
+    g = base + (int)(threadIdx.x % SA_WARP) / T;
+    const bool has = g < ntiles;
+    w = has ? tiles[4 * g] : nwork;
+    J0 = has ? tiles[4 * g + 1] : 0;
+    K0 = has ? tiles[4 * g + 2] : 0;
+    first = has ? tiles[4 * g + 3] : 0;
+  } else {
+    w = (int)(tid / T);
+    if ((tid / SA_WARP) * (SA_WARP / T) >= nwork) return;  // the whole warp is idle
+  }
   const bool item = w < nwork;
 
   // the item's triplets (one per half), their lengths and the loop's extent
@@ -398,19 +473,25 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
     N3 = max(N3, n3[h]);
   }
   const int JT = (N2 + SR) / SR, KT = (N3 + SR) / SR;  // tiles covering rows 0..N2, columns 0..N3
-  const int passes = work ? JT * KT : 0;
+  const int passes = work ? (wave ? 1 : JT * KT) : 0;
+  const bool multi = work && JT * KT > 1;  // borders between tiles
   const int steps = N1 + 2 * S - 1;  // slices 0..N1 and the wavefront's fill and drain
   const int total = passes * steps;
-  const int total_w = warp_max(total);
-  const bool multi_w = warp_max(passes > 1 ? 1 : 0) > 0;
+  const bool multi_w = warp_max(multi ? 1 : 0) > 0;
   const int W = KT * SR;
-  int* plane = border + (passes > 1 ? border_off[p[0] >= 0 ? p[0] : p[H - 1]] : 0);
-  int* colb = plane + (int64_t)(N1 + 1) * W;
+  int* plane = border + (multi ? border_off[p[0] >= 0 ? p[0] : p[H - 1]] : 0);
+  // the column buffer (the wave: one a tile row)
+  int* colb = plane + (int64_t)(N1 + 1) * W + (wave ? (int64_t)J0 * (N1 + 1) * (SR + 1) : 0);
+  // the wave: the tiles' progress counts and best end cells; the counts seen of the tiles above and left
+  int* prog = sync + 1 + nwork;
+  const int slot = first + J0 * KT + K0;
+  int seen_up = J0 > 0 ? 0 : 0x7fffffff, seen_left = K0 > 0 ? 0 : 0x7fffffff;
   // TRACE: the triplet's direction words (none for an empty semi-global one: no DP); a step's block of
   // CW words per lane, word q of lane l at q * T + l
   constexpr int CW = Codes<R>::WORDS;
   uint32_t* dw = nullptr;
   if constexpr (TRACE) dw = track[0] ? (uint32_t*)(dirs + dir_off[p[0]]) : nullptr;
+  const int64_t xo = wave ? (int64_t)(J0 * KT + K0) * steps : 0;  // the wave: the steps of the passes before
 
   // best end cell seen by this lane, per half
   int bsc[H], bi[H], bj[H], bk[H];
@@ -434,7 +515,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #endif
   V bc[BC_REGS ? R : 1][BC_REGS ? R : 1];         // B-C pair scores (BC_REGS)
   uint32_t csel[BC_REGS ? 1 : R][H];              // C selectors (else)
-  int t = 0, J = 0, K = 0, j0 = 0, k0 = 0;
+  int t = 0, J = J0, K = K0, j0 = 0, k0 = 0;
 #pragma unroll
   for (int r = 0; r < R; ++r) {
 #pragma unroll
@@ -443,8 +524,26 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   }
   upc[R] = upp[R] = L::neg();
 
-  for (int x = 0; x < total_w; ++x) {
-    const bool on = x < total;
+  int x = 0;  // the steps this group has taken (every step but in the wave, where groups wait)
+  const int total_w = warp_max(total);
+  for (int y = 0; wave ? warp_max(x < total ? 1 : 0) > 0 : y < total_w; ++y) {
+    bool on = x < total;
+    if (wave && multi_w) {
+      // the tile wave: a step only once the tiles above and on the left have written their borders of
+      // slice min(t, N1); the group decides as one, the warp pauses when none of its groups can go
+      const int need = min(t, N1) + 1;
+      if (on && seen_up < need) seen_up = load_count(prog + first + (J - 1) * KT + K);
+      if (on && seen_left < need) seen_left = load_count(prog + first + J * KT + K - 1);
+      int go = on && seen_up >= need && seen_left >= need;
+#pragma unroll
+      for (int off = T / 2; off > 0; off /= 2) go &= SA_SHFL_XOR(go, off);
+      on = go;
+      if (!warp_max(go)) {
+        backoff();
+        continue;
+      }
+      __threadfence();
+    }
     if (on && t == 0) {  // a new tile: codes, profiles, slice -1
       j0 = J * SR + u * R;
       k0 = K * SR + v * R;
@@ -517,9 +616,9 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         } else {
           const int* row = plane + (int64_t)i * W + k0 - 1;
 #pragma unroll
-          for (int r = 1; r <= R; ++r) upc[r] = L::from_bits(load_border(row + r));
-          upc[0] = v > 0 ? L::from_bits(load_border(row))
-                         : (K > 0 ? L::from_bits(load_border(colb + (int64_t)i * (SR + 1))) : L::neg());
+          for (int r = 1; r <= R; ++r) upc[r] = L::from_bits(load_border(row + r, wave));
+          upc[0] = v > 0 ? L::from_bits(load_border(row, wave))
+                         : (K > 0 ? L::from_bits(load_border(colb + (int64_t)i * (SR + 1), wave)) : L::neg());
         }
       } else {
 #pragma unroll
@@ -532,7 +631,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         } else {
           const int* col = colb + (int64_t)i * (SR + 1) + 1 + u * R;
 #pragma unroll
-          for (int r = 0; r < R; ++r) lfc[r] = L::from_bits(load_border(col + r));
+          for (int r = 0; r < R; ++r) lfc[r] = L::from_bits(load_border(col + r, wave));
         }
       } else {
 #pragma unroll
@@ -577,7 +676,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
           for (int cx = 0; cx < R; ++cx) hv[r][cx] = L::splat(0);
         if constexpr (TRACE) {
           if (dw != nullptr) {
-            uint32_t* dst = dw + (int64_t)x * (CW * T) + lane;
+            uint32_t* dst = dw + (xo + x) * (CW * T) + lane;
 #pragma unroll
             for (int q = 0; q < CW; ++q)
               dst[q * T] = (START * 0x01010101u) >> (q == CW - 1 ? 8 * (4 * CW - R * R) : 0);
@@ -587,7 +686,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         V prow[R + 1], crow[R + 1];  // the row above: slice i-1, slice i (column -1 first)
         // TRACE: this step's block of the lane's direction words, and the words being filled
         uint32_t* dst = nullptr;
-        if constexpr (TRACE) dst = dw != nullptr ? dw + (int64_t)x * (CW * T) + lane : nullptr;
+        if constexpr (TRACE) dst = dw != nullptr ? dw + (xo + x) * (CW * T) + lane : nullptr;
         uint32_t word[TRACE ? CW : 1];
 #pragma unroll
         for (int cx = 0; cx <= R; ++cx) { prow[cx] = upp[cx]; crow[cx] = upc[cx]; }
@@ -806,17 +905,57 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         if (u == 0) col[0] = L::bits(upc[R]);  // the corner of tile (J, K+1): row J*SR - 1
       }
     }
+    // the wave: every TRIPLET_WAVE_EVERY slices (and the last), the count of slices whose borders every
+    // lane has written, behind a fence for the borders
+    const int done = t - 2 * S + 3;
+    const bool count = wave && on && done > 0 && (done % TRIPLET_WAVE_EVERY == 0 || done == N1 + 1);
+    const bool publish = wave && multi_w && warp_max(count ? 1 : 0);
+    if (publish) __threadfence();
     if (multi_w) step_fence();  // this step's writes before the next step's reads
-    if (on && ++t == steps) {
-      t = 0;
-      if (++K == KT) { K = 0; ++J; }
+    if (publish && count && lane == 0) *(volatile int*)(prog + slot) = done;
+    if (on) {
+      ++x;
+      if (++t == steps) {
+        t = 0;
+        if (++K == KT) { K = 0; ++J; }
+      }
     }
   }
 
 #pragma unroll
+  for (int h = 0; h < H; ++h) group_best4<T>(bsc[h], bi[h], bj[h], bk[h]);
+  bool write = lane == 0;
+  if (wave) {
+    // the tile's best end cells; the group that finishes the item's last tile reduces every tile's
+    write = false;
+    if (item && lane == 0) {
+      int* best = prog + ntiles;
+#pragma unroll
+      for (int h = 0; h < H; ++h) {
+        int* rec = best + ((int64_t)slot * H + h) * 4;
+        rec[0] = bsc[h]; rec[1] = bi[h]; rec[2] = bj[h]; rec[3] = bk[h];
+      }
+      __threadfence();
+      if (atomicAdd(sync + 1 + w, 1) == JT * KT - 1) {
+        __threadfence();
+        for (int q = first; q < first + JT * KT; ++q) {
+#pragma unroll
+          for (int h = 0; h < H; ++h) {
+            const int* rec = best + ((int64_t)q * H + h) * 4;
+            const int os = load_count(rec), oi = load_count(rec + 1);
+            const int oj = load_count(rec + 2), ok = load_count(rec + 3);
+            if (better4(os, oi, oj, ok, bsc[h], bi[h], bj[h], bk[h])) {
+              bsc[h] = os; bi[h] = oi; bj[h] = oj; bk[h] = ok;
+            }
+          }
+        }
+        write = true;
+      }
+    }
+  }
+#pragma unroll
   for (int h = 0; h < H; ++h) {
-    group_best4<T>(bsc[h], bi[h], bj[h], bk[h]);
-    if (p[h] >= 0 && lane == 0) {
+    if (p[h] >= 0 && write) {
       int* o = out + 4 * (int64_t)p[h];
       if (track[h]) { o[0] = bsc[h]; o[1] = bi[h]; o[2] = bj[h]; o[3] = bk[h]; }
       else { o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0; }  // semi-global with an empty sequence
@@ -830,18 +969,21 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   const uint8_t *__restrict__ a, const int64_t *__restrict__ aoff, const uint8_t *__restrict__ b,     \
       const int64_t *__restrict__ boff, const uint8_t *__restrict__ c, const int64_t *__restrict__ coff, \
       const int *__restrict__ order, int nwork, int match, int mismatch, int gap_open, int gap_extend,   \
-      int n_penalty, int *__restrict__ border, const int64_t *__restrict__ border_off, int *__restrict__ out
+      int n_penalty, int *__restrict__ border, const int64_t *__restrict__ border_off, int *__restrict__ out, \
+      const int *__restrict__ tiles, int ntiles, int *__restrict__ sync
 
 template <int MODE, int R, int T>
 __global__ void TRIPLET_SCORE_BOUNDS triplet_score(TRIPLET_PARAMS) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
-  tri::sweep<MODE, R, T, tri::Lane32>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out);
+  tri::sweep<MODE, R, T, tri::Lane32>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out, tiles,
+                                      ntiles, sync);
 }
 
 template <int MODE, int R, int T>
 __global__ void TRIPLET_SCORE16_BOUNDS triplet_score16(TRIPLET_PARAMS) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
-  tri::sweep<MODE, R, T, tri::Lane16>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out);
+  tri::sweep<MODE, R, T, tri::Lane16>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out, tiles,
+                                      ntiles, sync);
 }
 
 template <int MODE, int R, int T>
@@ -849,7 +991,7 @@ __global__ void __launch_bounds__(tri::THREADS)
     triplet_trace(TRIPLET_PARAMS, uint8_t* __restrict__ dirs, const int64_t* __restrict__ dir_off) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   tri::sweep<MODE, R, T, tri::Lane32, true>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out,
-                                            dirs, dir_off);
+                                            tiles, ntiles, sync, dirs, dir_off);
 }
 
 // One thread a triplet: from the end cell triplet_trace<MODE, R, T> found (out), back through the codes
@@ -909,7 +1051,7 @@ __global__ void __launch_bounds__(tri::THREADS)
 // Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): a spread of the variants the backend uses.
 #define TRIPLET_ARGS                                                                                     \
   const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const uint8_t*, const int64_t*,      \
-      const int*, int, int, int, int, int, int, int*, const int64_t*, int*
+      const int*, int, int, int, int, int, int, int*, const int64_t*, int*, const int*, int, int*
 #define WALK_ARGS                                                                                 \
   const int*, int, const int64_t*, const int64_t*, const int64_t*, const int*, const uint8_t*,    \
       const int64_t*, const int64_t*, uint8_t*, int*, int*

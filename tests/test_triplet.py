@@ -35,6 +35,8 @@ from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.encode import make_batch
 from seqalign_cli.io.triplet import make_triplets
 
+from conftest import make_backend
+
 from triplet_oracles import brute_force, gapped_rows, projection_score, ref_align, rescore
 
 MODES = ("global", "semi-global", "local")
@@ -268,6 +270,28 @@ def test_several_gpus_equal_the_cpu(traceback):
     for mode in MODES:
         assert records(align(multi, a, b, c, LINEAR, mode, traceback)) == \
             records(align(CpuTriplet(4), a, b, c, LINEAR, mode, traceback))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpus() < 1, reason="needs a GPU")
+@pytest.mark.parametrize("traceback", [False, True])
+def test_tile_wave_equals_the_cpu(monkeypatch, traceback):
+    """Every triplet of several tiles as a tile wave (each tile its own group): lengths around the tiles'
+    sides, unequal tile counts, 16-bit and int32 lanes, an empty sequence among long ones."""
+    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.backends.cuda import triplet as gt
+
+    monkeypatch.setattr(gt, "WAVE_TILES", 2)
+    rng = random.Random(91)
+    trip = [related_triplet(rng, n) for n in (11, 12, 13, 23, 24, 25, 47, 48, 49, 60, 95, 130)]
+    trip += [[random_dna(rng, rng.randint(0, 140)) for _ in range(3)] for _ in range(30)]
+    trip += [["", random_dna(rng, 70), random_dna(rng, 90)], [random_dna(rng, 50), "", random_dna(rng, 60)]]
+    a, b, c = (list(x) for x in zip(*trip))
+    gpu = make_backend("triplet", "cuda")
+    for scoring in (LINEAR, Scoring(match=40, mismatch=40, gap_open=0, gap_extend=40, n_penalty=40)):
+        for mode in MODES:
+            assert records(align(gpu, a, b, c, scoring, mode, traceback)) == \
+                records(align(CpuTriplet(4), a, b, c, scoring, mode, traceback)), (mode, scoring)
 
 
 # ------------------------------------------------------------ command line

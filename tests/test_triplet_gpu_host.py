@@ -223,8 +223,18 @@ def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
         big = gt.item_lengths(items, lengths)
         if pl.pack16:
             assert gt.fits16(cfg.scoring, big, pl.T, pl.R).all() and pl.R <= gt.PACK16_MAX_R
-        ints = gt.border_ints(big, pl.T, pl.R)
+        wave = pl.tiles is not None
+        ints = gt.border_ints(big, pl.T, pl.R, wave)
         assert pl.border_size == ints.sum()
+        JT, KT = gt.tiles(big, pl.T, pl.R)
+        rule = gt.WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles
+        if wave:  # the tile wave: items of several tiles, each tile a group, the scratch for its counters
+            assert (JT * KT > 1).all() and rule != 0 and (rule is None or (JT * KT >= rule).all())
+            assert pl.grid * gt.THREADS >= pl.ntiles * pl.T and pl.ntiles == (JT * KT).sum()
+            assert pl.sync_size == 1 + pl.nwork + pl.ntiles * (1 + 4 * H)
+        elif rule:
+            fits = gt.border_ints(big, pl.T, pl.R, True) * 4 <= gt.BORDER_BYTES
+            assert not ((JT * KT > 1) & (JT * KT >= rule) & fits).any()
         if ints.any():
             off = pl.border_off[items[:, 0]]
             # the items' scratch areas tile the buffer without overlap
@@ -305,7 +315,7 @@ def test_launches_split_where_border_scratch_passes_the_limit(monkeypatch):
     ints = gt.border_ints(lengths, T, R)
     assert (ints[:10] > 0).all() and (ints[10:] == 0).all()
     monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 3)  # three long triplets' scratch a launch
-    plans = _check_launches(lengths, np.arange(13), cfg_of("semi-global"), gt.Tuning(pack16=False))
+    plans = _check_launches(lengths, np.arange(13), cfg_of("semi-global"), gt.Tuning(pack16=False, wave_tiles=0))
     long = [pl for pl in plans if pl.border_size]
     assert [pl.nwork for pl in long] == [3, 3, 3, 1]
 
@@ -330,7 +340,8 @@ def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypat
     lengths = np.array([[20, 20, 20]] * 7 + [[5, 5, 5]] * 4 + [[30, 30, 30]])
     cube, small, large = gt.dir_bytes(lengths[[0, 7, 11]], 0, 4, 6).tolist()
     monkeypatch.setattr(gt, "DIRS_BYTES", 3 * cube)  # three of the 20s a launch
-    plans = _check_launches(lengths, np.arange(12), cfg_of("global", traceback=True), gt.Tuning(shape=(4, 6)))
+    plans = _check_launches(lengths, np.arange(12), cfg_of("global", traceback=True),
+                            gt.Tuning(shape=(4, 6), wave_tiles=0))
     sizes = [pl.nwork for pl in plans]
     # largest first: the 30 alone (past the limit by itself), then 3 + 3 of the 20s, the last 20 with the 5s
     assert large > 3 * cube and sizes[0] == 1 and plans[0].dir_size == large
@@ -342,8 +353,70 @@ def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypat
     ints = gt.border_ints(lengths, T, R)
     monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 4)
     monkeypatch.setattr(gt, "DIRS_BYTES", int(gt.dir_bytes(lengths[:1], 1)[0]) * 3)
-    plans = _check_launches(lengths, np.arange(10), cfg_of("semi-global", traceback=True))
+    plans = _check_launches(lengths, np.arange(10), cfg_of("semi-global", traceback=True), gt.Tuning(wave_tiles=0))
     assert [pl.nwork for pl in plans] == [3, 1, 3, 1, 2]
+
+
+def test_wave_table_lists_each_items_tiles_after_those_they_wait_for():
+    lengths = np.array([[30, 50, 20], [5, 5, 5], [100, 24, 23], [7, 23, 24]])
+    table = gt.wave_table(lengths, 16, 6)  # tiles of 24 x 24
+    JT, KT = gt.tiles(lengths, 16, 6)
+    assert (JT.tolist(), KT.tolist()) == ([3, 1, 2, 1], [1, 1, 1, 2])
+    assert table.dtype == np.int32 and table.shape == ((JT * KT).sum(), 4)
+    row = {}
+    for g, (w, J, K, first) in enumerate(table.tolist()):
+        assert 0 <= J < JT[w] and 0 <= K < KT[w] and first == (JT * KT)[:w].sum()
+        row[w, J, K] = g
+        # the tiles above and on the left (what this one waits for) come earlier in the table
+        for dj, dk in ((1, 0), (0, 1)):
+            if J >= dj and K >= dk:
+                assert row[w, J - dj, K - dk] < g
+    assert len(row) == len(table)  # each tile once; the slots first + J*KT + K are then distinct
+    diagonal = table[:, 1] + table[:, 2]
+    assert (np.diff(diagonal) >= 0).all()
+
+
+def test_wave_scratch_holds_a_column_buffer_a_tile_row():
+    lengths = np.array([[9, 70, 30], [9, 10, 10]])
+    one, wave = gt.border_ints(lengths, 16, 6), gt.border_ints(lengths, 16, 6, True)
+    JT, KT = gt.tiles(lengths, 16, 6)
+    assert (JT.tolist(), KT.tolist()) == ([3, 1], [2, 1])
+    assert one.tolist() == [10 * (48 + 25), 0] and wave.tolist() == [10 * (48 + 3 * 25), 0]
+
+
+@pytest.mark.parametrize("pack16", [True, False])
+@pytest.mark.parametrize("traceback", [False, True])
+def test_wave_launches_take_the_items_of_enough_tiles(traceback, pack16):
+    rng = np.random.default_rng(9)
+    lengths = rng.integers(0, 130, (200, 3))
+    for wave_tiles in (2, 9, 30):
+        tuning = gt.Tuning(pack16=pack16, wave_tiles=wave_tiles)
+        plans = _check_launches(lengths, np.arange(200), cfg_of("local", traceback), tuning)
+        assert any(pl.tiles is not None for pl in plans) and any(pl.tiles is None for pl in plans)
+        for pl in plans:
+            if pl.tiles is not None:
+                H = 2 if pl.pack16 else 1
+                big = gt.item_lengths(pl.order.reshape(-1, H), lengths)
+                assert (pl.tiles == gt.wave_table(big, pl.T, pl.R)).all()
+    assert all(pl.tiles is None for pl in gt.plan_launches(lengths, np.arange(200), cfg_of(), gt.Tuning(wave_tiles=0)))
+
+
+def test_the_wave_takes_the_items_that_would_outlast_the_launch():
+    """Few long triplets, or long ones among many short: the wave; many of one length that fill the GPU: the sweep."""
+    def waved(lengths, sms=132):
+        plans = _check_launches(np.array(lengths), np.arange(len(lengths)), cfg_of(), gt.Tuning(sms=sms))
+        return sorted(int(p) for pl in plans if pl.tiles is not None for p in pl.order if p >= 0)
+
+    assert waved([[1024] * 3] * 264) == list(range(264))
+    assert waved([[256] * 3] * 1788) == list(range(1788))
+    assert waved([[128] * 3] * 14305) == []
+    assert waved([[128] * 3] * 14305, sms=2000) == list(range(14305))  # a GPU these would not fill
+    mixed = [[30] * 3] * 60000 + [[100] * 3] * 20000 + [[700, 650, 720]] * 3
+    assert waved(mixed) == [80000, 80001, 80002]
+    assert waved([[30] * 3] * 5000) == list(range(5000))  # 2,500 items of 16-bit pairs: 4 lanes each, room for 8,448
+    sizes = np.array([[9, 70, 30]] * 4 + [[9, 10, 10]])
+    assert gt.wave_items(sizes, 16, 6, 1).tolist() == [True] * 4 + [False]
+    assert not gt.wave_items(np.repeat(sizes, 100, axis=0), 16, 6, 1).any()  # 500 items fill one multiprocessor
 
 
 def test_parts_split_the_border_scratch():

@@ -9,7 +9,11 @@ triplets a group in 16-bit halves, for the pairs of triplets whose every
 value fits (``fits16``). Each triplet gets its (T, R) from ``PLAN`` by the
 larger of n2 and n3; slices larger than the group's (S*R)^2 run in several
 passes over tiles, their borders in a scratch buffer on the device
-(``border_ints``).
+(``border_ints``). The items whose passes would outlast the launch's work
+spread over the GPU (few or long triplets: ``wave_items``) run as a tile
+wave instead: each tile its own group, the tiles of an item at once, each
+a few slices behind the tiles above and on its left (``wave_table``, the
+kernel's header).
 
 What ``HOOKS.on_gpu`` sends here is the triplets whose score bound fits
 int32 lanes, whose pair scores fit the kernels' byte profiles and, with
@@ -40,7 +44,7 @@ Benchmarks: ``time_triplets`` (kernel time of one batch) and ``bench_run``
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -53,6 +57,16 @@ from .loader import module
 KERNEL = "triplet.cu"
 #: threads a block (tri::THREADS in the kernel)
 THREADS = 128
+#: the tile wave (each tile of a work item its own group, the tiles of an item at once; kernels/triplet.cu)
+#: takes the items whose sweep by one group would outlast the launch's work spread evenly over the
+#: GPU's groups (``wave_items``); a number N instead: every item of at least N tiles (0: none), as
+#: ``Tuning.wave_tiles`` may say too. Measured on an H100 (RESULTS.md): the wave runs the 16-bit lanes
+#: at 0.65-0.77 TCUPS against 0.60-0.65 for 1,788 triplets of 256 bp, int32 lanes at 0.41-0.46 against
+#: 0.06-0.11 for 264 triplets of 512 and 1,024 bp; the sweep leads for 14,305 triplets of 128 bp
+#: (0.98 against 0.63), whose items already fill the GPU.
+WAVE_TILES = None
+#: resident threads a multiprocessor of the score kernels (two blocks of THREADS: 225-255 registers a lane)
+RESIDENT_THREADS = 2 * THREADS
 #: modes the kernels compute
 MODES = (Mode.GLOBAL, Mode.SEMI_GLOBAL, Mode.LOCAL)
 #: int32 lanes hold every value whose bound stays below this (minus infinity is -2**30)
@@ -115,16 +129,38 @@ def tiles(lengths: np.ndarray, T, R) -> tuple[np.ndarray, np.ndarray]:
     return (lengths[:, 1] + SR) // SR, (lengths[:, 2] + SR) // SR
 
 
-def border_ints(lengths: np.ndarray, T, R) -> np.ndarray:
+def border_ints(lengths: np.ndarray, T, R, wave: bool = False) -> np.ndarray:
     """int32 scratch of each work item ((n, 3) lengths, the largest of its triplets): 0 for one pass.
 
     Several passes keep, for every slice i, the row above the tile (KT*S*R
-    values) and the column on its left with its corner (S*R + 1 values).
+    values) and the column on its left with its corner (S*R + 1 values);
+    the tile wave a column for each of the JT tile rows.
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     JT, KT = tiles(lengths, T, R)
     SR = lanes_side(T) * np.asarray(R, np.int64)
-    return np.where(JT * KT > 1, (lengths[:, 0] + 1) * (KT * SR + SR + 1), 0)
+    columns = JT if wave else 1
+    return np.where(JT * KT > 1, (lengths[:, 0] + 1) * (KT * SR + columns * (SR + 1)), 0)
+
+
+def wave_table(lengths: np.ndarray, T: int, R: int) -> np.ndarray:
+    """The tile wave's table of work items ((n, 3) lengths, the largest of each item's triplets).
+
+    (ntiles, 4) int32: item, J, K and the item's first slot (its tiles'
+    counters at first + J*KT + K), in the order groups take them: by
+    anti-diagonal J + K, then item, then J, so every tile comes after those
+    it waits for (the one above and the one on its left) and the tiles taken
+    together can start together.
+    """
+    JT, KT = tiles(lengths, T, R)
+    count = JT * KT
+    first = np.cumsum(count) - count
+    item = np.repeat(np.arange(len(count)), count)
+    local = np.arange(int(count.sum())) - np.repeat(first, count)
+    kt = np.repeat(KT, count)
+    J, K = local // kt, local % kt
+    rows = np.lexsort((J, item, J + K))
+    return np.stack([item, J, K, np.repeat(first, count)], 1)[rows].astype(np.int32)
 
 
 def code_words(R) -> np.ndarray:
@@ -240,6 +276,8 @@ class Tuning:
 
     shape: tuple[int, int] | None = None  # a fixed (T, R) for every triplet instead of PLAN
     pack16: bool = True  # two triplets a group in 16-bit lanes where values fit
+    wave_tiles: int | None = None  # items of at least this many tiles as a tile wave (0: none; None: WAVE_TILES)
+    sms: int = 132  # the device's multiprocessors (``CudaTriplet`` sets its own): the wave's rule
 
 
 @dataclass
@@ -257,10 +295,21 @@ class LaunchPlan:
     trace: bool = False  # triplet_trace then triplet_walk (int32 lanes)
     dir_off: np.ndarray | None = None  # int64 (ntriplets): each triplet's direction bytes (trace)
     dir_size: int = 0  # direction bytes of the launch (trace)
+    tiles: np.ndarray | None = None  # the tile wave's table (``wave_table``); None: whole items
+
+    @property
+    def ntiles(self) -> int:
+        return 0 if self.tiles is None else len(self.tiles)
 
     @property
     def grid(self) -> int:
-        return (self.nwork * self.T + THREADS - 1) // THREADS
+        return ((self.ntiles or self.nwork) * self.T + THREADS - 1) // THREADS
+
+    @property
+    def sync_size(self) -> int:
+        """int32 scratch of the tile wave (zeroed): tiles handed out, finished tiles, progress, best cells."""
+        H = 2 if self.pack16 else 1
+        return 1 + self.nwork + self.ntiles * (1 + 4 * H) if self.ntiles else 1
 
 
 def pair_up(sel: np.ndarray, lengths: np.ndarray, scoring: Scoring, T: int, R: int) -> np.ndarray:
@@ -290,13 +339,29 @@ def item_lengths(items: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return out
 
 
+def wave_items(sizes: np.ndarray, T: int, R: int, sms: int) -> np.ndarray:
+    """The work items ((n, 3) lengths) that the tile wave takes by ``WAVE_TILES``'s rule.
+
+    An item swept by one group takes passes * (n1 + 2S - 1) steps; spread
+    evenly, the items' steps take their sum over the GPU's resident groups.
+    An item whose own steps pass that would be the launch's straggler: the
+    wave gives each of its tiles a group instead.
+    """
+    JT, KT = tiles(sizes, T, R)
+    steps = JT * KT * (sizes[:, 0] + 2 * lanes_side(T) - 1)
+    groups = sms * RESIDENT_THREADS // T
+    return steps > steps.sum() / groups
+
+
 def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tuning: Tuning = Tuning()) -> list:
     """The launches that score the triplets ``subset`` ((n, 3) lengths of the whole batch): no device needed.
 
     Triplets of one shape run together, largest first (the groups of a warp
     get similar work); in 16-bit lanes two by two where values fit, the
     others (and every triplet of a shape with R > PACK16_MAX_R) in int32
-    lanes; in parts whose border scratch fits BORDER_BYTES. With traceback
+    lanes; in parts whose border scratch fits BORDER_BYTES; the items
+    ``wave_items`` picks (or ``Tuning.wave_tiles`` tiles or more) in
+    launches of their own as a tile wave (``wave_table``). With traceback
     every triplet runs in int32 lanes (``triplet_trace``), in parts whose
     direction bytes fit DIRS_BYTES too.
     """
@@ -308,6 +373,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
         T, R = plan_shapes(lengths[subset])
     else:
         T, R = (np.full(len(subset), v, np.int64) for v in tuning.shape)
+    wave_tiles = WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles
     key = T * 64 + R
     cells = (lengths[:, 0] + 1) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
     plans = []
@@ -326,26 +392,48 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
                 groups.append((rest.reshape(-1, 1).astype(np.int32), False))
         else:
             groups.append((sel.reshape(-1, 1).astype(np.int32), False))
-        for items, pack in groups:
-            ints = border_ints(item_lengths(items, lengths), t, r)
-            dbytes = dir_bytes(item_lengths(items, lengths), mode, t, r) if trace else np.zeros(len(items), np.int64)
-            for whole in fitting_parts(np.arange(len(ints)), ints, BORDER_BYTES // 4):
-                for piece in (fitting_parts(np.arange(len(whole)), dbytes[whole], DIRS_BYTES) if trace
-                              else [np.arange(len(whole))]):
-                    part = whole[piece]
-                    sub, need = items[part], ints[part]
-                    off = None
-                    if need.any():
-                        off = np.zeros(len(lengths), np.int64)
-                        off[sub[:, 0]] = np.cumsum(need) - need
-                    plan = LaunchPlan(kernel_name(mode, r, t, pack, trace), t, r, pack,
-                                      np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
-                    if trace:  # items of one triplet (int32 lanes)
-                        dneed = dbytes[part]
-                        plan.dir_off = np.zeros(len(lengths), np.int64)
-                        plan.dir_off[sub[:, 0]] = np.cumsum(dneed) - dneed
-                        plan.dir_size = int(dneed.sum())
-                    plans.append(plan)
+        for all_items, pack in groups:
+            # several tiles, the scratch for a column buffer a tile row, and the rule or the number of tiles
+            sizes = item_lengths(all_items, lengths)
+            JT, KT = tiles(sizes, t, r)
+            waves = (JT * KT > 1) & (border_ints(sizes, t, r, True) * 4 <= BORDER_BYTES)
+            if wave_tiles is None:
+                waves &= wave_items(sizes, t, r, tuning.sms)
+            else:
+                waves &= (JT * KT >= wave_tiles) & (wave_tiles > 0)
+            for wave in (False, True):
+                items = all_items[waves == wave]
+                if len(items):
+                    plans += _launches(items, lengths, mode, t, r, pack, trace, wave)
+    return plans
+
+
+def _launches(items: np.ndarray, lengths: np.ndarray, mode: int, t: int, r: int, pack: bool, trace: bool,
+              wave: bool) -> list:
+    """The launches of work items of one shape and lane width, in parts whose scratch (and codes) fit."""
+    sizes = item_lengths(items, lengths)
+    ints = border_ints(sizes, t, r, wave)
+    dbytes = dir_bytes(sizes, mode, t, r) if trace else np.zeros(len(items), np.int64)
+    plans = []
+    for whole in fitting_parts(np.arange(len(ints)), ints, BORDER_BYTES // 4):
+        for piece in (fitting_parts(np.arange(len(whole)), dbytes[whole], DIRS_BYTES) if trace
+                      else [np.arange(len(whole))]):
+            part = whole[piece]
+            sub, need = items[part], ints[part]
+            off = None
+            if need.any():
+                off = np.zeros(len(lengths), np.int64)
+                off[sub[:, 0]] = np.cumsum(need) - need
+            plan = LaunchPlan(kernel_name(mode, r, t, pack, trace), t, r, pack,
+                              np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
+            if wave:
+                plan.tiles = wave_table(sizes[part], t, r)
+            if trace:  # items of one triplet (int32 lanes)
+                dneed = dbytes[part]
+                plan.dir_off = np.zeros(len(lengths), np.int64)
+                plan.dir_off[sub[:, 0]] = np.cumsum(dneed) - dneed
+                plan.dir_size = int(dneed.sum())
+            plans.append(plan)
     return plans
 
 
@@ -375,7 +463,8 @@ class _Launch:
         sc = cfg.scoring
         self.head = (d.codes[0], d.offs[0], d.codes[1], d.offs[1], d.codes[2], d.offs[2], self.order,
                      np.int32(plan.nwork), *(np.int32(v) for v in sc.as_list()))
-        self.tail = (self.border_off, d.out)
+        self.tiles = cp.asarray(plan.tiles.reshape(-1)) if plan.ntiles else cp.zeros(1, np.int32)
+        self.tail = (self.border_off, d.out, self.tiles, np.int32(plan.ntiles))
         if plan.trace:
             self.walk = mod.get_function(walk)
             self.dir_off = cp.asarray(plan.dir_off)
@@ -384,11 +473,12 @@ class _Launch:
 
     def run(self, cp):
         border = cp.empty(max(self.plan.border_size, 1), np.int32)
+        sync = cp.zeros(self.plan.sync_size, np.int32) if self.plan.ntiles else self.tiles  # unused without tiles
         if not self.plan.trace:
-            self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail)
+            self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync,))
             return
         dirs = cp.empty(max(self.plan.dir_size, 1), np.uint8)
-        self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (dirs, self.dir_off))
+        self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync, dirs, self.dir_off))
         grid = (self.plan.nwork + THREADS - 1) // THREADS
         self.walk((grid,), (THREADS,), self.walk_args + (dirs,) + self.walk_tail)
 
@@ -398,7 +488,7 @@ class CudaTriplet(DeviceEngine):
 
     def __init__(self, device: int = 0, tuning: Tuning = Tuning()):
         super().__init__(device)
-        self.tuning = tuning
+        self.tuning = replace(tuning, sms=self.cp.cuda.Device(device).attributes["MultiProcessorCount"])
 
     def upload(self, batch: TripletBatch, out: TripletAlignments, cfg: AlignConfig, staged: list | None):
         """The batch's device copy, queued on the current stream (see ``device.upload``)."""
@@ -492,6 +582,10 @@ def time_triplets(engine: CudaTriplet, batch: TripletBatch, cfg: AlignConfig, re
     return statistics.median(times)
 
 
+def _wave_text(wave_tiles) -> str:
+    return "the rule" if wave_tiles is None else "none" if wave_tiles == 0 else f"{wave_tiles} tiles"
+
+
 def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float = 2e10, out=print,
               tuning: Tuning = Tuning(), traceback: bool = False):
     """TCUPS (3-D cells n1*n2*n3 a second) of the triplet kernels by length and mode.
@@ -507,7 +601,8 @@ def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float 
     scorings = scorings or {"linear": Scoring(gap_open=0)}
     engine = CudaTriplet(0, tuning)
     out(f"# {device_name(0)}; kernel time by device events, median of {reps} after warm-up; "
-        f"plan {tuning.shape or 'PLAN'}, 16-bit lanes {'on' if tuning.pack16 else 'off'}")
+        f"plan {tuning.shape or 'PLAN'}, 16-bit lanes {'on' if tuning.pack16 else 'off'}, tile wave from "
+        f"{_wave_text(WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles)}")
     out("length\ttriplets\tmode\tscoring\tms\tTCUPS")
     for L in lengths:
         count = int(min(200_000, max(264, target_cells // max(L, 1) ** 3)))
