@@ -402,16 +402,16 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
             else:
                 waves &= (JT * KT >= wave_tiles) & (wave_tiles > 0)
             for wave in (False, True):
-                items = all_items[waves == wave]
-                if len(items):
-                    plans += _launches(items, lengths, mode, t, r, pack, trace, wave)
+                if (waves == wave).any():
+                    plans += _launches(all_items[waves == wave], sizes[waves == wave], len(lengths), mode, t, r,
+                                       pack, trace, wave)
     return plans
 
 
-def _launches(items: np.ndarray, lengths: np.ndarray, mode: int, t: int, r: int, pack: bool, trace: bool,
-              wave: bool) -> list:
-    """The launches of work items of one shape and lane width, in parts whose scratch (and codes) fit."""
-    sizes = item_lengths(items, lengths)
+def _launches(items: np.ndarray, sizes: np.ndarray, ntriplets: int, mode: int, t: int, r: int, pack: bool,
+              trace: bool, wave: bool) -> list:
+    """The launches of work items of one shape and lane width (``sizes``: their ``item_lengths``), in parts
+    whose scratch (and codes) fit."""
     ints = border_ints(sizes, t, r, wave)
     dbytes = dir_bytes(sizes, mode, t, r) if trace else np.zeros(len(items), np.int64)
     plans = []
@@ -422,7 +422,7 @@ def _launches(items: np.ndarray, lengths: np.ndarray, mode: int, t: int, r: int,
             sub, need = items[part], ints[part]
             off = None
             if need.any():
-                off = np.zeros(len(lengths), np.int64)
+                off = np.zeros(ntriplets, np.int64)
                 off[sub[:, 0]] = np.cumsum(need) - need
             plan = LaunchPlan(kernel_name(mode, r, t, pack, trace), t, r, pack,
                               np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
@@ -430,7 +430,7 @@ def _launches(items: np.ndarray, lengths: np.ndarray, mode: int, t: int, r: int,
                 plan.tiles = wave_table(sizes[part], t, r)
             if trace:  # items of one triplet (int32 lanes)
                 dneed = dbytes[part]
-                plan.dir_off = np.zeros(len(lengths), np.int64)
+                plan.dir_off = np.zeros(ntriplets, np.int64)
                 plan.dir_off[sub[:, 0]] = np.cumsum(dneed) - dneed
                 plan.dir_size = int(dneed.sum())
             plans.append(plan)
