@@ -1,6 +1,6 @@
 """Graph family on a GPU: the device engine against the CPU engine on random graphs, then timings.
 
-    python benchmarks/check_graph.py [--cases 200] [--time] [--cpu-reads 20] [--section-rows N]
+    python benchmarks/check_graph.py [--cases 200] [--time] [--cpu-reads 20] [--section-rows N] [--int32]
 
 Prints every field that differs (score, spans, path, CIGAR) and, with
 ``--time``, GCUPS of the GPU on the cactus-BRCA2 graph with its 1,000 reads
@@ -146,8 +146,10 @@ def main():
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--cpu-reads", type=int, default=20)
     ap.add_argument("--section-rows", type=int, default=None, help="least rows a section (default: the engine's)")
+    ap.add_argument("--int32", action="store_true", help="every read in int32 cells (no 16-bit cells)")
     args = ap.parse_args()
-    gpu = CudaGraph(0) if args.section_rows is None else CudaGraph(0, section_rows=args.section_rows)
+    rows = {} if args.section_rows is None else {"section_rows": args.section_rows}
+    gpu = CudaGraph(0, pack16=not args.int32, **rows)
     bad = random_cases(args.cases, gpu)
     if args.time:
         timings(gpu, args.cpu_reads)

@@ -44,6 +44,10 @@ enum Op { OP_EQ = 0, OP_X = 1, OP_I = 2, OP_D = 3 };
 // "minus infinity" for int32 lanes: scores are bounded by 2**29 (checked on
 // the host), so NEG minus one extension never wraps and never wins a max.
 constexpr int NEG = -(1 << 30);
+// "minus infinity" for 16-bit lanes: below every score the host lets through
+// (|score| < 2^14, gap costs below 2^8), and far enough from -2^15 that
+// extensions never wrap.
+constexpr int NEG16 = -(3 << 13);
 
 struct Scoring {
   int match, mismatch, gap_open, gap_extend, n_penalty;

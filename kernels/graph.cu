@@ -24,6 +24,14 @@
 // column's H and F for the next (`border`: H and F in, H and F out, swapped per stripe; 4n
 // ints a warp).
 //
+// 16-bit cells (graph_score16, glocal and local score only): two reads an item, one in the low
+// and one in the high 16-bit half of every register, one DPX instruction updating both; the rows
+// (the graph) and so the sweep are the same for both, only the columns' constants differ (each
+// half's byte profile, one byte permute giving both halves' substitution scores). Every row may
+// start at S in these modes, so values stay within a bound of the columns (host: fits16); slots,
+// borders and the left lane's values hold both halves in one int. The int32 cells (Cells32) and
+// the 16-bit ones (Cells16) share every function of the sweep.
+//
 // Layouts (int32): a slot row is 2*SROW ints, SROW = (K+1)*32: H[k*32 + lane] for the K
 // columns of each lane, then at k = K, lane 0, column 0; then E the same way.
 // Checkpoints (traceback): at every step t that is a multiple of B and whose lane-0 row lies
@@ -39,8 +47,11 @@
 //  graph_score<K, MODE, CP>(graph..., reads..., scoring, ws, ws_stride, border,
 //      border_stride, cp, cp_stride, B, ends): item i = section i % nsec of read order[i / nsec];
 //      ends[i*3 + 0..2] = the section's best end cell (score, row, column; row -1: none).
-//  graph_best<MODE>(ends, nsec, roff, order, count, oe, ge, out): one thread a read; out[read*4 +
-//      0..2] = score, end base, end column (end base -1: empty alignment).
+//  graph_score16<K, MODE>(graph..., reads..., scoring, ws, ws_stride, border, border_stride, ends):
+//      the same with order[2w], order[2w + 1] (-1: none) the reads of items w*nsec .. w*nsec +
+//      nsec - 1, count = (entries / 2) x nsec; ends[((2w + h)*nsec + s)*3 + 0..2] for half h.
+//  graph_best<MODE>(ends, nsec, roff, order, count, oe, ge, out): one thread an entry of order
+//      (-1: none); out[read*4 + 0..2] = score, end base, end column (end base -1: empty alignment).
 //  graph_walk<K, MODE>(graph..., reads..., scoring, ws, ws_stride, cp, cp_stride, B, codes,
 //      codes_stride, args, args_stride, out, run_off, run_op, run_len, node_off, nodes, info):
 //      one item a read; from the end row v, restores the checkpoint of step B*floor(v/B) (or
@@ -103,21 +114,62 @@ __device__ __forceinline__ int start_h(int j, int oe, int ge) {
   return (MODE == LOCAL || j == 0) ? 0 : -(oe + (j - 1) * ge);
 }
 
-// One lane's state in the skewed sweep: its columns of the row before, and what it took
-// from the lane on its left for the row it computes next.
-template <int K>
-struct Lane {
-  int H[K], E[K];
-  int h0, e0;          // column 0 of the row before (lane 0, first stripe)
-  int inPH, inH, inF;  // the left lane's last column: merged predecessor H, H, F
+// ---- cells: one int32 cell a register (every mode, traceback), or the cells of two reads in the
+// 16-bit halves of a register (graph_score16: glocal and local score only) ----
+
+struct Cells32 {
+  using V = int;
+  static constexpr int H = 1;
+  __device__ static V neg() { return NEG; }
+  __device__ static V splat(int x) { return x; }
+  __device__ static V add(V a, V b) { return a + b; }
+  __device__ static V vmax(V a, V b) { return max(a, b); }
+  __device__ static V vmax3(V a, V b, V c) { return max3(a, b, c); }
+  __device__ static int half(V x, int) { return x; }
+  // a column's best: cs = max(cs, h), and the row v where h was strictly greater
+  __device__ static void raise(V& cs, V h, int (&cv)[1], int v) {
+    bool kept;
+    cs = max_which(cs, h, kept);
+    if (!kept) cv[0] = v;
+  }
 };
 
-template <int K>
-__device__ __forceinline__ void clear_lane(Lane<K>& st) {
+// Two reads side by side (low half: the first), every value within +-16000 (host bound: INT16_LIMIT),
+// so NEG16 minus a few gap costs never wraps and never wins.
+struct Cells16 {
+  using V = uint32_t;
+  static constexpr int H = 2;
+  __device__ static V neg() { return pk16(NEG16, NEG16); }
+  __device__ static V splat(int x) { return pk16(x, x); }
+  __device__ static V add(V a, V b) { return add16(a, b); }
+  __device__ static V vmax(V a, V b) { return max16(a, b); }
+  __device__ static V vmax3(V a, V b, V c) { return max3_16(a, b, c); }
+  __device__ static int half(V x, int h) { return h ? hi16(x) : lo16(x); }
+  // a half changed exactly where h was strictly greater (the max of the two is not cs there)
+  __device__ static void raise(V& cs, V h, int (&cv)[2], int v) {
+    const V m = max16(cs, h), d = m ^ cs;
+    if (d & 0xffffu) cv[0] = v;
+    if (d >> 16) cv[1] = v;
+    cs = m;
+  }
+};
+
+// One lane's state in the skewed sweep: its columns of the row before, and what it took
+// from the lane on its left for the row it computes next.
+template <int K, class L = Cells32>
+struct Lane {
+  using V = typename L::V;
+  V H[K], E[K];
+  V h0, e0;          // column 0 of the row before (lane 0, first stripe)
+  V inPH, inH, inF;  // the left lane's last column: merged predecessor H, H, F
+};
+
+template <int K, class L>
+__device__ __forceinline__ void clear_lane(Lane<K, L>& st) {
 #pragma unroll
-  for (int k = 0; k < K; ++k) st.H[k] = st.E[k] = NEG;
-  st.h0 = st.e0 = NEG;
-  st.inPH = st.inH = st.inF = NEG;
+  for (int k = 0; k < K; ++k) st.H[k] = st.E[k] = L::neg();
+  st.h0 = st.e0 = L::neg();
+  st.inPH = st.inH = st.inF = L::neg();
 }
 
 // A checkpoint: the row before, the slots (each lane its own columns), the inbound values.
@@ -184,12 +236,14 @@ struct Codes {
 
 // Merges one predecessor (slot es, or the row before when es < 0) into PH/PE (and, on lane 0,
 // column 0 into bh/be), a later one only where strictly better.
-template <int K, bool CODES>
-__device__ __forceinline__ void merge_pred(int es, int p, const Lane<K>& st, const int* ws, int lane, int (&PH)[K],
-                                           int (&PE)[K], unsigned short (&aH)[K + 1], unsigned short (&aE)[K + 1],
-                                           unsigned& aS, int& bh, int& be, bool& bS) {
+template <int K, bool CODES, class L>
+__device__ __forceinline__ void merge_pred(int es, int p, const Lane<K, L>& st, const int* ws, int lane,
+                                           typename L::V (&PH)[K], typename L::V (&PE)[K],
+                                           unsigned short (&aH)[K + 1], unsigned short (&aE)[K + 1], unsigned& aS,
+                                           typename L::V& bh, typename L::V& be, bool& bS) {
+  using V = typename L::V;
   constexpr int SROW = (K + 1) * 32;
-  int hu[K], eu[K], hb, eb;
+  V hu[K], eu[K], hb, eb;
   if (es < 0) {
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -202,49 +256,61 @@ __device__ __forceinline__ void merge_pred(int es, int p, const Lane<K>& st, con
     const int* src = ws + (int64_t)es * 2 * SROW;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      hu[k] = src[k * 32 + lane];
-      eu[k] = src[SROW + k * 32 + lane];
+      hu[k] = (V)src[k * 32 + lane];
+      eu[k] = (V)src[SROW + k * 32 + lane];
     }
-    hb = src[K * 32];
-    eb = src[SROW + K * 32];
+    hb = (V)src[K * 32];
+    eb = (V)src[SROW + K * 32];
   }
+  if constexpr (!CODES) {  // the values only
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    if (hu[k] > PH[k]) {
-      PH[k] = hu[k];
-      if (CODES) aH[k] = p;
-      aS |= 1u << k;
+    for (int k = 0; k < K; ++k) {
+      PH[k] = L::vmax(PH[k], hu[k]);
+      PE[k] = L::vmax(PE[k], eu[k]);
     }
-    if (eu[k] > PE[k]) {
-      PE[k] = eu[k];
-      if (CODES) aE[k] = p;
+    bh = L::vmax(bh, hb);
+    be = L::vmax(be, eb);
+  } else {  // and which predecessor gave them
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (hu[k] > PH[k]) {
+        PH[k] = hu[k];
+        aH[k] = p;
+        aS |= 1u << k;
+      }
+      if (eu[k] > PE[k]) {
+        PE[k] = eu[k];
+        aE[k] = p;
+      }
     }
-  }
-  // column 0: every lane merges it (no divergence); only lane 0's is used
-  if (hb > bh) {
-    bh = hb;
-    if (CODES) aH[K] = p;
-    bS = false;
-  }
-  if (eb > be) {
-    be = eb;
-    if (CODES) aE[K] = p;
+    // column 0: every lane merges it (no divergence); only lane 0's is used
+    if (hb > bh) {
+      bh = hb;
+      aH[K] = p;
+      bS = false;
+    }
+    if (eb > be) {
+      be = eb;
+      aE[K] = p;
+    }
   }
 }
 
-// What one lane's sweep of one stripe reads and never changes.
-template <int K>
+// What one lane's sweep of one stripe reads and never changes (per half: each read of the cells).
+template <int K, class L = Cells32>
 struct Stripe {
-  int c0, m;          // the stripe's first column (1 + stripe*32*K); the read's length
-  int rd[K];          // read codes of the lane's columns (4 past the read's end)
+  using V = typename L::V;
+  int c0;             // the stripe's first column (1 + stripe*32*K)
+  int m[L::H];        // the reads' lengths
+  int rd[K];          // read codes of the lane's columns (4 past the read's end; int32 cells only)
   uint32_t* tbl;      // the warp's column table in shared memory (`put_columns`, `get_columns`)
-  int s0;             // S's H at column c0 - 1
-  int kend;           // k of column m when this lane holds it, else -1
-  unsigned live;      // bit k: column c0 + lane*K + k <= m
-  const int* hin;     // a later stripe: H and F of column c0 - 1, by row (the stripe before)
-  const int* fin;
-  int* hout;          // more stripes to come: this stripe's last column, by row (lane 31)
-  int* fout;
+  V s0;               // S's H at column c0 - 1
+  int kend[L::H];     // k of column m when this lane holds it, else -1
+  unsigned live[L::H];  // bit k: column c0 + lane*K + k <= m
+  const V* hin;       // a later stripe: H and F of column c0 - 1, by row (the stripe before)
+  const V* fin;
+  V* hout;            // more stripes to come: this stripe's last column, by row (lane 31)
+  V* fout;
   bool first, more;
 };
 
@@ -269,111 +335,126 @@ struct Best {
 // cv[k]; global: sink rows only). Rows come in ascending order and a strictly higher score
 // replaces the one kept, so each column keeps its smallest row. `close_ends` folds them into a
 // Best: every live column (local), or column m in the lane that holds it (glocal, global).
-template <int K>
+template <int K, class L>
 struct Ends {
-  int cs[K], cv[K];
+  typename L::V cs[K];
+  int cv[K][L::H];
 };
 
-template <int K>
-__device__ __forceinline__ void open_ends(Ends<K>& x) {
+template <int K, class L>
+__device__ __forceinline__ void open_ends(Ends<K, L>& x) {
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    x.cs[k] = NEG;
-    x.cv[k] = -1;
+    x.cs[k] = L::neg();
+#pragma unroll
+    for (int h = 0; h < L::H; ++h) x.cv[k][h] = -1;
   }
 }
 
-template <int K, int MODE>
-__device__ __forceinline__ void close_ends(const Ends<K>& x, const Stripe<K>& S, int lane, Best& b) {
+template <int K, int MODE, class L>
+__device__ __forceinline__ void close_ends(const Ends<K, L>& x, const Stripe<K, L>& S, int lane, Best (&b)[L::H]) {
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int j = S.c0 + lane * K + k;
-    const bool end = MODE == LOCAL ? ((S.live >> k) & 1) : k == S.kend;
-    if (end && x.cv[k] >= 0 && better(x.cs[k], x.cv[k], j, b.s, b.v, b.j)) {
-      b.s = x.cs[k];
-      b.v = x.cv[k];
-      b.j = j;
-    }
-  }
-}
-
-// max(a, b) into a; whether b was strictly greater
-__device__ __forceinline__ bool raise(int& a, int b) {
-  bool kept;
-  a = max_which(a, b, kept);
-  return !kept;
-}
-
-// A lane's column constants, read every row: the byte profile of its read base and S's H, in
-// shared memory (Columns<K>::WORDS words a warp). Kept in registers, they were recomputed every row
-// (the compiler rematerializes them). Layout: groups of G = 4, 2 or 1 columns, [group][lane],
-// G words for the profiles then G for S's H, so that a lane reads 2G words in one or two loads.
-template <int K>
-struct Columns {
-  static constexpr int G = K % 4 == 0 ? 4 : (K % 2 == 0 ? 2 : 1);
-  static constexpr int WORDS = 2 * K * 32;
-};
-
-template <int K>
-__device__ __forceinline__ void put_column(uint32_t* tbl, int lane, int k, uint32_t prof, int sh) {
-  constexpr int G = Columns<K>::G;
-  uint32_t* at = tbl + ((k / G) * 32 + lane) * 2 * G + k % G;
-  at[0] = prof;
-  at[G] = (uint32_t)sh;
-}
-
-template <int K>
-__device__ __forceinline__ void get_columns(const uint32_t* tbl, int lane, uint32_t (&prof)[K], int (&sh)[K]) {
-  constexpr int G = Columns<K>::G;
+  for (int h = 0; h < L::H; ++h)
 #pragma unroll
-  for (int g = 0; g < K / G; ++g) {
-    const uint32_t* at = tbl + (g * 32 + lane) * 2 * G;
-    if (G == 4) {
-      const uint4 a = *(const uint4*)at, b = *(const uint4*)(at + 4);
-      prof[4 * g] = a.x;
-      prof[4 * g + 1] = a.y;
-      prof[4 * g + 2] = a.z;
-      prof[4 * g + 3] = a.w;
-      sh[4 * g] = (int)b.x;
-      sh[4 * g + 1] = (int)b.y;
-      sh[4 * g + 2] = (int)b.z;
-      sh[4 * g + 3] = (int)b.w;
-    } else if (G == 2) {
-      const uint4 a = *(const uint4*)at;
-      prof[2 * g] = a.x;
-      prof[2 * g + 1] = a.y;
-      sh[2 * g] = (int)a.z;
-      sh[2 * g + 1] = (int)a.w;
-    } else {
-#pragma unroll
-      for (int c = 0; c < G; ++c) {
-        prof[g * G + c] = at[c];
-        sh[g * G + c] = (int)at[G + c];
+    for (int k = 0; k < K; ++k) {
+      const int j = S.c0 + lane * K + k, cs = L::half(x.cs[k], h);
+      const bool end = MODE == LOCAL ? ((S.live[h] >> k) & 1) : k == S.kend[h];
+      if (end && x.cv[k][h] >= 0 && better(cs, x.cv[k][h], j, b[h].s, b[h].v, b[h].j)) {
+        b[h].s = cs;
+        b[h].v = x.cv[k][h];
+        b[h].j = j;
       }
     }
+}
+
+// A lane's column constants, read every row: the byte profile of its read base (one word a half:
+// the scores against graph codes 0..3) and S's H, in shared memory (Columns<K, H>::WORDS words a
+// warp). Kept in registers, they were recomputed every row (the compiler rematerializes them).
+// Layout: groups of G = 4, 2 or 1 columns, [group][lane], G words for the profiles of each half,
+// then G for S's H, so that a lane reads (H + 1) G words in a few wide loads.
+template <int K, int H>
+struct Columns {
+  static constexpr int G = K % 4 == 0 ? 4 : (K % 2 == 0 ? 2 : 1);
+  static constexpr int WORDS = (H + 1) * K * 32;
+};
+
+template <int K, class L>
+__device__ __forceinline__ void put_column(uint32_t* tbl, int lane, int k, const uint32_t (&prof)[L::H],
+                                           typename L::V sh) {
+  constexpr int G = Columns<K, L::H>::G;
+  uint32_t* at = tbl + ((k / G) * 32 + lane) * (L::H + 1) * G + k % G;
+#pragma unroll
+  for (int h = 0; h < L::H; ++h) at[h * G] = prof[h];
+  at[L::H * G] = (uint32_t)sh;
+}
+
+template <int K, class L>
+__device__ __forceinline__ void get_columns(const uint32_t* tbl, int lane, uint32_t (&prof)[K][L::H],
+                                            typename L::V (&sh)[K]) {
+  constexpr int H = L::H, G = Columns<K, H>::G;
+#pragma unroll
+  for (int g = 0; g < K / G; ++g) {
+    const uint32_t* at = tbl + (g * 32 + lane) * (H + 1) * G;
+    uint32_t w[(H + 1) * G];
+    if constexpr (G == 4 || (G == 2 && H == 1)) {  // 16-byte loads
+#pragma unroll
+      for (int q = 0; q < (H + 1) * G / 4; ++q) {
+        const uint4 a = *(const uint4*)(at + 4 * q);
+        w[4 * q] = a.x;
+        w[4 * q + 1] = a.y;
+        w[4 * q + 2] = a.z;
+        w[4 * q + 3] = a.w;
+      }
+    } else if constexpr (G == 2) {  // 8-byte loads
+#pragma unroll
+      for (int q = 0; q < H + 1; ++q) {
+        const uint2 a = *(const uint2*)(at + 2 * q);
+        w[2 * q] = a.x;
+        w[2 * q + 1] = a.y;
+      }
+    } else {
+#pragma unroll
+      for (int q = 0; q < H + 1; ++q) w[q] = at[q];
+    }
+#pragma unroll
+    for (int c = 0; c < G; ++c) {
+#pragma unroll
+      for (int h = 0; h < H; ++h) prof[g * G + c][h] = w[h * G + c];
+      sh[g * G + c] = (typename L::V)w[H * G + c];
+    }
   }
 }
 
-template <int K, int MODE>
-__device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, int read, int c0, uint32_t* tbl,
-                                             Stripe<K>& S) {
-  const int64_t o = r.off[read];
+// The stripe of columns c0 .. c0 + 32K - 1 of the reads read[h] (-1: none, every column past its end).
+template <int K, int MODE, class L>
+__device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, const int (&read)[L::H], int c0,
+                                             uint32_t* tbl, Stripe<K, L>& S) {
+  int64_t o[L::H];
   S.tbl = tbl;
-  S.m = (int)(r.off[read + 1] - o);
   S.c0 = c0;
-  S.kend = -1;
-  S.live = 0;
+#pragma unroll
+  for (int h = 0; h < L::H; ++h) {
+    o[h] = read[h] >= 0 ? r.off[read[h]] : 0;
+    S.m[h] = read[h] >= 0 ? (int)(r.off[read[h] + 1] - o[h]) : 0;
+    S.kend[h] = -1;
+    S.live[h] = 0;
+  }
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int j = c0 + e.lane * K + k;
-    S.rd[k] = j <= S.m ? r.code[o + j - 1] : 4;
-    uint32_t prof, hi;
-    profile(e.sc, (uint8_t)S.rd[k], prof, hi);
-    put_column<K>(S.tbl, e.lane, k, prof, start_h<MODE>(j, e.oe, e.ge));
-    if (j <= S.m) S.live |= 1u << k;
-    if (j == S.m) S.kend = k;
+    uint32_t prof[L::H];
+#pragma unroll
+    for (int h = 0; h < L::H; ++h) {
+      const int rd = j <= S.m[h] ? r.code[o[h] + j - 1] : 4;
+      if (h == 0) S.rd[k] = rd;
+      uint32_t hi;
+      profile(e.sc, (uint8_t)rd, prof[h], hi);
+      if (j <= S.m[h]) S.live[h] |= 1u << k;
+      if (j == S.m[h]) S.kend[h] = k;
+    }
+    put_column<K, L>(S.tbl, e.lane, k, prof, L::splat(start_h<MODE>(j, e.oe, e.ge)));
   }
-  S.s0 = start_h<MODE>(c0 - 1, e.oe, e.ge);
+  S.s0 = L::splat(start_h<MODE>(c0 - 1, e.oe, e.ge));
   S.hin = S.fin = nullptr;
   S.hout = S.fout = nullptr;
   S.first = true;
@@ -386,118 +467,121 @@ __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, int r
 // the others merge their predecessors from slots. Without direction bytes, the lane's end
 // cells of the row update `b` (no branch on the lane: the row's candidates are selected).
 // Returns, through outPH/outH/outF, what the right lane takes next step.
-template <int K, int MODE, bool CODES, bool STRIPED>
-__device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const int4 mt, int v, Lane<K>& st,
-                                         Ends<K>& x, int& outPH, int& outH, int& outF) {
+template <int K, int MODE, bool CODES, bool STRIPED, class L>
+__device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, const int4 mt, int v, Lane<K, L>& st,
+                                         Ends<K, L>& x, typename L::V& outPH, typename L::V& outH,
+                                         typename L::V& outF) {
+  using V = typename L::V;
+  static_assert(!CODES || L::H == 1, "direction bytes: int32 cells");
   constexpr int SROW = (K + 1) * 32;
   const int lane = e.lane;
   const bool first = !STRIPED || S.first, more = STRIPED && S.more;
   const int npred = meta_npred(mt);
   const bool use_s = MODE != GLOBAL || (meta_flags(mt) & 1);
   const int gv = meta_code(mt);
-  int PH[K], PE[K];
+  const V noe = L::splat(-e.oe), nge = L::splat(-e.ge);
+  V PH[K], PE[K];
   unsigned aS = 0;  // bit k: a real predecessor gave PH at column k (rows of at most one)
   unsigned short aH[K + 1], aE[K + 1];
-  uint32_t prof[K];
-  int sh[K];
-  get_columns<K>(S.tbl, lane, prof, sh);
+  uint32_t prof[K][L::H];
+  V sh[K];
+  get_columns<K, L>(S.tbl, lane, prof, sh);
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    PH[k] = use_s ? sh[k] : NEG;
-    PE[k] = NEG;
+    PH[k] = use_s ? sh[k] : L::neg();
+    PE[k] = L::neg();
     if (CODES) aH[k] = aE[k] = FROM_S;
   }
   // lane 0: the merged column c0 - 1 (column 0 on the first stripe)
-  int bh = use_s ? S.s0 : NEG, be = NEG;
+  V bh = use_s ? S.s0 : L::neg(), be = L::neg();
   if (CODES) aH[K] = aE[K] = FROM_S;
   bool bS = true;
   if (meta_lone_before(mt)) {
     // one predecessor, the row before: its H against S's, its E as it is (E of a computed row,
-    // or NEG before the first, never falls below NEG: that bound is checked on the host)
+    // or minus infinity before the first, never falls below it: that bound is checked on the host)
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      if (st.H[k] > PH[k]) {
-        PH[k] = st.H[k];
-        if (CODES) aH[k] = 0;
-        aS |= 1u << k;
+      if constexpr (CODES) {
+        if (st.H[k] > PH[k]) {
+          PH[k] = st.H[k];
+          aH[k] = 0;
+          aS |= 1u << k;
+        }
+        aE[k] = 0;
+      } else {
+        PH[k] = L::vmax(PH[k], st.H[k]);
       }
       PE[k] = st.E[k];
-      if (CODES) aE[k] = 0;
     }
-    if (st.h0 > bh) {
-      bh = st.h0;
-      if (CODES) aH[K] = 0;
-      bS = false;
-    }
-    be = st.e0;
-    if (CODES) aE[K] = 0;
-    if (lane == 0 && !first) {
-      const int hb = S.hin[v - 1];
-      if (hb > bh) {
-        bh = hb;
+    if constexpr (CODES) {
+      if (st.h0 > bh) {
+        bh = st.h0;
+        aH[K] = 0;
         bS = false;
       }
+      aE[K] = 0;
+    } else {
+      bh = L::vmax(bh, st.h0);
     }
+    be = st.e0;
+    if (lane == 0 && !first) bh = L::vmax(bh, S.hin[v - 1]);  // bS: no code is written past the first stripe
   } else {
     const int p0 = mt.x;
     const int count = npred < MANY_PREDS ? npred : (int)(e.g.pred_off[v + 1] - e.g.pred_off[v]);
     for (int p = 0; p < count; ++p) {
       const int es = npred > 1 ? e.g.eslot[p0 + p] : mt.w;
-      merge_pred<K, CODES>(es, p, st, e.ws, lane, PH, PE, aH, aE, aS, bh, be, bS);
-      if (lane == 0 && !first) {  // column c0 - 1 from the stripe before (slots hold no column 0 here)
-        const int hb = S.hin[e.g.pred[p0 + p]];
-        if (hb > bh) {
-          bh = hb;
-          bS = false;
-        }
-      }
+      merge_pred<K, CODES, L>(es, p, st, e.ws, lane, PH, PE, aH, aE, aS, bh, be, bS);
+      // column c0 - 1 from the stripe before (slots hold no column 0 here)
+      if (lane == 0 && !first) bh = L::vmax(bh, S.hin[e.g.pred[p0 + p]]);
     }
   }
   // what comes from the left: column c0 - 1 (lane 0) or the left lane's last column (selects, no branch)
-  int h0 = NEG, e0 = NEG, bH = NEG, bF = NEG;
+  V h0 = L::neg(), e0 = L::neg(), bH = L::neg(), bF = L::neg();
   if (first) {
-    e0 = max(bh - e.oe, be - e.ge);
-    h0 = (MODE == LOCAL && e0 <= 0) ? 0 : e0;
+    e0 = L::vmax(L::add(bh, noe), L::add(be, nge));
+    h0 = MODE == LOCAL ? L::vmax(e0, L::splat(0)) : e0;
     bH = h0;
   } else if (lane == 0) {
     bH = S.hin[v];
     bF = S.fin[v];
   }
   const bool edge = lane == 0;
-  const int leftPH = edge ? bh : st.inPH;
-  const int leftH = edge ? bH : st.inH;
-  const int leftF = edge ? bF : st.inF;
-  int sub[K];
-  if (e.prof) {
+  const V leftPH = edge ? bh : st.inPH;
+  const V leftH = edge ? bH : st.inH;
+  const V leftF = edge ? bF : st.inF;
+  V sub[K];
+  if constexpr (L::H == 2) {
+    // both halves in one byte permute: byte c of the first read's profile word, byte c of the
+    // second's, each sign-extended (common.cuh profile_selector16); an N of the graph scores -n_penalty
+    const uint32_t c = (uint32_t)gv & 3u, sel = c * 0x1111u + 0xC480u;
+    const V pn = L::splat(-e.sc.n_penalty);
+#pragma unroll
+    for (int k = 0; k < K; ++k) sub[k] = gv > 3 ? pn : byte_perm(prof[k][0], prof[k][1], sel);
+  } else if (e.prof) {
     const uint32_t sel = meta_selector(mt);
 #pragma unroll
-    for (int k = 0; k < K; ++k) sub[k] = (int)byte_perm(prof[k], e.npen, sel);
+    for (int k = 0; k < K; ++k) sub[k] = (int)byte_perm(prof[k][0], e.npen, sel);
   } else {
 #pragma unroll
     for (int k = 0; k < K; ++k) sub[k] = subst_of(e.sc, gv, S.rd[k]);
   }
-  int H[K], E[K], F[K];
-  int hp = leftH, fp = leftF;
+  V H[K], E[K], F[K];
+  V hp = leftH, fp = leftF;
   uint8_t* crow = CODES ? e.out.code + (int64_t)(v - e.out.lo) * SROW : nullptr;
   const bool multi = npred >= 2;
   const int64_t mi = CODES ? e.g.multi[v] - e.out.multi_lo : 0;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    E[k] = max(PH[k] - e.oe, PE[k] - e.ge);
-    const int d = (k ? PH[k - 1] : leftPH) + sub[k];
-    const int fo = hp - e.oe, fe = fp - e.ge;
-    F[k] = max(fo, fe);
-    int h = d, src = DIAG;
-    if (CODES) {  // the first of D, F, E on ties
+    E[k] = L::vmax(L::add(PH[k], noe), L::add(PE[k], nge));
+    const V d = L::add(k ? PH[k - 1] : leftPH, sub[k]);
+    const V fo = L::add(hp, noe), fe = L::add(fp, nge);
+    F[k] = L::vmax(fo, fe);
+    V h = d;
+    if constexpr (CODES) {  // the first of D, F, E on ties
+      int src = DIAG;
       if (F[k] > h) { h = F[k]; src = INS; }
       if (E[k] > h) { h = E[k]; src = DEL; }
       if (MODE == LOCAL && h <= 0) { h = 0; src = START; }
-    } else {  // only the value: F (the in-row chain) joins last
-      h = MODE == LOCAL ? max3(d, E[k], 0) : max(d, E[k]);
-      h = max(h, F[k]);
-    }
-    H[k] = h;
-    if (CODES) {
       const bool s_won = use_s && !((aS >> k) & 1);
       crow[k * 32 + lane] = (uint8_t)(src | ((PE[k] - e.ge > PH[k] - e.oe) << 2) | ((fe > fo) << 3) |
                                       ((multi ? 0 : (int)s_won) << 4));
@@ -505,29 +589,35 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
         e.out.argH[mi * SROW + k * 32 + lane] = aH[k];
         e.out.argE[mi * SROW + k * 32 + lane] = aE[k];
       }
+    } else {  // only the value: F (the in-row chain) joins last
+      h = MODE == LOCAL ? L::vmax3(d, E[k], L::splat(0)) : L::vmax(d, E[k]);
+      h = L::vmax(h, F[k]);
     }
+    H[k] = h;
     hp = h;
     fp = F[k];
   }
-  if (CODES && lane == 0 && first) {
-    const int src0 = (MODE == LOCAL && e0 <= 0) ? START : DEL;
-    const bool s0 = use_s && bS;
-    crow[K * 32] = (uint8_t)(src0 | ((be - e.ge > bh - e.oe) << 2) | ((multi ? 0 : (int)s0) << 4));
-    if (multi) {
-      e.out.argH[mi * SROW + K * 32] = aH[K];
-      e.out.argE[mi * SROW + K * 32] = aE[K];
+  if constexpr (CODES) {
+    if (lane == 0 && first) {
+      const int src0 = (MODE == LOCAL && e0 <= 0) ? START : DEL;
+      const bool s0 = use_s && bS;
+      crow[K * 32] = (uint8_t)(src0 | ((be - e.ge > bh - e.oe) << 2) | ((multi ? 0 : (int)s0) << 4));
+      if (multi) {
+        e.out.argH[mi * SROW + K * 32] = aH[K];
+        e.out.argE[mi * SROW + K * 32] = aE[K];
+      }
     }
   }
   if (mt.z >= 0) {
     int* dst = e.ws + (int64_t)mt.z * 2 * SROW;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      dst[k * 32 + lane] = H[k];
-      dst[SROW + k * 32 + lane] = E[k];
+      dst[k * 32 + lane] = (int)H[k];
+      dst[SROW + k * 32 + lane] = (int)E[k];
     }
     if (lane == 0) {
-      dst[K * 32] = h0;
-      dst[SROW + K * 32] = e0;
+      dst[K * 32] = (int)h0;
+      dst[SROW + K * 32] = (int)e0;
     }
   }
   if (more && lane == 31) {
@@ -547,8 +637,7 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
   if (CODES) return;  // the walk tracks no end cells
   if (MODE != GLOBAL || (meta_flags(mt) & 2)) {
 #pragma unroll
-    for (int k = 0; k < K; ++k)
-      if (raise(x.cs[k], H[k])) x.cv[k] = v;
+    for (int k = 0; k < K; ++k) L::raise(x.cs[k], H[k], x.cv[k], v);
   }
 }
 
@@ -558,12 +647,14 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K>& S, const
 // and c, chunk c + 1 is on its way (one coalesced load a lane a chunk), stored at the chunk's
 // end. With checkpoints (CP), the state before step t is saved when t is a multiple of B in
 // [lo, hi] (so each checkpoint belongs to one section).
-template <int K, int MODE, bool CODES, bool CP, bool STRIPED>
-__device__ __forceinline__ void sweep(const Env& env, const Stripe<K>& stripe, int t0, int t1, int lo, int hi,
-                                      Lane<K>& st, Best& b, int* cp, int B, int4* ring) {
+template <int K, int MODE, bool CODES, bool CP, bool STRIPED, class L>
+__device__ __forceinline__ void sweep(const Env& env, const Stripe<K, L>& stripe, int t0, int t1, int lo, int hi,
+                                      Lane<K, L>& st, Best (&b)[L::H], int* cp, int B, int4* ring) {
+  using V = typename L::V;
+  static_assert(!CP || L::H == 1, "checkpoints: int32 cells");
   constexpr int SROW = (K + 1) * 32;
   Env e = env;  // local copies: the compiler keeps what it needs of them in registers
-  Stripe<K> S = stripe;
+  Stripe<K, L> S = stripe;
   const int lane = e.lane;
   const int last = min(e.g.n - 1, hi);
   const int top = max(e.g.n - 1, 0);
@@ -572,20 +663,21 @@ __device__ __forceinline__ void sweep(const Env& env, const Stripe<K>& stripe, i
   ring[(c & 3) * 32 + lane] = e.g.meta[min(32 * c + lane, top)];
   int4 pend = e.g.meta[min(32 * (c + 1) + lane, top)];
   SA_SYNCWARP();
-  Ends<K> x;
-  open_ends<K>(x);
+  Ends<K, L> x;
+  open_ends<K, L>(x);
   for (; 32 * c < t1; ++c) {
     const int ts = 32 * c;
-    if (CP && ts % B == 0 && ts >= lo && ts <= last)
-      save_lane<K>(cp + (int64_t)(ts / B) * ((int64_t)(e.g.n_slots + 1) * 2 * SROW + 96), st, e.ws, e.g.n_slots,
-                   lane);
+    if constexpr (CP)
+      if (ts % B == 0 && ts >= lo && ts <= last)
+        save_lane<K>(cp + (int64_t)(ts / B) * ((int64_t)(e.g.n_slots + 1) * 2 * SROW + 96), st, e.ws,
+                     e.g.n_slots, lane);
     const int te = min(t1, ts + 32);
     for (int t = ts; t < te; ++t) {
       const int v = t - lane;
-      int oPH = NEG, oH = NEG, oF = NEG;
+      V oPH = L::neg(), oH = L::neg(), oF = L::neg();
       if (v >= lo && v <= last) {
         const int4 mt = ring[v & 127];  // chunk (v >> 5) & 3, row v & 31
-        lane_row<K, MODE, CODES, STRIPED>(e, S, mt, v, st, x, oPH, oH, oF);
+        lane_row<K, MODE, CODES, STRIPED, L>(e, S, mt, v, st, x, oPH, oH, oF);
       }
       st.inPH = SA_SHFL_UP(oPH, 1);
       st.inH = SA_SHFL_UP(oH, 1);
@@ -596,7 +688,7 @@ __device__ __forceinline__ void sweep(const Env& env, const Stripe<K>& stripe, i
     pend = e.g.meta[min(32 * (c + 2) + lane, top)];
     SA_SYNCWARP();
   }
-  if (!CODES) close_ends<K, MODE>(x, S, lane, b);
+  if (!CODES) close_ends<K, MODE, L>(x, S, lane, b);
 }
 
 // The warp's best end cell (every lane ends with it).
@@ -641,48 +733,92 @@ using namespace sa::graph;
         ws_all + warp * ws_stride, lane, Codes{nullptr, nullptr, nullptr, 0, 0}};                       \
   __shared__ int4 rings[WARPS_PER_BLOCK * 128];                                                         \
   int4* ring = rings + (threadIdx.x >> 5) * 128;                                                        \
-  __shared__ uint4 tables[WARPS_PER_BLOCK * Columns<K>::WORDS / 4];                                      \
-  uint32_t* tbl = (uint32_t*)(tables + (threadIdx.x >> 5) * (Columns<K>::WORDS / 4));
+  __shared__ uint4 tables[WARPS_PER_BLOCK * Columns<K, Cells::H>::WORDS / 4];                             \
+  uint32_t* tbl = (uint32_t*)(tables + (threadIdx.x >> 5) * (Columns<K, Cells::H>::WORDS / 4));
 
-// Work items: `count` = reads x nsec; item i is section i % nsec (rows sec[s] .. sec[s + 1] - 1,
-// no predecessor outside) of read order[i / nsec]. ends[i*3 + 0..2] = the section's best end cell
-// (score, row, column; row -1: none), reduced per read by graph_best.
-template <int K, int MODE, bool CP>
-__global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride,
-                            int* cp_all, int64_t cp_stride, int B, int* ends) {
-  GRAPH_SETUP
-  int* border = border_all + warp * border_stride;
-  for (int item = take_item(rs, lane); item < count; item = take_item(rs, lane)) {
-    const int k = item / nsec, part = item - k * nsec;
-    const int read = order[k];
+namespace sa {
+namespace graph {
+
+// The items of graph_score (int32 cells: one read an item) and graph_score16 (16-bit cells: two reads
+// an item, the low half order[2w], the high half order[2w + 1], -1 for none): `count` = order's
+// entries / H x nsec; item i is section i % nsec (rows sec[s] .. sec[s + 1] - 1, no predecessor
+// outside) of the reads of entry w = i / nsec. ends[((H w + h) nsec + s) * 3 + 0..2] = section s's
+// best end cell for the read in half h (score, row, column; row -1: none), reduced per read by
+// graph_best (over order's entries).
+template <int K, int MODE, bool CP, class L>
+__device__ __forceinline__ void score_items(const Env& e, const Reads& rs, const int* sec, int nsec, int* border,
+                                            int* cp_all, int64_t cp_stride, int B, int* ends, uint32_t* tbl,
+                                            int4* ring) {
+  constexpr int H = L::H;
+  const int lane = e.lane, n = e.g.n;
+  for (int item = take_item(rs, lane); item < rs.count; item = take_item(rs, lane)) {
+    const int w = item / nsec, part = item - w * nsec;
     const int lo = sec[part], hi = sec[part + 1] - 1;
-    const int m = (int)(roff[read + 1] - roff[read]);
-    const int stripes = (m + 32 * K - 1) / (32 * K);
-    Best b{MODE == LOCAL ? 0 : NEG, -1, -1};
+    int read[H], stripes = 0;
+#pragma unroll
+    for (int h = 0; h < H; ++h) {
+      read[h] = rs.order[H * w + h];
+      const int m = read[h] >= 0 ? (int)(rs.off[read[h] + 1] - rs.off[read[h]]) : 0;
+      stripes = max(stripes, (m + 32 * K - 1) / (32 * K));
+    }
+    Best b[H];
+#pragma unroll
+    for (int h = 0; h < H; ++h) b[h] = Best{MODE == LOCAL ? 0 : NEG, -1, -1};
     for (int s = 0; s < stripes; ++s) {
-      Stripe<K> S;
-      setup_stripe<K, MODE>(e, rs, read, 1 + s * 32 * K, tbl, S);
+      Stripe<K, L> S;
+      setup_stripe<K, MODE, L>(e, rs, read, 1 + s * 32 * K, tbl, S);
       // border: H in, F in, H out, F out (swapped per stripe)
-      S.hin = border + (int64_t)(s & 1) * 2 * n;
+      using V = typename L::V;
+      S.hin = (const V*)(border + (int64_t)(s & 1) * 2 * n);
       S.fin = S.hin + n;
-      S.hout = border + (int64_t)((s + 1) & 1) * 2 * n;
+      S.hout = (V*)(border + (int64_t)((s + 1) & 1) * 2 * n);
       S.fout = S.hout + n;
       S.first = s == 0;
       S.more = s + 1 < stripes;
-      Lane<K> st;
-      clear_lane<K>(st);
+      Lane<K, L> st;
+      clear_lane<K, L>(st);
+      int* cp = cp_all + w * cp_stride;
       if (stripes == 1)
-        sweep<K, MODE, false, CP, false>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp_all + k * cp_stride, B, ring);
+        sweep<K, MODE, false, CP, false, L>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp, B, ring);
       else
-        sweep<K, MODE, false, CP, true>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp_all + k * cp_stride, B, ring);
+        sweep<K, MODE, false, CP, true, L>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp, B, ring);
     }
-    warp_best(b);
-    if (lane == 0) {
-      ends[item * 3 + 0] = b.s;
-      ends[item * 3 + 1] = b.v;
-      ends[item * 3 + 2] = b.j;
+#pragma unroll
+    for (int h = 0; h < H; ++h) {
+      warp_best(b[h]);
+      if (lane == 0 && read[h] >= 0) {
+        int* o = ends + ((int64_t)(H * w + h) * nsec + part) * 3;
+        o[0] = b[h].s;
+        o[1] = b[h].v;
+        o[2] = b[h].j;
+      }
     }
   }
+}
+
+}  // namespace graph
+}  // namespace sa
+
+// graph_score: int32 cells, every mode, checkpoints for the walk (CP); `count` = reads x nsec.
+template <int K, int MODE, bool CP>
+__global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride,
+                            int* cp_all, int64_t cp_stride, int B, int* ends) {
+  using Cells = Cells32;
+  GRAPH_SETUP
+  score_items<K, MODE, CP, Cells>(e, rs, sec, nsec, border_all + warp * border_stride, cp_all, cp_stride, B, ends,
+                                  tbl, ring);
+}
+
+// graph_score16: two reads an item in 16-bit halves, glocal and local, score only; `count` = (reads + 1) / 2
+// x nsec, order holding the pairs (the host sends reads of one width whose values fit: INT16_LIMIT).
+template <int K, int MODE>
+__global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score16(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride,
+                            int* ends) {
+  static_assert(MODE == GLOCAL || MODE == LOCAL, "16-bit cells: glocal and local (global values fall with the graph's depth)");
+  using Cells = Cells16;
+  GRAPH_SETUP
+  score_items<K, MODE, false, Cells>(e, rs, sec, nsec, border_all + warp * border_stride, nullptr, 0, 1, ends,
+                                     tbl, ring);
 }
 
 // One thread a read: the best of its sections' end cells, then the mode's empty alignment.
@@ -693,6 +829,7 @@ __global__ void graph_best(const int* ends, int nsec, const int64_t* roff, const
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   const int read = order[k];
+  if (read < 0) return;  // an empty high half (graph_score16)
   const int* x = ends + (int64_t)k * nsec * 3;
   int bs = x[0], bv = x[1], bj = x[2];
   for (int p = 1; p < nsec; ++p)
@@ -722,6 +859,7 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
                            uint8_t* codes_all, int64_t codes_stride, unsigned short* args_all, int64_t args_stride,
                            const int* out, const int64_t* run_off, uint8_t* run_op, int* run_len,
                            const int64_t* node_off, int* nodes, int* info) {
+  using Cells = Cells32;
   GRAPH_SETUP
   constexpr int SROW = (K + 1) * 32;
   const int64_t cprow = (int64_t)(n_slots + 1) * 2 * SROW + 96;
@@ -733,8 +871,9 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
     const int read = order[item];
     int v = out[read * 4 + 1], j = out[read * 4 + 2];
     Stripe<K> S;
-    setup_stripe<K, MODE>(e, rs, read, 1, tbl, S);
-    const int m = S.m;
+    const int one[1] = {read};
+    setup_stripe<K, MODE, Cells32>(e, rs, one, 1, tbl, S);
+    const int m = S.m[0];
     const int64_t r0 = run_off[read];
     const int64_t n0 = node_off[read], room = node_off[read + 1] - n0;
     if (v < 0) {
@@ -751,7 +890,7 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
     const int slo = sec[part];
     int lo = n + 1, state = 0, first = -1, last_node = -1, runs = 0, cur_op = -1, cur_len = 0;
     int64_t n_nodes = 0;
-    Best unused{0, 0, 0};
+    Best unused[1] = {{0, 0, 0}};
     while (true) {
       if (v < lo) {  // restore the checkpoint of step b <= v (or start the section), sweep on to row v with codes
         const int b = (v / B) * B;
@@ -760,13 +899,13 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
           load_lane<K>(cp_all + item * cp_stride + (int64_t)(b / B) * cprow, st, e.ws, n_slots, lane);
           lo = b;
         } else {
-          clear_lane<K>(st);
+          clear_lane<K, Cells32>(st);
           lo = slo & ~31;
         }
         SA_SYNCWARP();
         e.out.lo = max(lo - 31, 0);
         e.out.multi_lo = multi[e.out.lo];
-        sweep<K, MODE, true, false, false>(e, S, lo, v + 32, slo, v, st, unused, nullptr, B, ring);
+        sweep<K, MODE, true, false, false, Cells32>(e, S, lo, v + 32, slo, v, st, unused, nullptr, B, ring);
         SA_SYNCWARP();
         __threadfence_block();
       }
@@ -881,6 +1020,7 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
 #ifdef SA_INSTANTIATE_ALL
 // Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every width and mode the backend launches.
 #define GRAPH_SCORE_ARGS GRAPH_ARGS, int*, int64_t, int*, int64_t, int*, int64_t, int, int*
+#define GRAPH_SCORE16_ARGS GRAPH_ARGS, int*, int64_t, int*, int64_t, int*
 #define GRAPH_BEST_ARGS const int*, int, const int64_t*, const int*, int, int, int, int*
 #define GRAPH_WALK_ARGS                                                                                     \
   GRAPH_ARGS, int*, int64_t, const int*, int64_t, int, uint8_t*, int64_t, unsigned short*, int64_t, const int*, \
@@ -889,7 +1029,10 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
   template __global__ void graph_score<K, M, false>(GRAPH_SCORE_ARGS);       \
   template __global__ void graph_score<K, M, true>(GRAPH_SCORE_ARGS);        \
   template __global__ void graph_walk<K, M>(GRAPH_WALK_ARGS);
-#define GRAPH_MODES(K) GRAPH_VARIANTS(K, 0) GRAPH_VARIANTS(K, 2) GRAPH_VARIANTS(K, 3)
+#define GRAPH_MODES(K)                                                                  \
+  GRAPH_VARIANTS(K, 0) GRAPH_VARIANTS(K, 2) GRAPH_VARIANTS(K, 3)                        \
+  template __global__ void graph_score16<K, 2>(GRAPH_SCORE16_ARGS);                     \
+  template __global__ void graph_score16<K, 3>(GRAPH_SCORE16_ARGS);
 template __global__ void graph_best<0>(GRAPH_BEST_ARGS);
 template __global__ void graph_best<2>(GRAPH_BEST_ARGS);
 template __global__ void graph_best<3>(GRAPH_BEST_ARGS);

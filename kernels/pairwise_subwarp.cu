@@ -295,10 +295,6 @@ __global__ void __launch_bounds__(WB > 1 ? WB * SA_WARP : SA_THREADS, WB > 1 ? S
   if (active && lane == 0 && stage_sel == nullptr) { out[3 * p] = bs; out[3 * p + 1] = bi; out[3 * p + 2] = bj; }
 }
 
-// 16-bit minus infinity: below every score the host lets through (|score| < 2^14,
-// gap costs below 2^8), and far enough from -2^15 that extensions never wrap.
-constexpr int NEG16 = -(3 << 13);
-
 // The end of a cell of row r, 16-bit lanes (h, e, f: its values): the local
 // row maxima, then the values that the next row and the next column read.
 // Row maxima are kept in every column, a half's padding columns (past its

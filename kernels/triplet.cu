@@ -212,9 +212,6 @@ constexpr int PAD = 5;
 constexpr int THREADS = 128;
 // direction code of a cell where the alignment starts (codes 0..6: the column kind that won)
 constexpr int START = 7;
-// 16-bit minus infinity: finite values stay within +-16000 (host bound), so
-// minus infinity plus three pair scores never wraps and never wins
-constexpr int NEG16 = -(3 << 13);
 
 template <int T>
 struct Side {
@@ -339,6 +336,8 @@ __device__ __forceinline__ uint32_t add_max16_relu(uint32_t a, uint32_t b, uint3
 }
 #endif
 
+// 16-bit lanes: finite values stay within +-16000 (host bound), so minus infinity (NEG16) plus three
+// pair scores never wraps and never wins
 struct Lane16 {
   using V = uint32_t;
   static constexpr int H = 2;

@@ -589,6 +589,84 @@ def test_gpu_takes_the_reads_it_can():
     assert HOOKS.on_gpu(batch, AlignConfig(scoring=wide, traceback=False)).tolist() == [False, True, False, False, False]
 
 
+def _launch_plan(batch, cfg, pack16=True):
+    """CudaGraph.launches without a device (the plan is host arithmetic)."""
+    from seqalign_cli.backends.cuda.graph import CudaGraph
+
+    eng = object.__new__(CudaGraph)
+    eng.min_width, eng.pack16, eng.max_warps = 1, pack16, 64
+    return list(eng.launches(batch, cfg, np.arange(batch.size)))
+
+
+def test_16bit_cells_take_glocal_and_local_reads_whose_values_fit():
+    """Reads go two a warp in 16-bit cells in glocal and local score-only runs when their bound fits, never in
+    global mode or with traceback; every read is in exactly one launch, those of a launch of one width."""
+    from seqalign_cli.backends.cuda.graph import INT16_LIMIT, fits16, width
+    from seqalign_cli.io.graph import make_graph_batch
+
+    sc = Scoring()
+    lengths = np.arange(1, 10000)
+    ok = np.array([fits16(sc, [m], width(m))[0] for m in lengths])
+    assert ok[:512].all() and not ok.all()  # default scoring: a few kb in 16-bit cells, then int32
+    assert (np.diff(ok.astype(int)) <= 0).all()  # monotone: from some length on, int32 cells
+    # the bound: match x columns against the limit (match 40: 384 columns fit, 512 do not)
+    strong = Scoring(match=40)
+    assert fits16(strong, [384], 12).tolist() == [True] and fits16(strong, [385], 16).tolist() == [False]
+    assert 40 * 384 < INT16_LIMIT <= 40 * 512
+    graph, _ = load("S\ta\tACGTACGTAC\nS\tb\tTTGA\nL\ta\t+\tb\t+\t0M\n")
+    rng = random.Random(3)
+    reads = [b"ACGT"[rng.randrange(4):][:1] * rng.randint(1, 1400) for _ in range(41)] + [b"A" * 2999]
+    batch = make_graph_batch(graph, reads)
+    for mode in MODES:
+        for traceback in (False, True):
+            for sc_ in (sc, strong, Scoring(match=200)):
+                cfg = AlignConfig(scoring=sc_, mode=mode, traceback=traceback)
+                plan = _launch_plan(batch, cfg)
+                taken = np.concatenate([r for _, r, _ in plan])
+                assert sorted(taken.tolist()) == list(range(batch.size))
+                for K, r, pack in plan:
+                    assert all(max(width(int(m)), 1) == K for m in batch.lengths[r])
+                    if pack:
+                        assert mode != "global" and not traceback and sc_.match <= 127
+                        assert fits16(sc_, batch.lengths[r], K).all()
+                    elif mode != "global" and not traceback and sc_.match <= 127:
+                        assert not fits16(sc_, batch.lengths[r], K).any()
+                packed = sum(len(r) for _, r, p in plan if p)
+                assert (packed > 0) == (mode != "global" and not traceback and sc_.match <= 127)
+            assert not any(p for _, _, p in _launch_plan(batch, AlignConfig(mode=mode), pack16=False))
+
+
+@pytest.mark.gpu
+@GPU
+@pytest.mark.parametrize("mode", ("glocal", "local"))
+def test_16bit_cells_agree_with_int32_cells_and_the_cpu_engine(mode):
+    """Two reads a warp in 16-bit cells: random DAGs cut at every section, reads of 1 to 1,400 bases (one to
+    three stripes), an odd count, N bases, scorings near the 16-bit bound: records equal the CPU engine's and
+    the int32 cells'."""
+    from seqalign_cli.backends.cpu.graph import CpuGraph
+    from seqalign_cli.backends.cuda.graph import HOOKS, CudaGraph
+    from seqalign_cli.io.graph import make_graph_batch
+
+    rng = random.Random(70 + MODES.index(mode))
+    cpu = CpuGraph(1)
+    engines = (CudaGraph(0, section_rows=1), CudaGraph(0, section_rows=1, pack16=False))
+    near = Scoring(match=28, mismatch=9, gap_open=11, gap_extend=3, n_penalty=5)  # 28 x 512 columns: 14,336
+    for k in range(8):
+        graph, og = load(random_gfa(rng, rng.randint(2, 14), max_len=rng.choice((1, 4, 12))), k % 4 == 3)
+        reads = [mutated_walk(rng, og) or "A" for _ in range(9)]
+        reads += [random_seq(rng, rng.choice((1, 33, 150, 511, 513, 1100, 1400)), "ACGTN") for _ in range(6)]
+        batch = make_graph_batch(graph, [r.encode() for r in reads])
+        for sc in (DEFAULT, near, SCORINGS["bwa"]):
+            cfg = AlignConfig(scoring=sc, mode=mode, traceback=False)
+            assert any(p for _, _, p in _launch_plan(batch, cfg))
+            want = records(cpu.align(batch, cfg))
+            for eng in engines:
+                out = HOOKS.allocate(batch, cfg)
+                eng.align(batch, cfg, np.arange(batch.size), out)
+                out.finish(cfg)
+                assert records(out) == want, (k, sc, eng.pack16)
+
+
 @pytest.mark.gpu
 @GPU
 @pytest.mark.parametrize("mode", MODES)

@@ -29,6 +29,12 @@ nodes into the read's room (``PATH_SLACK`` past its length; a path longer
 than that is aligned again by the CPU engine). Launches are cut so that
 their checkpoints fit ``CHECKPOINT_BYTES``.
 
+16-bit cells (``graph_score16``): in glocal and local mode, score only,
+two reads of one width share a warp, one in each 16-bit half of every
+register (one DPX instruction updates both), where every value of both
+fits (``fits16``); they are the rows' same graph, so the sweep is one.
+Global values fall with the graph's depth and stay in int32 cells.
+
 What ``HOOKS.on_gpu`` sends here: reads of at least one base whose score
 bound fits int32 lanes and, with traceback, of at most ``TRACE_COLUMNS``
 bases; the CPU engine aligns the rest in the same batch, with the same
@@ -65,6 +71,10 @@ CHECKPOINT_BYTES = 4 * 1024**3
 WALK_BYTES = 2 * 1024**3
 #: int32 lanes hold every value whose bound stays below this (minus infinity is -2**30)
 INT32_LIMIT = 2**29
+#: 16-bit cells hold every value whose bound (``fits16``) stays below this (minus infinity is -3 * 2**13)
+INT16_LIMIT = 16000
+#: the modes of 16-bit cells
+MODES16 = (Mode.GLOCAL, Mode.LOCAL)
 #: a row record's predecessor count saturates here (the kernel counts more in pred_off)
 MANY_PREDS = 4095
 #: warps resident per SM that the persistent launch asks for
@@ -86,6 +96,26 @@ def width(length: int) -> int:
 
 def score_name(K: int, mode: int, checkpoints: bool) -> str:
     return f"graph_score<{K}, {int(mode)}, {'true' if checkpoints else 'false'}>"
+
+
+def score16_name(K: int, mode: int) -> str:
+    return f"graph_score16<{K}, {int(mode)}>"
+
+
+def fits16(scoring, lengths: np.ndarray, K: int) -> np.ndarray:
+    """Reads (lengths) of width K whose every value fits 16-bit cells in glocal and local mode.
+
+    A lane computes C = 32K columns a stripe, past the read's end too. Every
+    row may start at S, so no value falls below what the columns' starts
+    cost (S's H at column C, a gap opened from it, one in the row): 3
+    (gap_open + gap_extend) + (C + 1) gap_extend + the largest penalty; and
+    none passes match x C.
+    """
+    lengths = np.asarray(lengths, np.int64)
+    C = 32 * K * np.maximum(-(-lengths // (32 * K)), 1)
+    s = scoring
+    low = 3 * (s.gap_open + s.gap_extend) + (C + 1) * s.gap_extend + max(s.mismatch, s.n_penalty)
+    return np.maximum(low, s.match * C) < INT16_LIMIT
 
 
 def walk_name(K: int, mode: int) -> str:
@@ -220,10 +250,11 @@ class _DeviceBatch:
 class CudaGraph(DeviceEngine):
     """Aligns reads against a graph on one device (``device.DeviceEngine``'s job cycle)."""
 
-    def __init__(self, device: int = 0, min_width: int = 1, section_rows: int = SECTION_ROWS):
+    def __init__(self, device: int = 0, min_width: int = 1, section_rows: int = SECTION_ROWS, pack16: bool = True):
         super().__init__(device)
         self.min_width = min_width  # benchmarks: lanes hold at least this many columns
         self.section_rows = section_rows  # tests: shorter sections
+        self.pack16 = pack16  # benchmarks and tests: False keeps every read in int32 cells
         self._graphs: dict[int, _DeviceGraph] = {}
         with self.cp.cuda.Device(device):
             sms = self.cp.cuda.Device(device).attributes["MultiProcessorCount"]
@@ -250,15 +281,24 @@ class CudaGraph(DeviceEngine):
         return d
 
     def launches(self, batch: GraphBatch, cfg: AlignConfig, subset: np.ndarray):
-        """(K, reads) of each launch: reads by width, longest first; with traceback one round of warps a launch."""
+        """(K, reads, pack16) of each launch: reads by width, longest first; with traceback one round of warps
+        a launch. pack16: the reads go two a warp in 16-bit cells (``fits16``), side by side in that order."""
         lengths = batch.lengths
         sel = subset[np.argsort(-lengths[subset], kind="stable")]
         ks = np.array([max(width(int(m)), self.min_width) for m in lengths[sel]], np.int64)
+        sc = cfg.scoring
+        packs = (self.pack16 and not cfg.traceback and cfg.mode_code in MODES16 and profile_fits(sc))
         for K in WIDTHS:
             part = sel[ks == K]
+            if not len(part):
+                continue
+            small = fits16(sc, lengths[part], K) if packs else np.zeros(len(part), bool)
+            if small.any():
+                yield K, part[small], True
+            part = part[~small]
             step = self.max_warps if cfg.traceback else max(len(part), 1)
             for s in range(0, len(part), step):
-                yield K, part[s:s + step]
+                yield K, part[s:s + step], False
 
     @staticmethod
     def block_steps(dg: _DeviceGraph, K: int, reads: int) -> int:
@@ -279,9 +319,12 @@ class CudaGraph(DeviceEngine):
         mode = int(cfg.mode_code)
         sc = cfg.scoring
         clock("prepare")
-        for K, reads in self.launches(batch, cfg, subset):
-            order = cp.asarray(reads.astype(np.int32))
-            items = len(reads) * dg.nsec
+        for K, reads, pack in self.launches(batch, cfg, subset):
+            entries = reads.astype(np.int32)
+            if pack:  # two reads an item, -1: none
+                entries = np.append(entries, np.int32(-1)) if len(entries) % 2 else entries
+            order = cp.asarray(entries)
+            items = len(entries) // (2 if pack else 1) * dg.nsec
             warps = min(items, self.max_warps)
             grid = -(-warps // (THREADS // 32))
             warps = grid * (THREADS // 32)
@@ -297,18 +340,20 @@ class CudaGraph(DeviceEngine):
             cps = cp.empty(max(len(reads) * cp_stride, 1), np.int32)
             graph = (*dg.arrays, np.int32(dg.n), np.int32(dg.n_slots), dg.sec, np.int32(dg.nsec))
             scoring = tuple(np.int32(v) for v in sc.as_list()) + (np.int32(profile_fits(sc)),)
-            names = (score_name(K, mode, trace), best_name(mode)) + ((walk_name(K, mode),) if trace else ())
+            score = score16_name(K, mode) if pack else score_name(K, mode, trace)
+            names = (score, best_name(mode)) + ((walk_name(K, mode),) if trace else ())
             mod = module(KERNEL, names, self.device)
-            ends = cp.empty(3 * items, np.int32)
+            ends = cp.empty(3 * len(entries) * dg.nsec, np.int32)
             counter = cp.zeros(1, np.int32)
-            mod.get_function(score_name(K, mode, trace))(
-                (grid,), (THREADS,), graph + (d.codes, d.offs, order, np.int32(items), counter) + scoring + (
-                    ws, np.int64(ws_stride), border, np.int64(border_stride), cps, np.int64(cp_stride),
-                    np.int32(B), ends))
+            args = graph + (d.codes, d.offs, order, np.int32(items), counter) + scoring + (
+                ws, np.int64(ws_stride), border, np.int64(border_stride))
+            if not pack:
+                args += (cps, np.int64(cp_stride), np.int32(B))
+            mod.get_function(score)((grid,), (THREADS,), args + (ends,))
             mod.get_function(best_name(mode))(
-                (-(-len(reads) // BEST_THREADS),), (BEST_THREADS,),
-                (ends, np.int32(dg.nsec), d.offs, order, np.int32(len(reads)), np.int32(sc.gap_open + sc.gap_extend),
-                 np.int32(sc.gap_extend), d.out))
+                (-(-len(entries) // BEST_THREADS),), (BEST_THREADS,),
+                (ends, np.int32(dg.nsec), d.offs, order, np.int32(len(entries)),
+                 np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend), d.out))
             if trace:
                 # the walk: as many warps as their direction bytes allow (WALK_BYTES)
                 codes_stride = (B + 32) * srow
@@ -360,6 +405,7 @@ class CudaGraph(DeviceEngine):
 def compile_checks() -> dict[str, tuple[str, ...]]:
     """Kernel variants ``seqalign info`` compiles: every width and mode, score only and traceback."""
     return {KERNEL: tuple(score_name(k, m, t) for k in WIDTHS for m in MODES for t in (False, True))
+            + tuple(score16_name(k, m) for k in WIDTHS for m in MODES16)
             + tuple(walk_name(k, m) for k in WIDTHS for m in MODES) + tuple(best_name(m) for m in MODES)}
 
 
