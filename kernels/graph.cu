@@ -126,11 +126,11 @@ struct Cells32 {
   __device__ static V vmax(V a, V b) { return max(a, b); }
   __device__ static V vmax3(V a, V b, V c) { return max3(a, b, c); }
   __device__ static int half(V x, int) { return x; }
-  // a column's best: cs = max(cs, h), and the row v where h was strictly greater
-  __device__ static void raise(V& cs, V h, int (&cv)[1], int v) {
+  // cs = max(cs, r); bit h: half h of r was strictly greater
+  __device__ static unsigned raise(V& cs, V r) {
     bool kept;
-    cs = max_which(cs, h, kept);
-    if (!kept) cv[0] = v;
+    cs = max_which(cs, r, kept);
+    return kept ? 0u : 1u;
   }
 };
 
@@ -145,12 +145,11 @@ struct Cells16 {
   __device__ static V vmax(V a, V b) { return max16(a, b); }
   __device__ static V vmax3(V a, V b, V c) { return max3_16(a, b, c); }
   __device__ static int half(V x, int h) { return h ? hi16(x) : lo16(x); }
-  // a half changed exactly where h was strictly greater (the max of the two is not cs there)
-  __device__ static void raise(V& cs, V h, int (&cv)[2], int v) {
-    const V m = max16(cs, h), d = m ^ cs;
-    if (d & 0xffffu) cv[0] = v;
-    if (d >> 16) cv[1] = v;
+  // a half of the maximum differs from cs exactly where r was strictly greater
+  __device__ static unsigned raise(V& cs, V r) {
+    const V m = max16(cs, r), d = m ^ cs;
     cs = m;
+    return (d & 0xffffu ? 1u : 0u) | (d >> 16 ? 2u : 0u);
   }
 };
 
@@ -306,7 +305,6 @@ struct Stripe {
   uint32_t* tbl;      // the warp's column table in shared memory (`put_columns`, `get_columns`)
   V s0;               // S's H at column c0 - 1
   int kend[L::H];     // k of column m when this lane holds it, else -1
-  unsigned live[L::H];  // bit k: column c0 + lane*K + k <= m
   const V* hin;       // a later stripe: H and F of column c0 - 1, by row (the stripe before)
   const V* fin;
   V* hout;            // more stripes to come: this stripe's last column, by row (lane 31)
@@ -331,37 +329,75 @@ struct Best {
   int s, v, j;
 };
 
-// A lane's end cells during one stripe's sweep: the best of each of its columns (cs[k], at row
-// cv[k]; global: sink rows only). Rows come in ascending order and a strictly higher score
-// replaces the one kept, so each column keeps its smallest row. `close_ends` folds them into a
-// Best: every live column (local), or column m in the lane that holds it (glocal, global).
-template <int K, class L>
+// A lane's end cells during one stripe's sweep, per half. Glocal and global (sink rows only):
+// the best of each of its columns (cs[k], at row cv[k]), of which `close_ends` takes column m.
+// Local: the lane's best (cs[0], row cv[0], column k cc), every row's candidate the largest of its
+// columns, the first column holding it looked up only when it is strictly better (a lane's best
+// seldom rises); the columns past the read's end (pad, scoring -n_penalty or a gap) take part: a
+// cell there scores at most the cell where its alignment leaves column m, which comes first (a row
+// no later, a smaller column), so it never wins. Rows come in ascending order and only a strictly
+// higher score replaces the one kept, so each keeps its smallest (row, column).
+template <int K, int MODE, class L>
 struct Ends {
-  typename L::V cs[K];
-  int cv[K][L::H];
+  static constexpr int N = MODE == LOCAL ? 1 : K;
+  typename L::V cs[N];
+  int cv[N][L::H], cc[L::H];
 };
 
-template <int K, class L>
-__device__ __forceinline__ void open_ends(Ends<K, L>& x) {
+template <int K, int MODE, class L>
+__device__ __forceinline__ void open_ends(Ends<K, MODE, L>& x) {
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
+  for (int k = 0; k < x.N; ++k) {
     x.cs[k] = L::neg();
 #pragma unroll
     for (int h = 0; h < L::H; ++h) x.cv[k][h] = -1;
   }
+#pragma unroll
+  for (int h = 0; h < L::H; ++h) x.cc[h] = -1;
+}
+
+// The row's end cells (H: the lane's columns of row v).
+template <int K, int MODE, class L>
+__device__ __forceinline__ void row_ends(Ends<K, MODE, L>& x, const typename L::V (&H)[K], int v) {
+  if constexpr (MODE == LOCAL) {
+    typename L::V r = H[0];
+#pragma unroll
+    for (int k = 1; k < K; ++k) r = L::vmax(r, H[k]);
+    const unsigned up = L::raise(x.cs[0], r);
+#pragma unroll
+    for (int h = 0; h < L::H; ++h) {
+      if ((up >> h) & 1) {
+        int c = K - 1;
+#pragma unroll
+        for (int k = K - 2; k >= 0; --k)
+          if (L::half(H[k], h) == L::half(x.cs[0], h)) c = k;
+        x.cv[0][h] = v;
+        x.cc[h] = c;
+      }
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const unsigned up = L::raise(x.cs[k], H[k]);
+#pragma unroll
+      for (int h = 0; h < L::H; ++h)
+        if ((up >> h) & 1) x.cv[k][h] = v;
+    }
+  }
 }
 
 template <int K, int MODE, class L>
-__device__ __forceinline__ void close_ends(const Ends<K, L>& x, const Stripe<K, L>& S, int lane, Best (&b)[L::H]) {
+__device__ __forceinline__ void close_ends(const Ends<K, MODE, L>& x, const Stripe<K, L>& S, int lane,
+                                           Best (&b)[L::H]) {
 #pragma unroll
   for (int h = 0; h < L::H; ++h)
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      const int j = S.c0 + lane * K + k, cs = L::half(x.cs[k], h);
-      const bool end = MODE == LOCAL ? ((S.live[h] >> k) & 1) : k == S.kend[h];
-      if (end && x.cv[k][h] >= 0 && better(cs, x.cv[k][h], j, b[h].s, b[h].v, b[h].j)) {
+      const int q = MODE == LOCAL ? 0 : k, cs = L::half(x.cs[q], h), j = S.c0 + lane * K + k;
+      const bool end = k == (MODE == LOCAL ? x.cc[h] : S.kend[h]);
+      if (end && x.cv[q][h] >= 0 && better(cs, x.cv[q][h], j, b[h].s, b[h].v, b[h].j)) {
         b[h].s = cs;
-        b[h].v = x.cv[k][h];
+        b[h].v = x.cv[q][h];
         b[h].j = j;
       }
     }
@@ -437,7 +473,6 @@ __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, const
     o[h] = read[h] >= 0 ? r.off[read[h]] : 0;
     S.m[h] = read[h] >= 0 ? (int)(r.off[read[h] + 1] - o[h]) : 0;
     S.kend[h] = -1;
-    S.live[h] = 0;
   }
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -449,7 +484,6 @@ __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, const
       if (h == 0) S.rd[k] = rd;
       uint32_t hi;
       profile(e.sc, (uint8_t)rd, prof[h], hi);
-      if (j <= S.m[h]) S.live[h] |= 1u << k;
       if (j == S.m[h]) S.kend[h] = k;
     }
     put_column<K, L>(S.tbl, e.lane, k, prof, L::splat(start_h<MODE>(j, e.oe, e.ge)));
@@ -469,7 +503,7 @@ __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, const
 // Returns, through outPH/outH/outF, what the right lane takes next step.
 template <int K, int MODE, bool CODES, bool STRIPED, class L>
 __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, const int4 mt, int v, Lane<K, L>& st,
-                                         Ends<K, L>& x, typename L::V& outPH, typename L::V& outH,
+                                         Ends<K, MODE, L>& x, typename L::V& outPH, typename L::V& outH,
                                          typename L::V& outF) {
   using V = typename L::V;
   static_assert(!CODES || L::H == 1, "direction bytes: int32 cells");
@@ -635,10 +669,7 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, co
   outH = H[K - 1];
   outF = F[K - 1];
   if (CODES) return;  // the walk tracks no end cells
-  if (MODE != GLOBAL || (meta_flags(mt) & 2)) {
-#pragma unroll
-    for (int k = 0; k < K; ++k) L::raise(x.cs[k], H[k], x.cv[k], v);
-  }
+  if (MODE != GLOBAL || (meta_flags(mt) & 2)) row_ends<K, MODE, L>(x, H, v);
 }
 
 // Steps t0 .. t1 - 1 of a stripe (t0 a multiple of 32): lane l computes row t - l when it
@@ -663,8 +694,8 @@ __device__ __forceinline__ void sweep(const Env& env, const Stripe<K, L>& stripe
   ring[(c & 3) * 32 + lane] = e.g.meta[min(32 * c + lane, top)];
   int4 pend = e.g.meta[min(32 * (c + 1) + lane, top)];
   SA_SYNCWARP();
-  Ends<K, L> x;
-  open_ends<K, L>(x);
+  Ends<K, MODE, L> x;
+  open_ends<K, MODE, L>(x);
   for (; 32 * c < t1; ++c) {
     const int ts = 32 * c;
     if constexpr (CP)
