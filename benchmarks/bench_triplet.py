@@ -69,7 +69,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--cells", type=float, default=2e10, help="GPU: 3-D cells a batch")
     ap.add_argument("--sweep", default=None, metavar="T:R,...",
-                    help="GPU: time these fixed shapes (lanes T, square side R) in 16-bit and int32 lanes")
+                    help="GPU: time these fixed shapes (lanes T, square side R) in 16-bit and int32 lanes "
+                         "(with --traceback: the traceback kernels)")
     ap.add_argument("--wave", default=None, metavar="N,...",
                     help="GPU: time with work items of at least N tiles as a tile wave (0: none; 'rule': the "
                          "engine's rule, the default), for each N")
@@ -81,8 +82,9 @@ def main():
 
         for shape in args.sweep.split(","):
             T, R = (int(x) for x in shape.split(":"))
-            for pack16 in (True, False):
-                bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, tuning=Tuning((T, R), pack16))
+            for pack16 in ((False,) if args.traceback else (True, False)):  # traceback: int32 lanes
+                bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, traceback=args.traceback,
+                          tuning=Tuning((T, R), pack16))
     elif args.gpu:
         from seqalign_cli.backends.cuda.triplet import Tuning, bench_run
 

@@ -351,10 +351,11 @@ def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypat
     lengths = np.array([[40, 60, 60]] * 10)
     T, R = gt.plan_shapes(lengths)
     ints = gt.border_ints(lengths, T, R)
-    monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 4)
+    monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 2)
     monkeypatch.setattr(gt, "DIRS_BYTES", int(gt.dir_bytes(lengths[:1], 1)[0]) * 3)
     plans = _check_launches(lengths, np.arange(10), cfg_of("semi-global", traceback=True), gt.Tuning(wave_tiles=0))
-    assert [pl.nwork for pl in plans] == [3, 1, 3, 1, 2]
+    # parts of three by their direction bytes, each cut to the border scratch of two
+    assert [pl.nwork for pl in plans] == [2, 1, 2, 1, 2, 1, 1]
 
 
 def test_wave_table_lists_each_items_tiles_after_those_they_wait_for():
@@ -515,3 +516,17 @@ def test_related_triplets_for_benchmarks(L, count):
     assert batch.size == count and (batch.lengths == L).all()
     assert batch.cells() == count * L ** 3
     assert all(int(c.max()) <= 3 for c in batch.codes)
+
+
+def test_traceback_parts_take_the_wave_by_their_own_count(monkeypatch):
+    """With traceback the triplets whose codes fit DIRS_BYTES run together: a part of a few long triplets takes
+    the wave (one group a tile), though the whole batch, had it run at once, would fill the GPU."""
+    lengths = np.array([[128] * 3] * 600)
+    cfg = cfg_of("global", traceback=True)
+    whole = gt.plan_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), sms=1))
+    assert len(whole) == 1 and whole[0].tiles is None  # 600 items, room for 64 groups: the sweep
+    monkeypatch.setattr(gt, "DIRS_BYTES", int(gt.dir_bytes(lengths[:1], 0, 4, 6)[0]) * 40)
+    plans = _check_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), sms=1))
+    assert [pl.nwork for pl in plans] == [40] * 15 and all(pl.tiles is not None for pl in plans)
+    plans = _check_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), sms=1, wave_tiles=0))
+    assert [pl.nwork for pl in plans] == [40] * 15 and all(pl.tiles is None for pl in plans)

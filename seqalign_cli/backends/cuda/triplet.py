@@ -363,7 +363,9 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     ``wave_items`` picks (or ``Tuning.wave_tiles`` tiles or more) in
     launches of their own as a tile wave (``wave_table``). With traceback
     every triplet runs in int32 lanes (``triplet_trace``), in parts whose
-    direction bytes fit DIRS_BYTES too.
+    direction bytes fit DIRS_BYTES too, each part taking the wave by the
+    rule for itself (a part of a few hundred long triplets leaves most of
+    the GPU idle when each is one group's sweep).
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     mode = int(cfg.mode_code)
@@ -393,18 +395,23 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
         else:
             groups.append((sel.reshape(-1, 1).astype(np.int32), False))
         for all_items, pack in groups:
-            # several tiles, the scratch for a column buffer a tile row, and the rule or the number of tiles
-            sizes = item_lengths(all_items, lengths)
-            JT, KT = tiles(sizes, t, r)
-            waves = (JT * KT > 1) & (border_ints(sizes, t, r, True) * 4 <= BORDER_BYTES)
-            if wave_tiles is None:
-                waves &= wave_items(sizes, t, r, tuning.sms)
-            else:
-                waves &= (JT * KT >= wave_tiles) & (wave_tiles > 0)
-            for wave in (False, True):
-                if (waves == wave).any():
-                    plans += _launches(all_items[waves == wave], sizes[waves == wave], len(lengths), mode, t, r,
-                                       pack, trace, wave)
+            every = item_lengths(all_items, lengths)
+            # with traceback, the items whose codes fit DIRS_BYTES together run at once: the rule is theirs
+            parts = (fitting_parts(np.arange(len(every)), dir_bytes(every, mode, t, r), DIRS_BYTES) if trace
+                     else [np.arange(len(every))])
+            for part in parts:
+                items, sizes = all_items[part], every[part]
+                # several tiles, the scratch for a column buffer a tile row, and the rule or the number of tiles
+                JT, KT = tiles(sizes, t, r)
+                waves = (JT * KT > 1) & (border_ints(sizes, t, r, True) * 4 <= BORDER_BYTES)
+                if wave_tiles is None:
+                    waves &= wave_items(sizes, t, r, tuning.sms)
+                else:
+                    waves &= (JT * KT >= wave_tiles) & (wave_tiles > 0)
+                for wave in (False, True):
+                    if (waves == wave).any():
+                        plans += _launches(items[waves == wave], sizes[waves == wave], len(lengths), mode, t, r,
+                                           pack, trace, wave)
     return plans
 
 
