@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from seqalign_cli.backends.cuda import triplet as gt
-from seqalign_cli.backends.cuda.device import Job
+from seqalign_cli.backends.cuda.device import Job, fitting_parts
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.triplet import TripletBatch
 from seqalign_cli.results import TripletAlignments
@@ -351,10 +351,10 @@ def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypat
     lengths = np.array([[40, 60, 60]] * 10)
     T, R = gt.plan_shapes(lengths)
     ints = gt.border_ints(lengths, T, R)
-    monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 2)
-    monkeypatch.setattr(gt, "DIRS_BYTES", int(gt.dir_bytes(lengths[:1], 1)[0]) * 3)
+    monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 3)
+    monkeypatch.setattr(gt, "DIRS_BYTES", int(gt.dir_bytes(lengths[:1], 1)[0]) * 2)
     plans = _check_launches(lengths, np.arange(10), cfg_of("semi-global", traceback=True), gt.Tuning(wave_tiles=0))
-    # parts of three by their direction bytes, each cut to the border scratch of two
+    # parts of three by the border scratch, each cut to the direction bytes of two
     assert [pl.nwork for pl in plans] == [2, 1, 2, 1, 2, 1, 1]
 
 
@@ -410,8 +410,14 @@ def test_the_wave_takes_the_items_that_would_outlast_the_launch():
 
     assert waved([[1024] * 3] * 264) == list(range(264))
     assert waved([[256] * 3] * 1788) == list(range(1788))
-    assert waved([[128] * 3] * 14305) == []
-    assert waved([[128] * 3] * 14305, sms=2000) == list(range(14305))  # a GPU these would not fill
+    assert waved([[128] * 3] * 10000) == []
+    assert waved([[128] * 3] * 10000, sms=2000) == list(range(10000))  # a GPU these would not fill
+    # more than a launch's border scratch holds (16-bit pairs): the parts run one after another, the last,
+    # of 500 items, as a wave
+    part = len(fitting_parts(np.arange(20000), gt.border_ints(np.array([[128] * 3] * 20000), 16, 6),
+                             gt.BORDER_BYTES // 4)[0])
+    n = 2 * (part + 500)
+    assert part < 20000 and waved([[128] * 3] * n) == list(range(2 * part, n))
     mixed = [[30] * 3] * 60000 + [[100] * 3] * 20000 + [[700, 650, 720]] * 3
     assert waved(mixed) == [80000, 80001, 80002]
     assert waved([[30] * 3] * 5000) == list(range(5000))  # 2,500 items of 16-bit pairs: 4 lanes each, room for 8,448

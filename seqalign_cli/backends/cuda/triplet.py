@@ -361,11 +361,10 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     others (and every triplet of a shape with R > PACK16_MAX_R) in int32
     lanes; in parts whose border scratch fits BORDER_BYTES; the items
     ``wave_items`` picks (or ``Tuning.wave_tiles`` tiles or more) in
-    launches of their own as a tile wave (``wave_table``). With traceback
-    every triplet runs in int32 lanes (``triplet_trace``), in parts whose
-    direction bytes fit DIRS_BYTES too, each part taking the wave by the
-    rule for itself (a part of a few hundred long triplets leaves most of
-    the GPU idle when each is one group's sweep).
+    launches of their own as a tile wave (``wave_table``), the items of
+    each part that runs at once (``_parts``) by their own count. With
+    traceback every triplet runs in int32 lanes (``triplet_trace``), in
+    parts whose direction bytes fit DIRS_BYTES too.
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     mode = int(cfg.mode_code)
@@ -396,10 +395,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
             groups.append((sel.reshape(-1, 1).astype(np.int32), False))
         for all_items, pack in groups:
             every = item_lengths(all_items, lengths)
-            # with traceback, the items whose codes fit DIRS_BYTES together run at once: the rule is theirs
-            parts = (fitting_parts(np.arange(len(every)), dir_bytes(every, mode, t, r), DIRS_BYTES) if trace
-                     else [np.arange(len(every))])
-            for part in parts:
+            for part in _parts(every, mode, t, r, trace):
                 items, sizes = all_items[part], every[part]
                 # several tiles, the scratch for a column buffer a tile row, and the rule or the number of tiles
                 JT, KT = tiles(sizes, t, r)
@@ -413,6 +409,18 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
                         plans += _launches(items[waves == wave], sizes[waves == wave], len(lengths), mode, t, r,
                                            pack, trace, wave)
     return plans
+
+
+def _parts(sizes: np.ndarray, mode: int, t: int, r: int, trace: bool) -> list:
+    """The work items (``sizes``: their ``item_lengths``) that run at once as sweeps, and so decide the wave
+    together: in parts whose sweeps' border scratch fits BORDER_BYTES and, with traceback, whose codes fit
+    DIRS_BYTES (a part of a few hundred long items leaves most of the GPU idle as sweeps of one group; a
+    part's wave items are cut again to their own scratch)."""
+    parts = fitting_parts(np.arange(len(sizes)), border_ints(sizes, t, r), BORDER_BYTES // 4)
+    if trace:
+        dbytes = dir_bytes(sizes, mode, t, r)
+        parts = [p[q] for p in parts for q in fitting_parts(np.arange(len(p)), dbytes[p], DIRS_BYTES)]
+    return parts
 
 
 def _launches(items: np.ndarray, sizes: np.ndarray, ntriplets: int, mode: int, t: int, r: int, pack: bool,
