@@ -24,13 +24,14 @@
 // column's H and F for the next (`border`: H and F in, H and F out, swapped per stripe; 4n
 // ints a warp).
 //
-// 16-bit cells (graph_score16, glocal and local score only): two reads an item, one in the low
+// 16-bit cells (graph_score16, glocal and local): two reads an item, one in the low
 // and one in the high 16-bit half of every register, one DPX instruction updating both; the rows
 // (the graph) and so the sweep are the same for both, only the columns' constants differ (each
 // half's byte profile, one byte permute giving both halves' substitution scores). Every row may
 // start at S in these modes, so values stay within a bound of the columns (host: fits16); slots,
-// borders and the left lane's values hold both halves in one int. The int32 cells (Cells32) and
-// the 16-bit ones (Cells16) share every function of the sweep.
+// borders, checkpoints and the left lane's values hold both halves in one int (the walk, in int32
+// cells, restores its read's half). The int32 cells (Cells32) and the 16-bit ones (Cells16) share
+// every function of the sweep.
 //
 // Layouts (int32): a slot row is 2*SROW ints, SROW = (K+1)*32: H[k*32 + lane] for the K
 // columns of each lane, then at k = K, lane 0, column 0; then E the same way.
@@ -47,14 +48,15 @@
 //  graph_score<K, MODE, CP>(graph..., reads..., scoring, ws, ws_stride, border,
 //      border_stride, cp, cp_stride, B, ends): item i = section i % nsec of read order[i / nsec];
 //      ends[i*3 + 0..2] = the section's best end cell (score, row, column; row -1: none).
-//  graph_score16<K, MODE>(graph..., reads..., scoring, ws, ws_stride, border, border_stride, ends):
-//      the same with order[2w], order[2w + 1] (-1: none) the reads of items w*nsec .. w*nsec +
-//      nsec - 1, count = (entries / 2) x nsec; ends[((2w + h)*nsec + s)*3 + 0..2] for half h.
+//  graph_score16<K, MODE, CP>(the arguments of graph_score): the same with order[2w], order[2w + 1]
+//      (-1: none) the reads of items w*nsec .. w*nsec + nsec - 1, count = (entries / 2) x nsec;
+//      ends[((2w + h)*nsec + s)*3 + 0..2] for half h; pair w's checkpoints at cp + w*cp_stride.
 //  graph_best<MODE>(ends, nsec, roff, order, count, oe, ge, out): one thread an entry of order
 //      (-1: none); out[read*4 + 0..2] = score, end base, end column (end base -1: empty alignment).
 //  graph_walk<K, MODE>(graph..., reads..., scoring, ws, ws_stride, cp, cp_stride, B, codes,
-//      codes_stride, args, args_stride, out, run_off, run_op, run_len, node_off, nodes, info):
-//      one item a read; from the end row v, restores the checkpoint of step B*floor(v/B) (or
+//      codes_stride, args, args_stride, out, run_off, run_op, run_len, node_off, nodes, info,
+//      packed): one item an entry of order (-1: none; packed: the checkpoints of graph_score16,
+//      entry i in half i % 2 of pair i / 2's); from the end row v, restores the checkpoint of step B*floor(v/B) (or
 //      starts v's section afresh when that step lies before it), sweeps on to row v with
 //      direction bytes and walks back to that step's row, then the checkpoint before, and so
 //      on (every lane walks, lane 0 writes): runs into the RunStore slots of the read, the
@@ -171,18 +173,19 @@ __device__ __forceinline__ void clear_lane(Lane<K, L>& st) {
   st.inPH = st.inH = st.inF = L::neg();
 }
 
-// A checkpoint: the row before, the slots (each lane its own columns), the inbound values.
-template <int K>
-__device__ __forceinline__ void save_lane(int* dst, const Lane<K>& st, const int* ws, int n_slots, int lane) {
+// A checkpoint: the row before, the slots (each lane its own columns), the inbound values (16-bit
+// cells: both reads' values in each int).
+template <int K, class L>
+__device__ __forceinline__ void save_lane(int* dst, const Lane<K, L>& st, const int* ws, int n_slots, int lane) {
   constexpr int SROW = (K + 1) * 32;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    dst[k * 32 + lane] = st.H[k];
-    dst[SROW + k * 32 + lane] = st.E[k];
+    dst[k * 32 + lane] = (int)st.H[k];
+    dst[SROW + k * 32 + lane] = (int)st.E[k];
   }
   if (lane == 0) {
-    dst[K * 32] = st.h0;
-    dst[SROW + K * 32] = st.e0;
+    dst[K * 32] = (int)st.h0;
+    dst[SROW + K * 32] = (int)st.e0;
   }
   for (int q = 0; q < n_slots; ++q) {
     const int* src = ws + (int64_t)q * 2 * SROW;
@@ -194,34 +197,41 @@ __device__ __forceinline__ void save_lane(int* dst, const Lane<K>& st, const int
     }
   }
   int* in = dst + (int64_t)(n_slots + 1) * 2 * SROW;
-  in[lane] = st.inPH;
-  in[32 + lane] = st.inH;
-  in[64 + lane] = st.inF;
+  in[lane] = (int)st.inPH;
+  in[32 + lane] = (int)st.inH;
+  in[64 + lane] = (int)st.inF;
 }
 
+// A value of a checkpoint into int32 cells: as it is (half < 0), or the read of 16-bit half `half`
+// (within +-16000; minus infinity stays below every value, as it did in 16 bits).
+__device__ __forceinline__ int cell_of(int x, int half) {
+  return half < 0 ? x : (half ? hi16((uint32_t)x) : lo16((uint32_t)x));
+}
+
+// Restores a checkpoint into int32 cells (the walk), of int32 cells or of one half of 16-bit cells.
 template <int K>
-__device__ __forceinline__ void load_lane(const int* src, Lane<K>& st, int* ws, int n_slots, int lane) {
+__device__ __forceinline__ void load_lane(const int* src, Lane<K>& st, int* ws, int n_slots, int lane, int half) {
   constexpr int SROW = (K + 1) * 32;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    st.H[k] = src[k * 32 + lane];
-    st.E[k] = src[SROW + k * 32 + lane];
+    st.H[k] = cell_of(src[k * 32 + lane], half);
+    st.E[k] = cell_of(src[SROW + k * 32 + lane], half);
   }
-  st.h0 = src[K * 32];
-  st.e0 = src[SROW + K * 32];
+  st.h0 = cell_of(src[K * 32], half);
+  st.e0 = cell_of(src[SROW + K * 32], half);
   for (int q = 0; q < n_slots; ++q) {
     const int* from = src + (int64_t)(q + 1) * 2 * SROW;
     int* to = ws + (int64_t)q * 2 * SROW;
 #pragma unroll
     for (int k = 0; k <= K; ++k) {
-      to[k * 32 + lane] = from[k * 32 + lane];
-      to[SROW + k * 32 + lane] = from[SROW + k * 32 + lane];
+      to[k * 32 + lane] = cell_of(from[k * 32 + lane], half);
+      to[SROW + k * 32 + lane] = cell_of(from[SROW + k * 32 + lane], half);
     }
   }
   const int* in = src + (int64_t)(n_slots + 1) * 2 * SROW;
-  st.inPH = in[lane];
-  st.inH = in[32 + lane];
-  st.inF = in[64 + lane];
+  st.inPH = cell_of(in[lane], half);
+  st.inH = cell_of(in[32 + lane], half);
+  st.inF = cell_of(in[64 + lane], half);
 }
 
 // Where the sweep writes direction bytes (walk kernel only).
@@ -682,7 +692,6 @@ template <int K, int MODE, bool CODES, bool CP, bool STRIPED, class L>
 __device__ __forceinline__ void sweep(const Env& env, const Stripe<K, L>& stripe, int t0, int t1, int lo, int hi,
                                       Lane<K, L>& st, Best (&b)[L::H], int* cp, int B, int4* ring) {
   using V = typename L::V;
-  static_assert(!CP || L::H == 1, "checkpoints: int32 cells");
   constexpr int SROW = (K + 1) * 32;
   Env e = env;  // local copies: the compiler keeps what it needs of them in registers
   Stripe<K, L> S = stripe;
@@ -700,7 +709,7 @@ __device__ __forceinline__ void sweep(const Env& env, const Stripe<K, L>& stripe
     const int ts = 32 * c;
     if constexpr (CP)
       if (ts % B == 0 && ts >= lo && ts <= last)
-        save_lane<K>(cp + (int64_t)(ts / B) * ((int64_t)(e.g.n_slots + 1) * 2 * SROW + 96), st, e.ws,
+        save_lane<K, L>(cp + (int64_t)(ts / B) * ((int64_t)(e.g.n_slots + 1) * 2 * SROW + 96), st, e.ws,
                      e.g.n_slots, lane);
     const int te = min(t1, ts + 32);
     for (int t = ts; t < te; ++t) {
@@ -840,16 +849,17 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score(GRAPH_ARGS, 
                                   tbl, ring);
 }
 
-// graph_score16: two reads an item in 16-bit halves, glocal and local, score only; `count` = (reads + 1) / 2
-// x nsec, order holding the pairs (the host sends reads of one width whose values fit: INT16_LIMIT).
-template <int K, int MODE>
+// graph_score16: two reads an item in 16-bit halves, glocal and local; `count` = (reads + 1) / 2 x nsec,
+// order holding the pairs (the host sends reads of one width whose values fit: INT16_LIMIT); with CP,
+// a pair's checkpoints hold both reads (graph_walk with packed = 1 unpacks its half).
+template <int K, int MODE, bool CP>
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score16(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride,
-                            int* ends) {
+                            int* cp_all, int64_t cp_stride, int B, int* ends) {
   static_assert(MODE == GLOCAL || MODE == LOCAL, "16-bit cells: glocal and local (global values fall with the graph's depth)");
   using Cells = Cells16;
   GRAPH_SETUP
-  score_items<K, MODE, false, Cells>(e, rs, sec, nsec, border_all + warp * border_stride, nullptr, 0, 1, ends,
-                                     tbl, ring);
+  score_items<K, MODE, CP, Cells>(e, rs, sec, nsec, border_all + warp * border_stride, cp_all, cp_stride, B, ends,
+                                  tbl, ring);
 }
 
 // One thread a read: the best of its sections' end cells, then the mode's empty alignment.
@@ -889,7 +899,7 @@ template <int K, int MODE>
 __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int* cp_all, int64_t cp_stride, int B,
                            uint8_t* codes_all, int64_t codes_stride, unsigned short* args_all, int64_t args_stride,
                            const int* out, const int64_t* run_off, uint8_t* run_op, int* run_len,
-                           const int64_t* node_off, int* nodes, int* info) {
+                           const int64_t* node_off, int* nodes, int* info, int packed) {
   using Cells = Cells32;
   GRAPH_SETUP
   constexpr int SROW = (K + 1) * 32;
@@ -900,6 +910,7 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
   e.out = Codes{codes, argH, argE, 0, 0};
   for (int item = take_item(rs, lane); item < count; item = take_item(rs, lane)) {
     const int read = order[item];
+    if (read < 0) continue;  // an empty high half
     int v = out[read * 4 + 1], j = out[read * 4 + 2];
     Stripe<K> S;
     const int one[1] = {read};
@@ -927,7 +938,10 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
         const int b = (v / B) * B;
         Lane<K> st;
         if (b >= slo) {
-          load_lane<K>(cp_all + item * cp_stride + (int64_t)(b / B) * cprow, st, e.ws, n_slots, lane);
+          // 16-bit checkpoints (packed): entry item is half item % 2 of the pair item / 2
+          const int64_t unit = packed ? item / 2 : item;
+          load_lane<K>(cp_all + unit * cp_stride + (int64_t)(b / B) * cprow, st, e.ws, n_slots, lane,
+                       packed ? item % 2 : -1);
           lo = b;
         } else {
           clear_lane<K, Cells32>(st);
@@ -1051,19 +1065,20 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
 #ifdef SA_INSTANTIATE_ALL
 // Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every width and mode the backend launches.
 #define GRAPH_SCORE_ARGS GRAPH_ARGS, int*, int64_t, int*, int64_t, int*, int64_t, int, int*
-#define GRAPH_SCORE16_ARGS GRAPH_ARGS, int*, int64_t, int*, int64_t, int*
 #define GRAPH_BEST_ARGS const int*, int, const int64_t*, const int*, int, int, int, int*
 #define GRAPH_WALK_ARGS                                                                                     \
   GRAPH_ARGS, int*, int64_t, const int*, int64_t, int, uint8_t*, int64_t, unsigned short*, int64_t, const int*, \
-      const int64_t*, uint8_t*, int*, const int64_t*, int*, int*
+      const int64_t*, uint8_t*, int*, const int64_t*, int*, int*, int
 #define GRAPH_VARIANTS(K, M)                                                 \
   template __global__ void graph_score<K, M, false>(GRAPH_SCORE_ARGS);       \
   template __global__ void graph_score<K, M, true>(GRAPH_SCORE_ARGS);        \
   template __global__ void graph_walk<K, M>(GRAPH_WALK_ARGS);
 #define GRAPH_MODES(K)                                                                  \
   GRAPH_VARIANTS(K, 0) GRAPH_VARIANTS(K, 2) GRAPH_VARIANTS(K, 3)                        \
-  template __global__ void graph_score16<K, 2>(GRAPH_SCORE16_ARGS);                     \
-  template __global__ void graph_score16<K, 3>(GRAPH_SCORE16_ARGS);
+  template __global__ void graph_score16<K, 2, false>(GRAPH_SCORE_ARGS);                \
+  template __global__ void graph_score16<K, 2, true>(GRAPH_SCORE_ARGS);                 \
+  template __global__ void graph_score16<K, 3, false>(GRAPH_SCORE_ARGS);                \
+  template __global__ void graph_score16<K, 3, true>(GRAPH_SCORE_ARGS);
 template __global__ void graph_best<0>(GRAPH_BEST_ARGS);
 template __global__ void graph_best<2>(GRAPH_BEST_ARGS);
 template __global__ void graph_best<3>(GRAPH_BEST_ARGS);

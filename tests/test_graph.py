@@ -599,8 +599,9 @@ def _launch_plan(batch, cfg, pack16=True):
 
 
 def test_16bit_cells_take_glocal_and_local_reads_whose_values_fit():
-    """Reads go two a warp in 16-bit cells in glocal and local score-only runs when their bound fits, never in
-    global mode or with traceback; every read is in exactly one launch, those of a launch of one width."""
+    """Reads go two a warp in 16-bit cells in glocal and local runs when their bound fits, never in global mode;
+    every read is in exactly one launch, those of a launch of one width; with traceback, a launch is one round
+    of warps (pairs in 16-bit cells)."""
     from seqalign_cli.backends.cuda.graph import INT16_LIMIT, fits16, width
     from seqalign_cli.io.graph import make_graph_batch
 
@@ -624,15 +625,17 @@ def test_16bit_cells_take_glocal_and_local_reads_whose_values_fit():
                 plan = _launch_plan(batch, cfg)
                 taken = np.concatenate([r for _, r, _ in plan])
                 assert sorted(taken.tolist()) == list(range(batch.size))
+                packs = mode != "global" and sc_.match <= 127
                 for K, r, pack in plan:
                     assert all(max(width(int(m)), 1) == K for m in batch.lengths[r])
                     if pack:
-                        assert mode != "global" and not traceback and sc_.match <= 127
-                        assert fits16(sc_, batch.lengths[r], K).all()
-                    elif mode != "global" and not traceback and sc_.match <= 127:
+                        assert packs and fits16(sc_, batch.lengths[r], K).all()
+                    elif packs:
                         assert not fits16(sc_, batch.lengths[r], K).any()
+                    if traceback:  # the launch's warps (64 here) take a read or a pair each
+                        assert len(r) <= (2 if pack else 1) * 64
                 packed = sum(len(r) for _, r, p in plan if p)
-                assert (packed > 0) == (mode != "global" and not traceback and sc_.match <= 127)
+                assert (packed > 0) == packs
             assert not any(p for _, _, p in _launch_plan(batch, AlignConfig(mode=mode), pack16=False))
 
 
@@ -641,8 +644,9 @@ def test_16bit_cells_take_glocal_and_local_reads_whose_values_fit():
 @pytest.mark.parametrize("mode", ("glocal", "local"))
 def test_16bit_cells_agree_with_int32_cells_and_the_cpu_engine(mode):
     """Two reads a warp in 16-bit cells: random DAGs cut at every section, reads of 1 to 1,400 bases (one to
-    three stripes), an odd count, N bases, scorings near the 16-bit bound: records equal the CPU engine's and
-    the int32 cells'."""
+    three stripes; with traceback up to 512), an odd count, N bases, scorings near the 16-bit bound, score
+    only and traceback (the walk restoring its read's half of a pair's checkpoints): records equal the CPU
+    engine's and the int32 cells'."""
     from seqalign_cli.backends.cpu.graph import CpuGraph
     from seqalign_cli.backends.cuda.graph import HOOKS, CudaGraph
     from seqalign_cli.io.graph import make_graph_batch
@@ -655,16 +659,18 @@ def test_16bit_cells_agree_with_int32_cells_and_the_cpu_engine(mode):
         graph, og = load(random_gfa(rng, rng.randint(2, 14), max_len=rng.choice((1, 4, 12))), k % 4 == 3)
         reads = [mutated_walk(rng, og) or "A" for _ in range(9)]
         reads += [random_seq(rng, rng.choice((1, 33, 150, 511, 513, 1100, 1400)), "ACGTN") for _ in range(6)]
-        batch = make_graph_batch(graph, [r.encode() for r in reads])
-        for sc in (DEFAULT, near, SCORINGS["bwa"]):
-            cfg = AlignConfig(scoring=sc, mode=mode, traceback=False)
-            assert any(p for _, _, p in _launch_plan(batch, cfg))
-            want = records(cpu.align(batch, cfg))
-            for eng in engines:
-                out = HOOKS.allocate(batch, cfg)
-                eng.align(batch, cfg, np.arange(batch.size), out)
-                out.finish(cfg)
-                assert records(out) == want, (k, sc, eng.pack16)
+        for traceback in (False, True):
+            kept = [r for r in reads if not traceback or len(r) <= 512]  # the GPU's traceback: one stripe
+            batch = make_graph_batch(graph, [r.encode() for r in kept])
+            for sc in (DEFAULT, near, SCORINGS["bwa"]):
+                cfg = AlignConfig(scoring=sc, mode=mode, traceback=traceback)
+                assert any(p for _, _, p in _launch_plan(batch, cfg))
+                want = records(cpu.align(batch, cfg))
+                for eng in engines:
+                    out = HOOKS.allocate(batch, cfg)
+                    eng.align(batch, cfg, np.arange(batch.size), out)
+                    out.finish(cfg)
+                    assert records(out) == want, (k, sc, traceback, eng.pack16)
 
 
 @pytest.mark.gpu

@@ -29,11 +29,13 @@ nodes into the read's room (``PATH_SLACK`` past its length; a path longer
 than that is aligned again by the CPU engine). Launches are cut so that
 their checkpoints fit ``CHECKPOINT_BYTES``.
 
-16-bit cells (``graph_score16``): in glocal and local mode, score only,
-two reads of one width share a warp, one in each 16-bit half of every
-register (one DPX instruction updates both), where every value of both
-fits (``fits16``); they are the rows' same graph, so the sweep is one.
-Global values fall with the graph's depth and stay in int32 cells.
+16-bit cells (``graph_score16``): in glocal and local mode two reads of
+one width share a warp, one in each 16-bit half of every register (one DPX
+instruction updates both), where every value of both fits (``fits16``);
+they are the rows' same graph, so the sweep is one. With traceback the
+pair's checkpoints hold both reads and the walk (int32 cells, one read a
+warp) restores its read's half. Global values fall with the graph's depth
+and stay in int32 cells.
 
 What ``HOOKS.on_gpu`` sends here: reads of at least one base whose score
 bound fits int32 lanes and, with traceback, of at most ``TRACE_COLUMNS``
@@ -98,8 +100,8 @@ def score_name(K: int, mode: int, checkpoints: bool) -> str:
     return f"graph_score<{K}, {int(mode)}, {'true' if checkpoints else 'false'}>"
 
 
-def score16_name(K: int, mode: int) -> str:
-    return f"graph_score16<{K}, {int(mode)}>"
+def score16_name(K: int, mode: int, checkpoints: bool) -> str:
+    return f"graph_score16<{K}, {int(mode)}, {'true' if checkpoints else 'false'}>"
 
 
 def fits16(scoring, lengths: np.ndarray, K: int) -> np.ndarray:
@@ -287,18 +289,16 @@ class CudaGraph(DeviceEngine):
         sel = subset[np.argsort(-lengths[subset], kind="stable")]
         ks = np.array([max(width(int(m)), self.min_width) for m in lengths[sel]], np.int64)
         sc = cfg.scoring
-        packs = (self.pack16 and not cfg.traceback and cfg.mode_code in MODES16 and profile_fits(sc))
+        packs = self.pack16 and cfg.mode_code in MODES16 and profile_fits(sc)
         for K in WIDTHS:
             part = sel[ks == K]
             if not len(part):
                 continue
             small = fits16(sc, lengths[part], K) if packs else np.zeros(len(part), bool)
-            if small.any():
-                yield K, part[small], True
-            part = part[~small]
-            step = self.max_warps if cfg.traceback else max(len(part), 1)
-            for s in range(0, len(part), step):
-                yield K, part[s:s + step], False
+            for pack, reads in ((True, part[small]), (False, part[~small])):
+                step = (2 if pack else 1) * self.max_warps if cfg.traceback else max(len(reads), 1)
+                for s in range(0, len(reads), step):
+                    yield K, reads[s:s + step], pack
 
     @staticmethod
     def block_steps(dg: _DeviceGraph, K: int, reads: int) -> int:
@@ -324,7 +324,8 @@ class CudaGraph(DeviceEngine):
             if pack:  # two reads an item, -1: none
                 entries = np.append(entries, np.int32(-1)) if len(entries) % 2 else entries
             order = cp.asarray(entries)
-            items = len(entries) // (2 if pack else 1) * dg.nsec
+            units = len(entries) // (2 if pack else 1)  # warps' reads: pairs in 16-bit cells
+            items = units * dg.nsec
             warps = min(items, self.max_warps)
             grid = -(-warps // (THREADS // 32))
             warps = grid * (THREADS // 32)
@@ -335,21 +336,20 @@ class CudaGraph(DeviceEngine):
             border_stride = 4 * dg.n if striped else 0
             border = cp.empty(max(warps * border_stride, 1), np.int32)
             trace = cfg.traceback
-            B = self.block_steps(dg, K, len(reads)) if trace else BLOCK_ROWS
+            B = self.block_steps(dg, K, units) if trace else BLOCK_ROWS
             cp_stride = self.checkpoint_ints(dg, K, B) if trace else 0
-            cps = cp.empty(max(len(reads) * cp_stride, 1), np.int32)
+            cps = cp.empty(max(units * cp_stride, 1), np.int32)
             graph = (*dg.arrays, np.int32(dg.n), np.int32(dg.n_slots), dg.sec, np.int32(dg.nsec))
             scoring = tuple(np.int32(v) for v in sc.as_list()) + (np.int32(profile_fits(sc)),)
-            score = score16_name(K, mode) if pack else score_name(K, mode, trace)
+            score = score16_name(K, mode, trace) if pack else score_name(K, mode, trace)
             names = (score, best_name(mode)) + ((walk_name(K, mode),) if trace else ())
             mod = module(KERNEL, names, self.device)
             ends = cp.empty(3 * len(entries) * dg.nsec, np.int32)
             counter = cp.zeros(1, np.int32)
-            args = graph + (d.codes, d.offs, order, np.int32(items), counter) + scoring + (
-                ws, np.int64(ws_stride), border, np.int64(border_stride))
-            if not pack:
-                args += (cps, np.int64(cp_stride), np.int32(B))
-            mod.get_function(score)((grid,), (THREADS,), args + (ends,))
+            mod.get_function(score)(
+                (grid,), (THREADS,), graph + (d.codes, d.offs, order, np.int32(items), counter) + scoring + (
+                    ws, np.int64(ws_stride), border, np.int64(border_stride), cps, np.int64(cp_stride),
+                    np.int32(B), ends))
             mod.get_function(best_name(mode))(
                 (-(-len(entries) // BEST_THREADS),), (BEST_THREADS,),
                 (ends, np.int32(dg.nsec), d.offs, order, np.int32(len(entries)),
@@ -363,10 +363,10 @@ class CudaGraph(DeviceEngine):
                 args = cp.empty(wgrid * (THREADS // 32) * args_stride, np.uint16)
                 counter = cp.zeros(1, np.int32)
                 mod.get_function(walk_name(K, mode))(
-                    (wgrid,), (THREADS,), graph + (d.codes, d.offs, order, np.int32(len(reads)), counter) + scoring + (
-                        ws, np.int64(ws_stride), cps, np.int64(cp_stride), np.int32(B), codes,
-                        np.int64(codes_stride), args, np.int64(args_stride), d.out, d.run_off, d.run_op, d.run_len,
-                        d.node_off, d.nodes, d.info))
+                    (wgrid,), (THREADS,), graph + (d.codes, d.offs, order, np.int32(len(entries)), counter)
+                    + scoring + (ws, np.int64(ws_stride), cps, np.int64(cp_stride), np.int32(B), codes,
+                                 np.int64(codes_stride), args, np.int64(args_stride), d.out, d.run_off, d.run_op,
+                                 d.run_len, d.node_off, d.nodes, d.info, np.int32(pack)))
         host = {"out": copy_back(d.out, (max(batch.size, 1), 4), stream)}
         if cfg.traceback:
             host["info"] = copy_back(d.info, (max(batch.size, 1), 4), stream)
@@ -405,7 +405,7 @@ class CudaGraph(DeviceEngine):
 def compile_checks() -> dict[str, tuple[str, ...]]:
     """Kernel variants ``seqalign info`` compiles: every width and mode, score only and traceback."""
     return {KERNEL: tuple(score_name(k, m, t) for k in WIDTHS for m in MODES for t in (False, True))
-            + tuple(score16_name(k, m) for k in WIDTHS for m in MODES16)
+            + tuple(score16_name(k, m, t) for k in WIDTHS for m in MODES16 for t in (False, True))
             + tuple(walk_name(k, m) for k in WIDTHS for m in MODES) + tuple(best_name(m) for m in MODES)}
 
 
