@@ -228,4 +228,31 @@ __device__ __forceinline__ uint32_t profile_selector16(uint32_t a, uint32_t b) {
   return a | ((a | 8u) << 4) | ((b + 4u) << 8) | ((b + 12u) << 12);
 }
 
+// ---- the value types of the kernels' cells, shared by the families (each adds its own operations) ----
+
+// One int32 cell a register.
+struct I32Cells {
+  using V = int;
+  static constexpr int H = 1;  // problems a register
+  __device__ static V neg() { return NEG; }
+  __device__ static V splat(int x) { return x; }
+  __device__ static V add(V a, V b) { return a + b; }
+  __device__ static V vmax(V a, V b) { return max(a, b); }
+  __device__ static V vmax3(V a, V b, V c) { return max3(a, b, c); }
+  __device__ static int half(V x, int) { return x; }
+};
+
+// Two problems' cells in the low and high 16-bit halves of a register (one DPX instruction for both);
+// minus infinity is NEG16.
+struct S16x2Cells {
+  using V = uint32_t;
+  static constexpr int H = 2;
+  __device__ static V neg() { return pk16(NEG16, NEG16); }
+  __device__ static V splat(int x) { return pk16(x, x); }
+  __device__ static V add(V a, V b) { return add16(a, b); }
+  __device__ static V vmax(V a, V b) { return max16(a, b); }
+  __device__ static V vmax3(V a, V b, V c) { return max3_16(a, b, c); }
+  __device__ static int half(V x, int h) { return h ? hi16(x) : lo16(x); }
+};
+
 }  // namespace sa

@@ -117,17 +117,9 @@ __device__ __forceinline__ int start_h(int j, int oe, int ge) {
 }
 
 // ---- cells: one int32 cell a register (every mode, traceback), or the cells of two reads in the
-// 16-bit halves of a register (graph_score16: glocal and local score only) ----
+// 16-bit halves of a register (graph_score16: glocal and local) ----
 
-struct Cells32 {
-  using V = int;
-  static constexpr int H = 1;
-  __device__ static V neg() { return NEG; }
-  __device__ static V splat(int x) { return x; }
-  __device__ static V add(V a, V b) { return a + b; }
-  __device__ static V vmax(V a, V b) { return max(a, b); }
-  __device__ static V vmax3(V a, V b, V c) { return max3(a, b, c); }
-  __device__ static int half(V x, int) { return x; }
+struct Cells32 : I32Cells {
   // cs = max(cs, r); bit h: half h of r was strictly greater
   __device__ static unsigned raise(V& cs, V r) {
     bool kept;
@@ -138,15 +130,7 @@ struct Cells32 {
 
 // Two reads side by side (low half: the first), every value within +-16000 (host bound: INT16_LIMIT),
 // so NEG16 minus a few gap costs never wraps and never wins.
-struct Cells16 {
-  using V = uint32_t;
-  static constexpr int H = 2;
-  __device__ static V neg() { return pk16(NEG16, NEG16); }
-  __device__ static V splat(int x) { return pk16(x, x); }
-  __device__ static V add(V a, V b) { return add16(a, b); }
-  __device__ static V vmax(V a, V b) { return max16(a, b); }
-  __device__ static V vmax3(V a, V b, V c) { return max3_16(a, b, c); }
-  __device__ static int half(V x, int h) { return h ? hi16(x) : lo16(x); }
+struct Cells16 : S16x2Cells {
   // a half of the maximum differs from cs exactly where r was strictly greater
   __device__ static unsigned raise(V& cs, V r) {
     const V m = max16(cs, r), d = m ^ cs;

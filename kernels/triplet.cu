@@ -299,17 +299,9 @@ __device__ __forceinline__ void backoff() {
 
 // ---- lane types: one int32 cell a register, or two 16-bit cells ----
 
-struct Lane32 {
-  using V = int;
-  static constexpr int H = 1;
-  __device__ static V neg() { return NEG; }
-  __device__ static V splat(int x) { return x; }
-  __device__ static V add(V a, V b) { return a + b; }
-  __device__ static V vmax(V a, V b) { return max(a, b); }
-  __device__ static V vmax3(V a, V b, V c) { return max3(a, b, c); }
+struct Lane32 : I32Cells {
   __device__ static V addmax(V a, V b, V c) { return max(a + b, c); }  // one VIADDMNMX on sm_90
   __device__ static V addmax0(V a, V b, V c) { return max(max(a + b, c), 0); }
-  __device__ static int half(V x, int) { return x; }
   __device__ static int bits(V x) { return x; }
   __device__ static V from_bits(int x) { return x; }
   // the pair scores of the (one) half against letter sel (profile_selector)
@@ -338,17 +330,9 @@ __device__ __forceinline__ uint32_t add_max16_relu(uint32_t a, uint32_t b, uint3
 
 // 16-bit lanes: finite values stay within +-16000 (host bound), so minus infinity (NEG16) plus three
 // pair scores never wraps and never wins
-struct Lane16 {
-  using V = uint32_t;
-  static constexpr int H = 2;
-  __device__ static V neg() { return pk16(NEG16, NEG16); }
-  __device__ static V splat(int x) { return pk16(x, x); }
-  __device__ static V add(V a, V b) { return add16(a, b); }
-  __device__ static V vmax(V a, V b) { return max16(a, b); }
-  __device__ static V vmax3(V a, V b, V c) { return max3_16(a, b, c); }
+struct Lane16 : S16x2Cells {
   __device__ static V addmax(V a, V b, V c) { return add_max16(a, b, c); }
   __device__ static V addmax0(V a, V b, V c) { return add_max16_relu(a, b, c); }
-  __device__ static int half(V x, int h) { return h ? hi16(x) : lo16(x); }
   __device__ static int bits(V x) { return (int)x; }
   __device__ static V from_bits(int x) { return (uint32_t)x; }
   // low half: byte sel[0] of (lo[0], hi); high half: byte sel[1] of (lo[1], hi)
