@@ -24,11 +24,12 @@
 // column's H and F for the next (`border`: H and F in, H and F out, swapped per stripe; 4n
 // ints a warp).
 //
-// 16-bit cells (graph_score16, glocal and local): two reads an item, one in the low
+// 16-bit cells (graph_score16): two reads an item, one in the low
 // and one in the high 16-bit half of every register, one DPX instruction updating both; the rows
 // (the graph) and so the sweep are the same for both, only the columns' constants differ (each
-// half's byte profile, one byte permute giving both halves' substitution scores). Every row may
-// start at S in these modes, so values stay within a bound of the columns (host: fits16); slots,
+// half's byte profile, one byte permute giving both halves' substitution scores). Values stay
+// within a bound of the columns (glocal, local: every row may start at S) or of the columns and
+// the graph's bases (global) that the host checks (fits16); slots,
 // borders, checkpoints and the left lane's values hold both halves in one int (the walk, in int32
 // cells, restores its read's half). The int32 cells (Cells32) and the 16-bit ones (Cells16) share
 // every function of the sweep.
@@ -116,8 +117,8 @@ __device__ __forceinline__ int start_h(int j, int oe, int ge) {
   return (MODE == LOCAL || j == 0) ? 0 : -(oe + (j - 1) * ge);
 }
 
-// ---- cells: one int32 cell a register (every mode, traceback), or the cells of two reads in the
-// 16-bit halves of a register (graph_score16: glocal and local) ----
+// ---- cells: one int32 cell a register, or the cells of two reads in the 16-bit halves of a
+// register (graph_score16) ----
 
 struct Cells32 : I32Cells {
   // cs = max(cs, r); bit h: half h of r was strictly greater
@@ -833,13 +834,12 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score(GRAPH_ARGS, 
                                   tbl, ring);
 }
 
-// graph_score16: two reads an item in 16-bit halves, glocal and local; `count` = (reads + 1) / 2 x nsec,
+// graph_score16: two reads an item in 16-bit halves, every mode; `count` = (reads + 1) / 2 x nsec,
 // order holding the pairs (the host sends reads of one width whose values fit: INT16_LIMIT); with CP,
 // a pair's checkpoints hold both reads (graph_walk with packed = 1 unpacks its half).
 template <int K, int MODE, bool CP>
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score16(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride,
                             int* cp_all, int64_t cp_stride, int B, int* ends) {
-  static_assert(MODE == GLOCAL || MODE == LOCAL, "16-bit cells: glocal and local (global values fall with the graph's depth)");
   using Cells = Cells16;
   GRAPH_SETUP
   score_items<K, MODE, CP, Cells>(e, rs, sec, nsec, border_all + warp * border_stride, cp_all, cp_stride, B, ends,
@@ -1059,6 +1059,8 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
   template __global__ void graph_walk<K, M>(GRAPH_WALK_ARGS);
 #define GRAPH_MODES(K)                                                                  \
   GRAPH_VARIANTS(K, 0) GRAPH_VARIANTS(K, 2) GRAPH_VARIANTS(K, 3)                        \
+  template __global__ void graph_score16<K, 0, false>(GRAPH_SCORE_ARGS);                \
+  template __global__ void graph_score16<K, 0, true>(GRAPH_SCORE_ARGS);                 \
   template __global__ void graph_score16<K, 2, false>(GRAPH_SCORE_ARGS);                \
   template __global__ void graph_score16<K, 2, true>(GRAPH_SCORE_ARGS);                 \
   template __global__ void graph_score16<K, 3, false>(GRAPH_SCORE_ARGS);                \

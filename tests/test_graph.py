@@ -598,10 +598,10 @@ def _launch_plan(batch, cfg, pack16=True):
     return list(eng.launches(batch, cfg, np.arange(batch.size)))
 
 
-def test_16bit_cells_take_glocal_and_local_reads_whose_values_fit():
-    """Reads go two a warp in 16-bit cells in glocal and local runs when their bound fits, never in global mode;
-    every read is in exactly one launch, those of a launch of one width; with traceback, a launch is one round
-    of warps (pairs in 16-bit cells)."""
+def test_16bit_cells_take_the_reads_whose_values_fit():
+    """Reads go two a warp in 16-bit cells when their bound fits (global mode: small graphs only); every read is
+    in exactly one launch, those of a launch of one width; with traceback, a launch is one round of warps
+    (pairs in 16-bit cells)."""
     from seqalign_cli.backends.cuda.graph import INT16_LIMIT, fits16, width
     from seqalign_cli.io.graph import make_graph_batch
 
@@ -614,6 +614,8 @@ def test_16bit_cells_take_glocal_and_local_reads_whose_values_fit():
     strong = Scoring(match=40)
     assert fits16(strong, [384], 12).tolist() == [True] and fits16(strong, [385], 16).tolist() == [False]
     assert 40 * 384 < INT16_LIMIT <= 40 * 512
+    # global mode: the graph's bases count too (cactus-BRCA2's 170,188 never fit, a small graph does)
+    assert fits16(sc, [100], 4, 2000).tolist() == [True] and fits16(sc, [100], 4, 170188).tolist() == [False]
     graph, _ = load("S\ta\tACGTACGTAC\nS\tb\tTTGA\nL\ta\t+\tb\t+\t0M\n")
     rng = random.Random(3)
     reads = [b"ACGT"[rng.randrange(4):][:1] * rng.randint(1, 1400) for _ in range(41)] + [b"A" * 2999]
@@ -625,13 +627,14 @@ def test_16bit_cells_take_glocal_and_local_reads_whose_values_fit():
                 plan = _launch_plan(batch, cfg)
                 taken = np.concatenate([r for _, r, _ in plan])
                 assert sorted(taken.tolist()) == list(range(batch.size))
-                packs = mode != "global" and sc_.match <= 127
+                packs = sc_.match <= 127
+                bases = graph.n_bases if mode == "global" else 0
                 for K, r, pack in plan:
                     assert all(max(width(int(m)), 1) == K for m in batch.lengths[r])
                     if pack:
-                        assert packs and fits16(sc_, batch.lengths[r], K).all()
+                        assert packs and fits16(sc_, batch.lengths[r], K, bases).all()
                     elif packs:
-                        assert not fits16(sc_, batch.lengths[r], K).any()
+                        assert not fits16(sc_, batch.lengths[r], K, bases).any()
                     if traceback:  # the launch's warps (64 here) take a read or a pair each
                         assert len(r) <= (2 if pack else 1) * 64
                 packed = sum(len(r) for _, r, p in plan if p)
@@ -641,7 +644,7 @@ def test_16bit_cells_take_glocal_and_local_reads_whose_values_fit():
 
 @pytest.mark.gpu
 @GPU
-@pytest.mark.parametrize("mode", ("glocal", "local"))
+@pytest.mark.parametrize("mode", MODES)
 def test_16bit_cells_agree_with_int32_cells_and_the_cpu_engine(mode):
     """Two reads a warp in 16-bit cells: random DAGs cut at every section, reads of 1 to 1,400 bases (one to
     three stripes; with traceback up to 512), an odd count, N bases, scorings near the 16-bit bound, score

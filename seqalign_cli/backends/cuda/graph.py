@@ -29,13 +29,13 @@ nodes into the read's room (``PATH_SLACK`` past its length; a path longer
 than that is aligned again by the CPU engine). Launches are cut so that
 their checkpoints fit ``CHECKPOINT_BYTES``.
 
-16-bit cells (``graph_score16``): in glocal and local mode two reads of
-one width share a warp, one in each 16-bit half of every register (one DPX
-instruction updates both), where every value of both fits (``fits16``);
-they are the rows' same graph, so the sweep is one. With traceback the
-pair's checkpoints hold both reads and the walk (int32 cells, one read a
-warp) restores its read's half. Global values fall with the graph's depth
-and stay in int32 cells.
+16-bit cells (``graph_score16``): two reads of one width share a warp, one
+in each 16-bit half of every register (one DPX instruction updates both),
+where every value of both fits (``fits16``: in glocal and local mode a
+bound of the read's columns, in global mode of the columns and the graph's
+bases, so only small graphs); they are the rows' same graph, so the sweep
+is one. With traceback the pair's checkpoints hold both reads and the walk
+(int32 cells, one read a warp) restores its read's half.
 
 What ``HOOKS.on_gpu`` sends here: reads of at least one base whose score
 bound fits int32 lanes and, with traceback, of at most ``TRACE_COLUMNS``
@@ -75,8 +75,6 @@ WALK_BYTES = 2 * 1024**3
 INT32_LIMIT = 2**29
 #: 16-bit cells hold every value whose bound (``fits16``) stays below this (minus infinity is -3 * 2**13)
 INT16_LIMIT = 16000
-#: the modes of 16-bit cells
-MODES16 = (Mode.GLOCAL, Mode.LOCAL)
 #: a row record's predecessor count saturates here (the kernel counts more in pred_off)
 MANY_PREDS = 4095
 #: warps resident per SM that the persistent launch asks for
@@ -104,19 +102,22 @@ def score16_name(K: int, mode: int, checkpoints: bool) -> str:
     return f"graph_score16<{K}, {int(mode)}, {'true' if checkpoints else 'false'}>"
 
 
-def fits16(scoring, lengths: np.ndarray, K: int) -> np.ndarray:
-    """Reads (lengths) of width K whose every value fits 16-bit cells in glocal and local mode.
+def fits16(scoring, lengths: np.ndarray, K: int, bases: int = 0) -> np.ndarray:
+    """Reads (lengths) of width K whose every value fits 16-bit cells; ``bases``: the graph's (global mode), or
+    0 (glocal and local).
 
-    A lane computes C = 32K columns a stripe, past the read's end too. Every
-    row may start at S, so no value falls below what the columns' starts
-    cost (S's H at column C, a gap opened from it, one in the row): 3
-    (gap_open + gap_extend) + (C + 1) gap_extend + the largest penalty; and
-    none passes match x C.
+    A lane computes C = 32K columns a stripe, past the read's end too. In
+    glocal and local mode every row may start at S, so no value falls below
+    what the columns' starts cost (S's H at column C, a gap opened from it,
+    one in the row): 3 (gap_open + gap_extend) + (C + 1) gap_extend + the
+    largest penalty. In global mode a cell scores at least the alignment
+    that deletes its path from the source (at most ``bases``) and inserts its
+    columns: ``bases`` gap_extend more. None passes match x C.
     """
     lengths = np.asarray(lengths, np.int64)
     C = 32 * K * np.maximum(-(-lengths // (32 * K)), 1)
     s = scoring
-    low = 3 * (s.gap_open + s.gap_extend) + (C + 1) * s.gap_extend + max(s.mismatch, s.n_penalty)
+    low = 3 * (s.gap_open + s.gap_extend) + (C + 1 + bases) * s.gap_extend + max(s.mismatch, s.n_penalty)
     return np.maximum(low, s.match * C) < INT16_LIMIT
 
 
@@ -289,12 +290,13 @@ class CudaGraph(DeviceEngine):
         sel = subset[np.argsort(-lengths[subset], kind="stable")]
         ks = np.array([max(width(int(m)), self.min_width) for m in lengths[sel]], np.int64)
         sc = cfg.scoring
-        packs = self.pack16 and cfg.mode_code in MODES16 and profile_fits(sc)
+        packs = self.pack16 and profile_fits(sc)
+        bases = batch.graph.n_bases if cfg.mode_code is Mode.GLOBAL else 0
         for K in WIDTHS:
             part = sel[ks == K]
             if not len(part):
                 continue
-            small = fits16(sc, lengths[part], K) if packs else np.zeros(len(part), bool)
+            small = fits16(sc, lengths[part], K, bases) if packs else np.zeros(len(part), bool)
             for pack, reads in ((True, part[small]), (False, part[~small])):
                 step = (2 if pack else 1) * self.max_warps if cfg.traceback else max(len(reads), 1)
                 for s in range(0, len(reads), step):
@@ -405,7 +407,7 @@ class CudaGraph(DeviceEngine):
 def compile_checks() -> dict[str, tuple[str, ...]]:
     """Kernel variants ``seqalign info`` compiles: every width and mode, score only and traceback."""
     return {KERNEL: tuple(score_name(k, m, t) for k in WIDTHS for m in MODES for t in (False, True))
-            + tuple(score16_name(k, m, t) for k in WIDTHS for m in MODES16 for t in (False, True))
+            + tuple(score16_name(k, m, t) for k in WIDTHS for m in MODES for t in (False, True))
             + tuple(walk_name(k, m) for k in WIDTHS for m in MODES) + tuple(best_name(m) for m in MODES)}
 
 
