@@ -57,13 +57,13 @@
 //  graph_walk<K, MODE>(graph..., reads..., scoring, ws, ws_stride, cp, cp_stride, B, codes,
 //      codes_stride, args, args_stride, out, run_off, run_op, run_len, node_off, nodes, info,
 //      packed): one item an entry of order (-1: none; packed: the checkpoints of graph_score16,
-//      entry i in half i % 2 of pair i / 2's); from the end row v, restores the checkpoint of step B*floor(v/B) (or
-//      starts v's section afresh when that step lies before it), sweeps on to row v with
-//      direction bytes and walks back to that step's row, then the checkpoint before, and so
-//      on (every lane walks, lane 0 writes): runs into the RunStore slots of the read, the
-//      path's nodes into nodes[node_off[read]..node_off[read + 1]), info[read*4 + 0..3] = read
-//      start, first base, runs, path nodes (more than the room: not written; the host aligns
-//      that read again).
+//      entry i in half i % 2 of pair i / 2's); from the end row v, restores the checkpoint of step
+//      B*floor(v/B) (or starts v's section afresh when that step lies before it), sweeps on to row
+//      v with direction bytes and walks back to that step's row, then the checkpoint before, and so
+//      on (every lane walks, lane 0 writes): runs into the RunStore slots of the read, the path's
+//      nodes into nodes[node_off[read]..node_off[read + 1]), info[read*4 + 0..3] = read start,
+//      first base, runs, path nodes (more than the room: not written; the host aligns that read
+//      again).
 #include "common.cuh"
 
 namespace sa {
@@ -826,8 +826,9 @@ __device__ __forceinline__ void score_items(const Env& e, const Reads& rs, const
 
 // graph_score: int32 cells, every mode, checkpoints for the walk (CP); `count` = reads x nsec.
 template <int K, int MODE, bool CP>
-__global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride,
-                            int* cp_all, int64_t cp_stride, int B, int* ends) {
+__global__ void __launch_bounds__(32 * WARPS_PER_BLOCK)
+    graph_score(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride, int* cp_all,
+                int64_t cp_stride, int B, int* ends) {
   using Cells = Cells32;
   GRAPH_SETUP
   score_items<K, MODE, CP, Cells>(e, rs, sec, nsec, border_all + warp * border_stride, cp_all, cp_stride, B, ends,
@@ -838,8 +839,9 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score(GRAPH_ARGS, 
 // order holding the pairs (the host sends reads of one width whose values fit: INT16_LIMIT); with CP,
 // a pair's checkpoints hold both reads (graph_walk with packed = 1 unpacks its half).
 template <int K, int MODE, bool CP>
-__global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) graph_score16(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride,
-                            int* cp_all, int64_t cp_stride, int B, int* ends) {
+__global__ void __launch_bounds__(32 * WARPS_PER_BLOCK)
+    graph_score16(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride, int* cp_all,
+                  int64_t cp_stride, int B, int* ends) {
   using Cells = Cells16;
   GRAPH_SETUP
   score_items<K, MODE, CP, Cells>(e, rs, sec, nsec, border_all + warp * border_stride, cp_all, cp_stride, B, ends,
