@@ -425,30 +425,26 @@ def _parts(sizes: np.ndarray, mode: int, t: int, r: int, trace: bool) -> list:
 
 def _launches(items: np.ndarray, sizes: np.ndarray, ntriplets: int, mode: int, t: int, r: int, pack: bool,
               trace: bool, wave: bool) -> list:
-    """The launches of work items of one shape and lane width (``sizes``: their ``item_lengths``), in parts
-    whose scratch (and codes) fit."""
+    """The launches of work items of one shape and lane width (``sizes``: their ``item_lengths``; one of
+    ``_parts``, whose codes fit DIRS_BYTES), in parts whose border scratch fits (the wave's is larger)."""
     ints = border_ints(sizes, t, r, wave)
-    dbytes = dir_bytes(sizes, mode, t, r) if trace else np.zeros(len(items), np.int64)
     plans = []
-    for whole in fitting_parts(np.arange(len(ints)), ints, BORDER_BYTES // 4):
-        for piece in (fitting_parts(np.arange(len(whole)), dbytes[whole], DIRS_BYTES) if trace
-                      else [np.arange(len(whole))]):
-            part = whole[piece]
-            sub, need = items[part], ints[part]
-            off = None
-            if need.any():
-                off = np.zeros(ntriplets, np.int64)
-                off[sub[:, 0]] = np.cumsum(need) - need
-            plan = LaunchPlan(kernel_name(mode, r, t, pack, trace), t, r, pack,
-                              np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
-            if wave:
-                plan.tiles = wave_table(sizes[part], t, r)
-            if trace:  # items of one triplet (int32 lanes)
-                dneed = dbytes[part]
-                plan.dir_off = np.zeros(ntriplets, np.int64)
-                plan.dir_off[sub[:, 0]] = np.cumsum(dneed) - dneed
-                plan.dir_size = int(dneed.sum())
-            plans.append(plan)
+    for part in fitting_parts(np.arange(len(ints)), ints, BORDER_BYTES // 4):
+        sub, need = items[part], ints[part]
+        off = None
+        if need.any():
+            off = np.zeros(ntriplets, np.int64)
+            off[sub[:, 0]] = np.cumsum(need) - need
+        plan = LaunchPlan(kernel_name(mode, r, t, pack, trace), t, r, pack,
+                          np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
+        if wave:
+            plan.tiles = wave_table(sizes[part], t, r)
+        if trace:  # items of one triplet (int32 lanes)
+            dneed = dir_bytes(sizes[part], mode, t, r)
+            plan.dir_off = np.zeros(ntriplets, np.int64)
+            plan.dir_off[sub[:, 0]] = np.cumsum(dneed) - dneed
+            plan.dir_size = int(dneed.sum())
+        plans.append(plan)
     return plans
 
 
