@@ -39,7 +39,8 @@
 // Checkpoints (traceback): at every step t that is a multiple of B and whose lane-0 row lies
 // in the item's section, each lane copies its columns of the row before, of all slots and
 // what it took from its left neighbour (CPROW = (n_slots + 1) * 2*SROW + 96 ints a
-// checkpoint, per read); restored at step t, the sweep goes on exactly as it went. Direction
+// checkpoint, per read and stripe: stripe s's at cp + s*ceil((n + 31)/B)*CPROW); restored at
+// step t, the sweep goes on exactly as it went. Direction
 // bytes (walk kernel): one per cell, (K+1)*32 bytes a row in the slot layout, rows from t -
 // 31; rows with several predecessors also keep, per cell, which predecessor gave PH and PE
 // (uint16, 0xFFFF = S).
@@ -54,13 +55,15 @@
 //      ends[((2w + h)*nsec + s)*3 + 0..2] for half h; pair w's checkpoints at cp + w*cp_stride.
 //  graph_best<MODE>(ends, nsec, roff, order, count, oe, ge, out): one thread an entry of order
 //      (-1: none); out[read*4 + 0..2] = score, end base, end column (end base -1: empty alignment).
-//  graph_walk<K, MODE>(graph..., reads..., scoring, ws, ws_stride, cp, cp_stride, B, codes,
+//  graph_walk<K, MODE>(graph..., reads..., scoring, ws, ws_stride, cp, cp_stride, B, win, codes,
 //      codes_stride, args, args_stride, out, run_off, run_op, run_len, node_off, nodes, info,
 //      packed): one item an entry of order (-1: none; packed: the checkpoints of graph_score16,
 //      entry i in half i % 2 of pair i / 2's); from the end row v, restores the checkpoint of step
 //      B*floor(v/B) (or starts v's section afresh when that step lies before it), sweeps on to row
 //      v with direction bytes and walks back to that step's row, then the checkpoint before, and so
-//      on (every lane walks, lane 0 writes): runs into the RunStore slots of the read, the path's
+//      on, stripe by stripe from the end column's (the stripes before it swept again over the same
+//      rows for their borders: win, 6*(B + 64) ints a warp); every lane walks, lane 0 writes: runs
+//      into the RunStore slots of the read, the path's
 //      nodes into nodes[node_off[read]..node_off[read + 1]), info[read*4 + 0..3] = read start,
 //      first base, runs, path nodes (more than the room: not written; the host aligns that read
 //      again).
@@ -70,6 +73,8 @@ namespace sa {
 namespace graph {
 
 constexpr unsigned short FROM_S = 0xFFFF;
+// the width whose reads run in stripes (host: WIDTHS[-1]); the walk of that width follows them
+constexpr int STRIPED_K = 16;
 // warps a block (the host launches 32 * WARPS_PER_BLOCK threads a block)
 constexpr int WARPS_PER_BLOCK = 4;
 enum Move { DIAG = 0, INS = 1, DEL = 2, START = 3 };
@@ -187,6 +192,18 @@ __device__ __forceinline__ void save_lane(int* dst, const Lane<K, L>& st, const 
   in[64 + lane] = (int)st.inF;
 }
 
+// Ints of one checkpoint: the row before, the slots, the inbound values.
+template <int K>
+__device__ __forceinline__ int64_t checkpoint_ints(const Graph& g) {
+  return (int64_t)(g.n_slots + 1) * 2 * (K + 1) * 32 + 96;
+}
+
+// Ints of one stripe's checkpoints, one every B steps of its n + 31 (host: CudaGraph.checkpoint_ints).
+template <int K>
+__device__ __forceinline__ int64_t stripe_checkpoint_ints(const Graph& g, int B) {
+  return (int64_t)((g.n + 31 + B - 1) / B) * checkpoint_ints<K>(g);
+}
+
 // A value of a checkpoint into int32 cells: as it is (half < 0), or the read of 16-bit half `half`
 // (within +-16000; minus infinity stays below every value, as it did in 16 bits).
 __device__ __forceinline__ int cell_of(int x, int half) {
@@ -300,10 +317,15 @@ struct Stripe {
   uint32_t* tbl;      // the warp's column table in shared memory (`put_columns`, `get_columns`)
   V s0;               // S's H at column c0 - 1
   int kend[L::H];     // k of column m when this lane holds it, else -1
-  const V* hin;       // a later stripe: H and F of column c0 - 1, by row (the stripe before)
+  const V* hin;       // a later stripe: H and F of column c0 - 1, by row (the stripe before), at row - blo
   const V* fin;
-  V* hout;            // more stripes to come: this stripe's last column, by row (lane 31)
+  V* hout;            // more stripes to come: this stripe's last column, by row (lane 31), at row - blo
   V* fout;
+  // the walk's windows of rows (blo: their first row): the stripe before's merged predecessor H of
+  // column c0 - 1 too (phin), so that lane 0 reads no row outside (null: lane 0 merges hin's rows)
+  const V* phin;
+  V* phout;
+  int blo;
   bool first, more;
 };
 
@@ -484,8 +506,9 @@ __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, const
     put_column<K, L>(S.tbl, e.lane, k, prof, L::splat(start_h<MODE>(j, e.oe, e.ge)));
   }
   S.s0 = L::splat(start_h<MODE>(c0 - 1, e.oe, e.ge));
-  S.hin = S.fin = nullptr;
-  S.hout = S.fout = nullptr;
+  S.hin = S.fin = S.phin = nullptr;
+  S.hout = S.fout = S.phout = nullptr;
+  S.blo = 0;
   S.first = true;
   S.more = false;
 }
@@ -553,7 +576,7 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, co
       bh = L::vmax(bh, st.h0);
     }
     be = st.e0;
-    if (lane == 0 && !first) bh = L::vmax(bh, S.hin[v - 1]);  // bS: no code is written past the first stripe
+    if (lane == 0 && !first && !S.phin) bh = L::vmax(bh, S.hin[v - 1]);  // bS: no code past the first stripe
   } else {
     const int p0 = mt.x;
     const int count = npred < MANY_PREDS ? npred : (int)(e.g.pred_off[v + 1] - e.g.pred_off[v]);
@@ -561,9 +584,10 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, co
       const int es = npred > 1 ? e.g.eslot[p0 + p] : mt.w;
       merge_pred<K, CODES, L>(es, p, st, e.ws, lane, PH, PE, aH, aE, aS, bh, be, bS);
       // column c0 - 1 from the stripe before (slots hold no column 0 here)
-      if (lane == 0 && !first) bh = L::vmax(bh, S.hin[e.g.pred[p0 + p]]);
+      if (lane == 0 && !first && !S.phin) bh = L::vmax(bh, S.hin[e.g.pred[p0 + p]]);
     }
   }
+  if (lane == 0 && !first && S.phin) bh = S.phin[v - S.blo];  // merged by the stripe before (its PH)
   // what comes from the left: column c0 - 1 (lane 0) or the left lane's last column (selects, no branch)
   V h0 = L::neg(), e0 = L::neg(), bH = L::neg(), bF = L::neg();
   if (first) {
@@ -571,8 +595,8 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, co
     h0 = MODE == LOCAL ? L::vmax(e0, L::splat(0)) : e0;
     bH = h0;
   } else if (lane == 0) {
-    bH = S.hin[v];
-    bF = S.fin[v];
+    bH = S.hin[v - S.blo];
+    bF = S.fin[v - S.blo];
   }
   const bool edge = lane == 0;
   const V leftPH = edge ? bh : st.inPH;
@@ -650,8 +674,9 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, co
     }
   }
   if (more && lane == 31) {
-    S.hout[v] = H[K - 1];
-    S.fout[v] = F[K - 1];
+    S.hout[v - S.blo] = H[K - 1];
+    S.fout[v - S.blo] = F[K - 1];
+    if (S.phout) S.phout[v - S.blo] = PH[K - 1];
   }
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -677,7 +702,6 @@ template <int K, int MODE, bool CODES, bool CP, bool STRIPED, class L>
 __device__ __forceinline__ void sweep(const Env& env, const Stripe<K, L>& stripe, int t0, int t1, int lo, int hi,
                                       Lane<K, L>& st, Best (&b)[L::H], int* cp, int B, int4* ring) {
   using V = typename L::V;
-  constexpr int SROW = (K + 1) * 32;
   Env e = env;  // local copies: the compiler keeps what it needs of them in registers
   Stripe<K, L> S = stripe;
   const int lane = e.lane;
@@ -694,7 +718,7 @@ __device__ __forceinline__ void sweep(const Env& env, const Stripe<K, L>& stripe
     const int ts = 32 * c;
     if constexpr (CP)
       if (ts % B == 0 && ts >= lo && ts <= last)
-        save_lane<K, L>(cp + (int64_t)(ts / B) * ((int64_t)(e.g.n_slots + 1) * 2 * SROW + 96), st, e.ws,
+        save_lane<K, L>(cp + (int64_t)(ts / B) * checkpoint_ints<K>(e.g), st, e.ws,
                      e.g.n_slots, lane);
     const int te = min(t1, ts + 32);
     for (int t = ts; t < te; ++t) {
@@ -776,6 +800,7 @@ __device__ __forceinline__ void score_items(const Env& e, const Reads& rs, const
                                             int4* ring) {
   constexpr int H = L::H;
   const int lane = e.lane, n = e.g.n;
+  const int64_t cp_per_stripe = stripe_checkpoint_ints<K>(e.g, B);
   for (int item = take_item(rs, lane); item < rs.count; item = take_item(rs, lane)) {
     const int w = item / nsec, part = item - w * nsec;
     const int lo = sec[part], hi = sec[part + 1] - 1;
@@ -802,7 +827,7 @@ __device__ __forceinline__ void score_items(const Env& e, const Reads& rs, const
       S.more = s + 1 < stripes;
       Lane<K, L> st;
       clear_lane<K, L>(st);
-      int* cp = cp_all + w * cp_stride;
+      int* cp = cp_all + w * cp_stride + s * cp_per_stripe;
       if (stripes == 1)
         sweep<K, MODE, false, CP, false, L>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp, B, ring);
       else
@@ -879,29 +904,93 @@ __global__ void graph_best(const int* ends, int nsec, const int64_t* roff, const
   out[read * 4 + 2] = bv >= 0 ? bj : (MODE == LOCAL ? 0 : m);
 }
 
+namespace sa {
+namespace graph {
+
+// What the walk reads of one read: its checkpoints (a pair's, half `half`, in 16-bit cells) and its
+// warp's windows of the border rows (two: PH, H, F, `wrows` rows each).
+struct WalkRead {
+  int read, half;
+  const int* cp;
+  int64_t cp_per_stripe, cprow;
+  int* win;
+  int64_t wrows;
+};
+
+// The walk's block holding row v of stripe s, with direction bytes: from the checkpoint of step b =
+// B*floor(v/B) (or the section's first row, when b lies before it) to row v. Stripes 0 .. s - 1 sweep
+// the same steps first, values only, each leaving its last column's PH, H and F of rows lo - 31 .. v
+// in a window for the next. Returns the block's first row (codes hold rows lo .. v).
+template <int K, int MODE>
+__device__ int walk_block(Env& e, const Reads& rs, const WalkRead& w, int s, int v, int slo, int B, uint32_t* tbl,
+                          int4* ring, Stripe<K>& S) {
+  const int b = (v / B) * B;
+  const bool fresh = b < slo;
+  const int lo = fresh ? slo & ~31 : b;
+  const int one[1] = {w.read};
+  Best unused[1] = {{0, 0, 0}};
+  for (int k = 0; k <= s; ++k) {
+    setup_stripe<K, MODE, Cells32>(e, rs, one, 1 + k * 32 * K, tbl, S);
+    int* in = w.win + (int64_t)((k + 1) & 1) * 3 * w.wrows;
+    int* to = w.win + (int64_t)(k & 1) * 3 * w.wrows;
+    S.phin = in;
+    S.hin = in + w.wrows;
+    S.fin = in + 2 * w.wrows;
+    S.phout = to;
+    S.hout = to + w.wrows;
+    S.fout = to + 2 * w.wrows;
+    S.blo = lo - 31;
+    S.first = k == 0;
+    S.more = k < s;
+    Lane<K> st;
+    if (fresh)
+      clear_lane<K, Cells32>(st);
+    else
+      load_lane<K>(w.cp + k * w.cp_per_stripe + (int64_t)(b / B) * w.cprow, st, e.ws, e.g.n_slots, e.lane, w.half);
+    SA_SYNCWARP();
+    if (k < s) {
+      if constexpr (K == STRIPED_K)
+        sweep<K, MODE, false, false, true, Cells32>(e, S, lo, v + 32, slo, v, st, unused, nullptr, B, ring);
+    } else {
+      e.out.lo = max(lo - 31, 0);
+      e.out.multi_lo = e.g.multi[e.out.lo];
+      sweep<K, MODE, true, false, K == STRIPED_K, Cells32>(e, S, lo, v + 32, slo, v, st, unused, nullptr, B, ring);
+    }
+    SA_SYNCWARP();
+    __threadfence_block();
+  }
+  return lo;
+}
+
+}  // namespace graph
+}  // namespace sa
+
 // `count` = reads (one item each). The end row's section bounds the recomputation: a block
-// that would start before it starts at the section's first row with a clear state.
+// that would start before it starts at the section's first row with a clear state. A read
+// longer than 32*K (K = STRIPED_K) is walked stripe by stripe, right to left (`walk_block`): a
+// diagonal move out of a stripe's first column takes its predecessor from the stripe before's
+// codes of that row (its last column merged the predecessors, as the stripe's lane 0 took them).
 template <int K, int MODE>
 __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int* cp_all, int64_t cp_stride, int B,
-                           uint8_t* codes_all, int64_t codes_stride, unsigned short* args_all, int64_t args_stride,
-                           const int* out, const int64_t* run_off, uint8_t* run_op, int* run_len,
+                           int* win_all, uint8_t* codes_all, int64_t codes_stride, unsigned short* args_all,
+                           int64_t args_stride, const int* out, const int64_t* run_off, uint8_t* run_op, int* run_len,
                            const int64_t* node_off, int* nodes, int* info, int packed) {
   using Cells = Cells32;
   GRAPH_SETUP
-  constexpr int SROW = (K + 1) * 32;
-  const int64_t cprow = (int64_t)(n_slots + 1) * 2 * SROW + 96;
+  constexpr int SROW = (K + 1) * 32, SW = 32 * K;
   uint8_t* codes = codes_all + warp * codes_stride;
   unsigned short* argH = args_all + warp * args_stride;
   unsigned short* argE = argH + args_stride / 2;
   e.out = Codes{codes, argH, argE, 0, 0};
+  const int64_t wrows = B + 64;  // rows lo - 31 .. v of a block, v < lo + B + 32
   for (int item = take_item(rs, lane); item < count; item = take_item(rs, lane)) {
     const int read = order[item];
     if (read < 0) continue;  // an empty high half
     int v = out[read * 4 + 1], j = out[read * 4 + 2];
+    // 16-bit checkpoints (packed): entry item is half item % 2 of the pair item / 2
+    const WalkRead wr{read, packed ? item % 2 : -1, cp_all + (packed ? item / 2 : item) * cp_stride,
+                      stripe_checkpoint_ints<K>(g, B), checkpoint_ints<K>(g), win_all + warp * 6 * wrows, wrows};
     Stripe<K> S;
-    const int one[1] = {read};
-    setup_stripe<K, MODE, Cells32>(e, rs, one, 1, tbl, S);
-    const int m = S.m[0];
     const int64_t r0 = run_off[read];
     const int64_t n0 = node_off[read], room = node_off[read + 1] - n0;
     if (v < 0) {
@@ -916,32 +1005,17 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
     int part = 0;
     while (part + 1 < nsec && sec[part + 1] <= v) ++part;
     const int slo = sec[part];
-    int lo = n + 1, state = 0, first = -1, last_node = -1, runs = 0, cur_op = -1, cur_len = 0;
+    int lo = n + 1, ls = -1, state = 0, first = -1, last_node = -1, runs = 0, cur_op = -1, cur_len = 0;
     int64_t n_nodes = 0;
-    Best unused[1] = {{0, 0, 0}};
     while (true) {
-      if (v < lo) {  // restore the checkpoint of step b <= v (or start the section), sweep on to row v with codes
-        const int b = (v / B) * B;
-        Lane<K> st;
-        if (b >= slo) {
-          // 16-bit checkpoints (packed): entry item is half item % 2 of the pair item / 2
-          const int64_t unit = packed ? item / 2 : item;
-          load_lane<K>(cp_all + unit * cp_stride + (int64_t)(b / B) * cprow, st, e.ws, n_slots, lane,
-                       packed ? item % 2 : -1);
-          lo = b;
-        } else {
-          clear_lane<K, Cells32>(st);
-          lo = slo & ~31;
-        }
-        SA_SYNCWARP();
-        e.out.lo = max(lo - 31, 0);
-        e.out.multi_lo = multi[e.out.lo];
-        sweep<K, MODE, true, false, false, Cells32>(e, S, lo, v + 32, slo, v, st, unused, nullptr, B, ring);
-        SA_SYNCWARP();
-        __threadfence_block();
+      const int js = j == 0 ? 0 : (j - 1) / SW;  // the stripe holding column j
+      if (v < lo || js != ls) {
+        lo = walk_block<K, MODE>(e, rs, wr, js, v, slo, B, tbl, ring, S);
+        ls = js;
       }
       const uint8_t* crow = codes + (int64_t)(v - e.out.lo) * SROW;
-      const int cidx = j == 0 ? K * 32 : ((j - 1) % K) * 32 + (j - 1) / K;
+      int cb = ls * SW;  // the column before the stripe's: its columns cb + 1 .. cb + SW
+      const int cidx = j == cb ? K * 32 : ((j - cb - 1) % K) * 32 + (j - cb - 1) / K;
       const uint8_t c = crow[cidx];
       int mv = c & 3;
       if (state == 1) mv = INS;
@@ -982,11 +1056,17 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
         n_nodes++;
         last_node = gnode[v];
       }
+      if (col == cb && ls > 0) {  // which predecessor: the stripe before's codes of row v (its last column)
+        lo = walk_block<K, MODE>(e, rs, wr, ls - 1, v, slo, B, tbl, ring, S);
+        ls -= 1;
+        cb -= SW;
+        crow = codes + (int64_t)(v - e.out.lo) * SROW;
+      }
       // which predecessor the move came from
       const int64_t p0 = pred_off[v];
       const int npred = (int)(pred_off[v + 1] - p0);
       int u;
-      const int pidx = col == 0 ? K * 32 : ((col - 1) % K) * 32 + (col - 1) / K;
+      const int pidx = col == cb ? K * 32 : ((col - cb - 1) % K) * 32 + (col - cb - 1) / K;
       if (npred >= 2) {
         const int64_t mi = multi[v] - e.out.multi_lo;
         const unsigned short k = use_h ? argH[mi * SROW + pidx] : argE[mi * SROW + pidx];
@@ -1053,8 +1133,8 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
 #define GRAPH_SCORE_ARGS GRAPH_ARGS, int*, int64_t, int*, int64_t, int*, int64_t, int, int*
 #define GRAPH_BEST_ARGS const int*, int, const int64_t*, const int*, int, int, int, int*
 #define GRAPH_WALK_ARGS                                                                                     \
-  GRAPH_ARGS, int*, int64_t, const int*, int64_t, int, uint8_t*, int64_t, unsigned short*, int64_t, const int*, \
-      const int64_t*, uint8_t*, int*, const int64_t*, int*, int*, int
+  GRAPH_ARGS, int*, int64_t, const int*, int64_t, int, int*, uint8_t*, int64_t, unsigned short*, int64_t,      \
+      const int*, const int64_t*, uint8_t*, int*, const int64_t*, int*, int*, int
 #define GRAPH_VARIANTS(K, M)                                                 \
   template __global__ void graph_score<K, M, false>(GRAPH_SCORE_ARGS);       \
   template __global__ void graph_score<K, M, true>(GRAPH_SCORE_ARGS);        \

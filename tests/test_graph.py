@@ -37,6 +37,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -574,16 +575,16 @@ def test_sections_cut_only_where_no_edge_crosses():
 
 
 def test_gpu_takes_the_reads_it_can():
-    """The GPU engine leaves to the CPU engine the empty reads, those whose scores could pass int32, and with
-    traceback those longer than its columns (host rule, checked without a GPU)."""
-    from seqalign_cli.backends.cuda.graph import HOOKS, INT32_LIMIT, TRACE_COLUMNS
+    """The GPU engine leaves to the CPU engine the empty reads and those whose scores could pass int32; it
+    traces back reads of every length, stripes and all (host rule, checked without a GPU)."""
+    from seqalign_cli.backends.cuda.graph import HOOKS, INT32_LIMIT, STRIPE_COLUMNS
     from seqalign_cli.io.graph import make_graph_batch
 
     graph, _ = load("S\ta\tACGTACGTAC\nS\tb\tTTGA\nL\ta\t+\tb\t+\t0M\n")
-    reads = [b"", b"A", b"ACGT" * 30, b"A" * TRACE_COLUMNS, b"A" * (TRACE_COLUMNS + 1)]
+    reads = [b"", b"A", b"ACGT" * 30, b"A" * STRIPE_COLUMNS, b"A" * (STRIPE_COLUMNS + 1)]
     batch = make_graph_batch(graph, reads)
-    assert HOOKS.on_gpu(batch, AlignConfig(traceback=False)).tolist() == [False, True, True, True, True]
-    assert HOOKS.on_gpu(batch, AlignConfig(traceback=True)).tolist() == [False, True, True, True, False]
+    for traceback in (False, True):
+        assert HOOKS.on_gpu(batch, AlignConfig(traceback=traceback)).tolist() == [False, True, True, True, True]
     wide = Scoring(match=INT32_LIMIT // 60)  # a bound of about (m + 29) * match: under the limit at 1 base, over at 120
     assert [wide.score_bound(len(r), graph.n_bases) < INT32_LIMIT for r in reads] == [True, True, False, False, False]
     assert HOOKS.on_gpu(batch, AlignConfig(scoring=wide, traceback=False)).tolist() == [False, True, False, False, False]
@@ -642,13 +643,38 @@ def test_16bit_cells_take_the_reads_whose_values_fit():
             assert not any(p for _, _, p in _launch_plan(batch, AlignConfig(mode=mode), pack16=False))
 
 
+def test_traceback_launches_of_striped_reads_keep_the_walks_blocks_short(monkeypatch):
+    """With traceback, a launch of reads of several stripes holds so few that its checkpoints fit
+    CHECKPOINT_BYTES every walk_rows steps (the walk sweeps a block once for each stripe left of it): the
+    rows between checkpoints grow no further; every read in one launch, longest first."""
+    from seqalign_cli.backends.cuda import graph as cuda_graph
+    from seqalign_cli.backends.cuda.graph import CudaGraph, walk_rows
+    from seqalign_cli.io.graph import make_graph_batch
+
+    rng = random.Random(5)
+    graph, _ = load(f"S\ta\t{random_seq(rng, 50000)}\nS\tb\tTTGA\nL\ta\t+\tb\t+\t0M\n")
+    batch = make_graph_batch(graph, [b"A" * rng.randint(1, 6000) for _ in range(300)])
+    monkeypatch.setattr(cuda_graph, "CHECKPOINT_BYTES", 64 * 1024**2)
+    plan = _launch_plan(batch, AlignConfig(traceback=True))
+    assert sorted(np.concatenate([r for _, r, _ in plan]).tolist()) == list(range(batch.size))
+    dg = SimpleNamespace(n=graph.n_bases, n_slots=max(graph.n_slots, 1))
+    cut = 0
+    for K, r, _ in plan:
+        assert (np.diff(batch.lengths[r]) <= 0).all()
+        stripes = -(-int(batch.lengths[r].max()) // (32 * K))
+        if stripes > 1:
+            assert CudaGraph.block_steps(dg, K, len(r) * stripes) <= walk_rows(graph.n_bases, stripes)
+            cut += len(r) < 64  # fewer than a round of warps
+    assert cut > 5
+
+
 @pytest.mark.gpu
 @GPU
 @pytest.mark.parametrize("mode", MODES)
 def test_16bit_cells_agree_with_int32_cells_and_the_cpu_engine(mode):
     """Two reads a warp in 16-bit cells: random DAGs cut at every section, reads of 1 to 1,400 bases (one to
-    three stripes; with traceback up to 512), an odd count, N bases, scorings near the 16-bit bound, score
-    only and traceback (the walk restoring its read's half of a pair's checkpoints): records equal the CPU
+    three stripes; with traceback those of one stripe), an odd count, N bases, scorings near the 16-bit bound,
+    score only and traceback (the walk restoring its read's half of a pair's checkpoints): records equal the CPU
     engine's and the int32 cells'."""
     from seqalign_cli.backends.cpu.graph import CpuGraph
     from seqalign_cli.backends.cuda.graph import HOOKS, CudaGraph
@@ -662,9 +688,8 @@ def test_16bit_cells_agree_with_int32_cells_and_the_cpu_engine(mode):
         graph, og = load(random_gfa(rng, rng.randint(2, 14), max_len=rng.choice((1, 4, 12))), k % 4 == 3)
         reads = [mutated_walk(rng, og) or "A" for _ in range(9)]
         reads += [random_seq(rng, rng.choice((1, 33, 150, 511, 513, 1100, 1400)), "ACGTN") for _ in range(6)]
+        batch = make_graph_batch(graph, [r.encode() for r in reads])
         for traceback in (False, True):
-            kept = [r for r in reads if not traceback or len(r) <= 512]  # the GPU's traceback: one stripe
-            batch = make_graph_batch(graph, [r.encode() for r in kept])
             for sc in (DEFAULT, near, SCORINGS["bwa"]):
                 cfg = AlignConfig(scoring=sc, mode=mode, traceback=traceback)
                 assert any(p for _, _, p in _launch_plan(batch, cfg))
@@ -674,6 +699,38 @@ def test_16bit_cells_agree_with_int32_cells_and_the_cpu_engine(mode):
                     eng.align(batch, cfg, np.arange(batch.size), out)
                     out.finish(cfg)
                     assert records(out) == want, (k, sc, traceback, eng.pack16)
+
+
+@pytest.mark.gpu
+@GPU
+@pytest.mark.parametrize("mode", MODES)
+def test_traceback_across_stripes_agrees_with_the_cpu_engine(mode):
+    """Reads of 513 bases and more (two stripes and up) traced back on the GPU against random DAGs of long and
+    short segments, cut at every section, both strands and forward only: the walk goes from stripe to stripe
+    by diagonal and insertion moves (the predecessor of a stripe's first column from the border); records
+    equal the CPU engine's."""
+    from seqalign_cli.backends.cpu.graph import CpuGraph
+    from seqalign_cli.backends.cuda.graph import HOOKS, STRIPE_COLUMNS, CudaGraph
+    from seqalign_cli.io.graph import make_graph_batch
+
+    rng = random.Random(90 + MODES.index(mode))
+    cpu, gpu = CpuGraph(1), CudaGraph(0, section_rows=1)
+    long_reads = 0
+    for k in range(4):
+        graph, og = load(random_gfa(rng, rng.randint(3, 10), max_len=rng.choice((300, 700))), k % 2 == 1)
+        reads = [mutated_walk(rng, og, rate=0.08, trim=False) or "A" for _ in range(12)]
+        reads += [random_seq(rng, rng.randint(STRIPE_COLUMNS + 1, 2600), "ACGTN") for _ in range(2)]
+        long_reads += sum(len(r) > STRIPE_COLUMNS for r in reads)
+        batch = make_graph_batch(graph, [r.encode() for r in reads])
+        for sc in (DEFAULT, SCORINGS["bwa"]):
+            cfg = AlignConfig(scoring=sc, mode=mode, traceback=True)
+            assert HOOKS.on_gpu(batch, cfg).all()
+            want = records(cpu.align(batch, cfg))
+            out = HOOKS.allocate(batch, cfg)
+            gpu.align(batch, cfg, np.arange(batch.size), out)
+            out.finish(cfg)
+            assert records(out) == want, (k, sc)
+    assert long_reads >= 20
 
 
 @pytest.mark.gpu

@@ -19,15 +19,21 @@ The graph is uploaded once per device and engine (``_DeviceGraph``) and
 stays there; batches carry reads only. Rows that node starts read later
 live in per-warp slots (``Graph.slot``).
 
-Traceback (reads of at most ``TRACE_COLUMNS``): ``graph_score<K, MODE, true>``
-also saves a checkpoint every ``BLOCK_ROWS`` steps (each lane's row before,
-its columns of the slots, what it took from its left), and
-``graph_walk<K, MODE>`` restores the one before the end row, recomputes that
-block with direction bytes, walks it, and goes on block by block towards the start,
-writing the runs into the read's slots of ``out.cigar`` and the path's
-nodes into the read's room (``PATH_SLACK`` past its length; a path longer
-than that is aligned again by the CPU engine). Launches are cut so that
-their checkpoints fit ``CHECKPOINT_BYTES``.
+Traceback: ``graph_score<K, MODE, true>`` also saves a checkpoint every
+``BLOCK_ROWS`` steps of each stripe (each lane's row before, its columns of
+the slots, what it took from its left), and ``graph_walk<K, MODE>`` restores
+the one before the end row, recomputes that block with direction bytes,
+walks it, and goes on block by block towards the start, writing the runs
+into the read's slots of ``out.cigar`` and the path's nodes into the read's
+room (``PATH_SLACK`` past its length; a path longer than that is aligned
+again by the CPU engine). A read of several stripes has checkpoints for
+each, and the walk goes from stripe to stripe, right to left: to recompute
+a block of stripe s it sweeps the same rows of stripes 0 .. s - 1 first,
+values only, each passing its last column to the next in a window of rows.
+The rows between checkpoints grow so that a launch's checkpoints fit
+``CHECKPOINT_BYTES``; launches of such reads hold fewer reads where B
+would pass ``walk_rows`` (the walk sweeps a block once for each stripe
+left of it).
 
 16-bit cells (``graph_score16``): two reads of one width share a warp, one
 in each 16-bit half of every register (one DPX instruction updates both),
@@ -38,9 +44,8 @@ is one. With traceback the pair's checkpoints hold both reads and the walk
 (int32 cells, one read a warp) restores its read's half.
 
 What ``HOOKS.on_gpu`` sends here: reads of at least one base whose score
-bound fits int32 lanes and, with traceback, of at most ``TRACE_COLUMNS``
-bases; the CPU engine aligns the rest in the same batch, with the same
-results.
+bound fits int32 lanes; the CPU engine aligns the rest (the empty reads)
+in the same batch, with the same results.
 """
 
 from __future__ import annotations
@@ -63,8 +68,8 @@ KERNEL = "graph.cu"
 THREADS = 128
 #: columns a lane holds; a read takes the smallest K with 32*K >= its length (16 beyond: stripes)
 WIDTHS = (1, 2, 3, 4, 5, 6, 8, 12, 16)
-#: the longest read traced back on the GPU (one stripe)
-TRACE_COLUMNS = 32 * WIDTHS[-1]
+#: the columns of a stripe: longer reads run in stripes of the widest K
+STRIPE_COLUMNS = 32 * WIDTHS[-1]
 #: rows between checkpoints (traceback)
 BLOCK_ROWS = 1024
 #: checkpoint bytes of one launch (the rows between checkpoints grow on large graphs to fit)
@@ -85,6 +90,23 @@ MAX_SECTIONS = 8
 #: threads a block of graph_best (one read each)
 BEST_THREADS = 256
 MODES = (Mode.GLOBAL, Mode.GLOCAL, Mode.LOCAL)
+
+
+def checkpoint_size(n_slots: int, K: int) -> int:
+    """Ints of one checkpoint: the row before, the slots, the inbound values (kernel: ``checkpoint_ints``)."""
+    return (n_slots + 1) * 2 * (K + 1) * 32 + 96
+
+
+def checkpoint_ints(n: int, n_slots: int, K: int, B: int) -> int:
+    """Checkpoint ints of one stripe of a read: one every B steps of the n + 31 of the sweep."""
+    return -(-(n + 31) // B) * checkpoint_size(n_slots, K)
+
+
+def walk_rows(n: int, stripes: int) -> int:
+    """The most steps between checkpoints that a launch of reads of ``stripes`` stripes lets grow: the walk
+    sweeps a block once for each stripe up to its own, so blocks of n / (4 stripes) rows keep its
+    recomputation about an eighth of the forward sweep."""
+    return max(BLOCK_ROWS, n // (4 * stripes))
 
 
 def width(length: int) -> int:
@@ -167,10 +189,7 @@ class GraphHooks:
     def on_gpu(batch: GraphBatch, cfg: AlignConfig) -> np.ndarray:
         lengths = batch.lengths
         n = batch.graph.n_bases
-        ok = (lengths > 0) & (cfg.scoring.score_bound(lengths, n) < INT32_LIMIT)
-        if cfg.traceback:
-            ok &= lengths <= TRACE_COLUMNS
-        return ok
+        return (lengths > 0) & (cfg.scoring.score_bound(lengths, n) < INT32_LIMIT)
 
 
 HOOKS = GraphHooks()
@@ -298,22 +317,28 @@ class CudaGraph(DeviceEngine):
                 continue
             small = fits16(sc, lengths[part], K, bases) if packs else np.zeros(len(part), bool)
             for pack, reads in ((True, part[small]), (False, part[~small])):
-                step = (2 if pack else 1) * self.max_warps if cfg.traceback else max(len(reads), 1)
-                for s in range(0, len(reads), step):
+                if not cfg.traceback:
+                    if len(reads):
+                        yield K, reads, pack
+                    continue
+                s = 0
+                while s < len(reads):  # longest first: the first read's stripes bound the launch's
+                    step = (2 if pack else 1) * self.max_warps
+                    stripes = -(-int(lengths[reads[s]]) // (32 * K))
+                    if stripes > 1:  # checkpoints every walk_rows steps or more often
+                        n, n_slots = batch.graph.n_bases, max(batch.graph.n_slots, 1)
+                        per = 4 * stripes * checkpoint_ints(n, n_slots, K, walk_rows(n, stripes))
+                        step = min(step, (2 if pack else 1) * max(CHECKPOINT_BYTES // per, 1))
                     yield K, reads[s:s + step], pack
+                    s += step
 
     @staticmethod
-    def block_steps(dg: _DeviceGraph, K: int, reads: int) -> int:
-        """Steps between checkpoints: BLOCK_ROWS, or more where the launch's checkpoints would pass CHECKPOINT_BYTES."""
-        per = 4 * ((dg.n_slots + 1) * 2 * (K + 1) * 32 + 96)
-        most = max(CHECKPOINT_BYTES // (per * max(reads, 1)), 1)
+    def block_steps(dg: _DeviceGraph, K: int, sweeps: int) -> int:
+        """Steps between checkpoints: BLOCK_ROWS, or more where the checkpoints of the launch's ``sweeps`` (a
+        read's stripes each) would pass CHECKPOINT_BYTES."""
+        per = 4 * checkpoint_size(dg.n_slots, K)
+        most = max(CHECKPOINT_BYTES // (per * max(sweeps, 1)), 1)
         return max(BLOCK_ROWS, -(-(-(-(dg.n + 31) // most)) // 32) * 32)
-
-    @staticmethod
-    def checkpoint_ints(dg: _DeviceGraph, K: int, B: int) -> int:
-        """Checkpoint ints of one read: one every B steps of the n + 31 of the sweep."""
-        steps = -(-(dg.n + 31) // B)
-        return steps * ((dg.n_slots + 1) * 2 * (K + 1) * 32 + 96)
 
     def queue(self, batch, cfg, subset, out, d, stream, clock) -> Job:
         cp = self.cp
@@ -334,12 +359,12 @@ class CudaGraph(DeviceEngine):
             srow = (K + 1) * 32
             ws_stride = dg.n_slots * 2 * srow
             ws = cp.empty(warps * ws_stride, np.int32)
-            striped = int(batch.lengths[reads].max()) > 32 * K
-            border_stride = 4 * dg.n if striped else 0
+            stripes = -(-int(batch.lengths[reads].max()) // (32 * K))
+            border_stride = 4 * dg.n if stripes > 1 else 0
             border = cp.empty(max(warps * border_stride, 1), np.int32)
             trace = cfg.traceback
-            B = self.block_steps(dg, K, units) if trace else BLOCK_ROWS
-            cp_stride = self.checkpoint_ints(dg, K, B) if trace else 0
+            B = self.block_steps(dg, K, units * stripes) if trace else BLOCK_ROWS
+            cp_stride = stripes * checkpoint_ints(dg.n, dg.n_slots, K, B) if trace else 0
             cps = cp.empty(max(units * cp_stride, 1), np.int32)
             graph = (*dg.arrays, np.int32(dg.n), np.int32(dg.n_slots), dg.sec, np.int32(dg.nsec))
             scoring = tuple(np.int32(v) for v in sc.as_list()) + (np.int32(profile_fits(sc)),)
@@ -357,16 +382,19 @@ class CudaGraph(DeviceEngine):
                 (ends, np.int32(dg.nsec), d.offs, order, np.int32(len(entries)),
                  np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend), d.out))
             if trace:
-                # the walk: as many warps as their direction bytes allow (WALK_BYTES)
+                # the walk: as many warps as their direction bytes and windows allow (WALK_BYTES)
                 codes_stride = (B + 32) * srow
                 args_stride = 2 * dg.multi_rows_in(B) * srow
-                wgrid = max(1, min(grid, WALK_BYTES // ((codes_stride + 2 * args_stride) * (THREADS // 32))))
+                win_stride = 6 * (B + 64) if stripes > 1 else 0
+                per_warp = codes_stride + 2 * args_stride + 4 * win_stride
+                wgrid = max(1, min(grid, WALK_BYTES // (per_warp * (THREADS // 32))))
                 codes = cp.empty(wgrid * (THREADS // 32) * codes_stride, np.uint8)
                 args = cp.empty(wgrid * (THREADS // 32) * args_stride, np.uint16)
+                wins = cp.empty(max(wgrid * (THREADS // 32) * win_stride, 1), np.int32)
                 counter = cp.zeros(1, np.int32)
                 mod.get_function(walk_name(K, mode))(
                     (wgrid,), (THREADS,), graph + (d.codes, d.offs, order, np.int32(len(entries)), counter)
-                    + scoring + (ws, np.int64(ws_stride), cps, np.int64(cp_stride), np.int32(B), codes,
+                    + scoring + (ws, np.int64(ws_stride), cps, np.int64(cp_stride), np.int32(B), wins, codes,
                                  np.int64(codes_stride), args, np.int64(args_stride), d.out, d.run_off, d.run_op,
                                  d.run_len, d.node_off, d.nodes, d.info, np.int32(pack)))
         host = {"out": copy_back(d.out, (max(batch.size, 1), 4), stream)}
