@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/e2e_graph.py [--backend cuda] [--devices 0,1] [--cpu-reads 50] [--reps 2]
                                      [--out DIR] [--skip-sim] [--skip-cactus] [--sim-dir DIR] [--run-timeout S]
-                                     [--sim-cases short,short-gaf,long]
+                                     [--sim-cases short,short-gaf,long,long-gaf]
 A check without a GPU, small: --backend cpu -t 4 --cactus-reads 20 --cpu-reads 10 --sim-bases 50000
                               --sim-reads 20 --sim-long-reads 2 --sim-long-length 1000 --reps 1
 
@@ -16,8 +16,8 @@ A check without a GPU, small: --backend cpu -t 4 --cactus-reads 20 --cpu-reads 1
     output is compared with the first records of the ``--backend`` output.
 (b) The graph of ``simulate_graph.py`` (5 Mbp backbone, SNP and indel
     bubbles) with 10,000 reads of 150 bp (score only, and GAF) and with 100
-    reads of 10 kb (score only), on ``--backend`` (``--sim-cases``: short,
-    short-gaf, long). The files are written to
+    reads of 10 kb (score only and GAF), on ``--backend`` (``--sim-cases``: short,
+    short-gaf, long, long-gaf). The files are written to
     ``--sim-dir`` (a temporary folder unless given; files already there
     under the same names are used as they are).
 
@@ -368,7 +368,7 @@ def cactus(r: Runner, args, out: str) -> str:
 
 
 #: the cases of (b): the short reads score only and with GAF, the long reads score only
-SIM_CASES = ("short", "short-gaf", "long")
+SIM_CASES = ("short", "short-gaf", "long", "long-gaf")
 
 
 def simulated(r: Runner, args, out: str):
@@ -386,7 +386,7 @@ def simulated(r: Runner, args, out: str):
     print(f"  {segments:,} segments, {bases:,} oriented bases", flush=True)
     label = backend_label(args)
     cases = {"short": (short, reads[0], lengths[0], True), "short-gaf": (short, reads[0], lengths[0], False),
-             "long": (long_, reads[1], lengths[1], True)}
+             "long": (long_, reads[1], lengths[1], True), "long-gaf": (long_, reads[1], lengths[1], False)}
     for path, count, length, score_only in (cases[c] for c in SIM_CASES if c in args.sim_cases):
         ext = "tsv" if score_only else "gaf"
         output = "score only (tsv)" if score_only else "gaf"
@@ -422,7 +422,7 @@ def main():
     ap.add_argument("--sim-long-reads", type=int, default=100)
     ap.add_argument("--sim-long-length", type=int, default=10000)
     ap.add_argument("--sim-cases", default=",".join(SIM_CASES),
-                    help="which of (b) to run: short (score only), short-gaf, long (score only)")
+                    help="which of (b) to run: short (score only), short-gaf, long (score only), long-gaf")
     ap.add_argument("--seed", type=int, default=1, help="of the simulated files")
     ap.add_argument("--run-timeout", type=float, default=0, help="seconds a seqalign run may take (0: no limit)")
     ap.add_argument("--no-warmup", action="store_true")
