@@ -186,6 +186,33 @@ def test_scores_near_the_int32_cell_limit(triplet_backend, mode):
     assert np.abs(res.score).max() > 2**26
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_scores_near_the_16bit_lane_limit(triplet_backend, mode):
+    """Score only, values that reach the 16-bit lanes' bound from above (identical sequences: match a residue)
+    and from below (a residue alone in its column: two gaps); the GPU takes them in 16-bit lanes."""
+    from seqalign_cli.backends.cuda import triplet as gt
+
+    rng = random.Random(70 + MODES.index(mode))
+    x = random_dna(rng, 44)
+    cases = {
+        Scoring(match=100, mismatch=1, gap_open=0, gap_extend=1, n_penalty=1):  # 100 a residue: 13,200 at the end
+            [[x, x, x], [x[:40], x[:41], x[:42]]] + [related_triplet(rng, 40) for _ in range(2)],
+        Scoring(match=1, mismatch=40, gap_open=0, gap_extend=40, n_penalty=40):  # -80 a residue alone
+            [[random_dna(rng, 150), "", ""], ["", random_dna(rng, 3), random_dna(rng, 147)],
+             [random_dna(rng, 100), random_dna(rng, 50), ""]],
+    }
+    for sc, trip in cases.items():
+        a, b, c = (list(t) for t in zip(*trip))
+        lengths = np.array([[len(a[t]), len(b[t]), len(c[t])] for t in range(len(a))])
+        T, R = gt.plan_shapes(lengths)
+        assert gt.fits16(sc, lengths, T, R).all()
+        res = align(triplet_backend, a, b, c, sc, mode, traceback=False)
+        for t in range(len(a)):
+            want = ref_align(a[t], b[t], c[t], sc, mode)
+            assert (int(res.score[t]), tuple(res.end[t].tolist())) == (want[0], tuple(want[2])), (t, sc)
+        assert np.abs(res.score).max() >= 11000 or mode != "global"
+
+
 # ------------------------------------------------------- from the definitions
 
 

@@ -215,13 +215,19 @@ def scoring_fits(cfg: AlignConfig) -> bool:
 def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
     """Work items ((n, 3) lengths: the largest of the item's triplets) whose every value fits 16-bit lanes.
 
-    Cells past a triplet's ends (up to the item's lengths and the last
-    tile) lie within the bound of the cube they fill: three pairs a column,
-    at most (N1 + N2 + N3 + 2 S*R) columns.
+    Every cell's value D lies within max(match, 2 gap_extend) per residue
+    of its prefixes: at least the alignment that puts each residue alone
+    in its column (a residue against two gaps: -2 gap_extend), at most
+    match for each residue (a column's pairs score at most match each, and
+    a column of c residues holds at most c pairs). Cells past a triplet's
+    ends (up to the item's lengths and the last tile) are those of the cube
+    they fill, padded with a code whose pairs score -gap_extend: at most
+    N1 + N2 + N3 + 2 S*R residues.
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     SR = lanes_side(T) * np.asarray(R, np.int64)
-    return 3 * scoring.pair_bound * (lengths.sum(axis=1) + 2 * SR + 1) < INT16_LIMIT
+    per = max(scoring.match, 2 * scoring.gap_extend)
+    return per * (lengths.sum(axis=1) + 2 * SR + 1) < INT16_LIMIT
 
 
 def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False) -> str:
