@@ -6,6 +6,8 @@
 --lengths L,...: reads of these lengths taken from the graph's own bases (in place of --reads).
 --cells: the cell widths to time, 16 (glocal and local reads that fit go two a warp in 16-bit cells, the
 engine's default) and 32 (every read in int32 cells).
+--pipeline on,off: reads of several stripes in the stripe pipeline where the engine's rule takes it (on, the
+default) or a warp a read (off).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ def main():
     ap.add_argument("--traceback", action="store_true")
     ap.add_argument("--widths", default="1", help="least columns a lane holds (comma-separated runs)")
     ap.add_argument("--cells", default="16", help="16 (the default engine), 32 (int32 cells only), or both")
+    ap.add_argument("--pipeline", default="on", help="on (the engine's rule), off (a warp a read), or both")
     ap.add_argument("--section-rows", type=int, default=None,
                     help="least rows a section (default: the engine's; more than the graph: one section)")
     args = ap.parse_args()
@@ -51,11 +54,12 @@ def main():
                 for L in map(int, args.lengths.split(","))}
     print(f"{graph.n_bases} oriented bases, {graph.n_slots} slots, {int((np.diff(graph.pred_off) >= 2).sum())} "
           f"rows of several predecessors")
-    for name, reads, mode, w, count, bits in ((n, r, m, int(w), int(c), int(b)) for n, r in sets.items()
-                                              for m in args.modes.split(",") for w in args.widths.split(",")
-                                              for c in args.counts.split(",") for b in args.cells.split(",")):
+    for name, reads, mode, w, count, bits, pipe in (
+            (n, r, m, int(w), int(c), int(b), p) for n, r in sets.items() for m in args.modes.split(",")
+            for w in args.widths.split(",") for c in args.counts.split(",") for b in args.cells.split(",")
+            for p in args.pipeline.split(",")):
         rows = {} if args.section_rows is None else {"section_rows": args.section_rows}
-        eng = CudaGraph(0, min_width=w, pack16=bits == 16, **rows)
+        eng = CudaGraph(0, min_width=w, pack16=bits == 16, pipeline=pipe == "on", **rows)
         if True:
             rs = (reads * (count // len(reads) + 1))[:count]
             batch = make_graph_batch(graph, rs)
@@ -70,7 +74,8 @@ def main():
             end.record()
             end.synchronize()
             ms = cp.cuda.get_elapsed_time(start, end)
-            print(f"{name} {mode} width>={w} cells {bits} reads {count}: {ms:.1f} ms, {batch.cells() / ms / 1e6:.1f} GCUPS, "
+            print(f"{name} {mode} width>={w} cells {bits} pipeline {pipe} reads {count}: {ms:.1f} ms, "
+                  f"{batch.cells() / ms / 1e6:.1f} GCUPS, "
                   f"{ms * 1e6 / (graph.n_bases + 31):.0f} ns a step", flush=True)
 
 

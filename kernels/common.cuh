@@ -255,4 +255,32 @@ struct S16x2Cells {
   __device__ static int half(V x, int h) { return h ? hi16(x) : lo16(x); }
 };
 
+
+// ---- warps that wait for other warps (the triplet tile wave, the graph's stripe pipeline) ----
+
+// A counter another warp raises (maybe on another multiprocessor), read past every cache.
+__device__ __forceinline__ int load_count(const int* p) { return *(const volatile int*)p; }
+
+// A value another multiprocessor wrote before it raised a counter: from L2 (past the vector L1 on AMD
+// GPUs, where the L1 is not coherent within a multiprocessor either).
+__device__ __forceinline__ int load_l2(const int* p) {
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+  return *(const volatile int*)p;
+#else
+  return __ldcg(p);
+#endif
+}
+
+// A short pause (about NS nanoseconds on CUDA; none for NS = 0) while a warp waits.
+template <int NS>
+__device__ __forceinline__ void backoff() {
+  if constexpr (NS > 0) {
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+    __builtin_amdgcn_s_sleep(2);
+#else
+    __nanosleep(NS);
+#endif
+  }
+}
+
 }  // namespace sa

@@ -22,7 +22,9 @@
 // shared-memory table read every row. End cells are kept per column and folded once a
 // stripe. Reads longer than 32*K columns run in stripes; a stripe leaves, per row, its last
 // column's H and F for the next (`border`: H and F in, H and F out, swapped per stripe; 4n
-// ints a warp).
+// ints a warp). Where a launch's items would leave warps idle, the host asks for the stripe
+// pipeline instead: each stripe of an item its own warp, a ring of rows behind the stripe before
+// (its last column's merged predecessor H, H and F), waiting on counters (`link_wait`).
 //
 // 16-bit cells (graph_score16): two reads an item, one in the low
 // and one in the high 16-bit half of every register, one DPX instruction updating both; the rows
@@ -47,10 +49,15 @@
 //
 // Kernels (graph arrays, then sec/nsec: the sections' first rows and their count, the reads,
 // `count` items, the scoring and use_prof: scores fit the byte profile):
-//  graph_score<K, MODE, CP>(graph..., reads..., scoring, ws, ws_stride, border,
-//      border_stride, cp, cp_stride, B, ends): item i = section i % nsec of read order[i / nsec];
-//      ends[i*3 + 0..2] = the section's best end cell (score, row, column; row -1: none).
-//  graph_score16<K, MODE, CP>(the arguments of graph_score): the same with order[2w], order[2w + 1]
+//  graph_score<K, MODE, CP, LINKED>(graph..., reads..., scoring, ws, ws_stride, border,
+//      border_stride, cp, cp_stride, B, ends, pipe): item i = section i % nsec of read order[i / nsec];
+//      ends[i*3 + 0..2] = the section's best end cell (score, row, column; row -1: none). LINKED (K =
+//      STRIPED_K), the stripe pipeline of pipe = P stripes: `count` = items x P, unit u = stripe u % P
+//      of item u / P, each on a warp of its own, ends[(i*P + s)*3 + 0..2] per stripe s (graph_best
+//      takes nsec x P), border the links (border_stride ints each, zeroed: link s of item i at (i*P +
+//      s) x border_stride, rings of LINK_ROWS rows of PH, H and F from stripe s - 1 to stripe s, then
+//      its two counters).
+//  graph_score16<K, MODE, CP, LINKED>(the arguments of graph_score): the same with order[2w], order[2w + 1]
 //      (-1: none) the reads of items w*nsec .. w*nsec + nsec - 1, count = (entries / 2) x nsec;
 //      ends[((2w + h)*nsec + s)*3 + 0..2] for half h; pair w's checkpoints at cp + w*cp_stride.
 //  graph_best<MODE>(ends, nsec, roff, order, count, oe, ge, out): one thread an entry of order
@@ -75,6 +82,14 @@ namespace graph {
 constexpr unsigned short FROM_S = 0xFFFF;
 // the width whose reads run in stripes (host: WIDTHS[-1]); the walk of that width follows them
 constexpr int STRIPED_K = 16;
+// the stripe pipeline: rows a ring holds (host: LINK_ROWS; a link is 3 rings and 32 ints of counters),
+// chunks of 32 steps between posts, the counters' value once a stripe is done
+constexpr int LINK_ROWS = 4096;
+constexpr int LINK_EVERY = 4;
+constexpr int LINK_DONE = 1 << 30;
+#ifndef GRAPH_LINK_SLEEP
+#define GRAPH_LINK_SLEEP 100
+#endif
 // warps a block (the host launches 32 * WARPS_PER_BLOCK threads a block)
 constexpr int WARPS_PER_BLOCK = 4;
 enum Move { DIAG = 0, INS = 1, DEL = 2, START = 3 };
@@ -321,11 +336,16 @@ struct Stripe {
   const V* fin;
   V* hout;            // more stripes to come: this stripe's last column, by row (lane 31), at row - blo
   V* fout;
-  // the walk's windows of rows (blo: their first row): the stripe before's merged predecessor H of
-  // column c0 - 1 too (phin), so that lane 0 reads no row outside (null: lane 0 merges hin's rows)
+  // windows of rows (the walk's, from blo) and rings (the pipeline's, row v at (v - blo) & rmask): the
+  // stripe before's merged predecessor H of column c0 - 1 too (phin), so that lane 0 reads no row
+  // outside (null: lane 0 merges hin's rows)
   const V* phin;
   V* phout;
-  int blo;
+  int blo, rmask;
+  // the pipeline (null: none): the counters of the ring in (rows written, rows read; lane 0 waits for
+  // the first) and of the ring out (lane 31 waits for its second), relative to blo
+  int* lin;
+  int* lout;
   bool first, more;
 };
 
@@ -509,6 +529,8 @@ __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, const
   S.hin = S.fin = S.phin = nullptr;
   S.hout = S.fout = S.phout = nullptr;
   S.blo = 0;
+  S.rmask = -1;
+  S.lin = S.lout = nullptr;
   S.first = true;
   S.more = false;
 }
@@ -519,7 +541,7 @@ __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, const
 // the others merge their predecessors from slots. Without direction bytes, the lane's end
 // cells of the row update `b` (no branch on the lane: the row's candidates are selected).
 // Returns, through outPH/outH/outF, what the right lane takes next step.
-template <int K, int MODE, bool CODES, bool STRIPED, class L>
+template <int K, int MODE, bool CODES, bool STRIPED, class L, bool LINKED = false>
 __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, const int4 mt, int v, Lane<K, L>& st,
                                          Ends<K, MODE, L>& x, typename L::V& outPH, typename L::V& outH,
                                          typename L::V& outF) {
@@ -587,7 +609,10 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, co
       if (lane == 0 && !first && !S.phin) bh = L::vmax(bh, S.hin[e.g.pred[p0 + p]]);
     }
   }
-  if (lane == 0 && !first && S.phin) bh = S.phin[v - S.blo];  // merged by the stripe before (its PH)
+  // row v of a window or ring; a ring (LINKED) another warp wrote, from L2
+  const int bi = (v - S.blo) & S.rmask;
+  auto border = [&](const V* p) { return LINKED ? (V)load_l2((const int*)p + bi) : p[bi]; };
+  if (lane == 0 && !first && S.phin) bh = border(S.phin);  // merged by the stripe before (its PH)
   // what comes from the left: column c0 - 1 (lane 0) or the left lane's last column (selects, no branch)
   V h0 = L::neg(), e0 = L::neg(), bH = L::neg(), bF = L::neg();
   if (first) {
@@ -595,8 +620,8 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, co
     h0 = MODE == LOCAL ? L::vmax(e0, L::splat(0)) : e0;
     bH = h0;
   } else if (lane == 0) {
-    bH = S.hin[v - S.blo];
-    bF = S.fin[v - S.blo];
+    bH = border(S.hin);
+    bF = border(S.fin);
   }
   const bool edge = lane == 0;
   const V leftPH = edge ? bh : st.inPH;
@@ -674,9 +699,9 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, co
     }
   }
   if (more && lane == 31) {
-    S.hout[v - S.blo] = H[K - 1];
-    S.fout[v - S.blo] = F[K - 1];
-    if (S.phout) S.phout[v - S.blo] = PH[K - 1];
+    S.hout[bi] = H[K - 1];
+    S.fout[bi] = F[K - 1];
+    if (S.phout) S.phout[bi] = PH[K - 1];
   }
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -692,13 +717,58 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, co
   if (MODE != GLOBAL || (meta_flags(mt) & 2)) row_ends<K, MODE, L>(x, H, v);
 }
 
+// ---- the stripe pipeline: a long read's stripes on warps of their own, each a ring behind the one
+// before (the host's choice where the launch's reads leave warps idle) ----
+
+// Where a stripe waits: lane 0 for the ring in (the stripe before has written rows up to the chunk's
+// last for lane 0: ts + 31, or the section's last row), lane 31 for the ring out (the stripe after
+// has read the rows that lane 31's rows up to ts overwrite). The counters count rows from blo; each
+// lane keeps what it last read of its counter and reads it again only when that falls short.
+struct LinkSeen {
+  int in = 0, out = 0;
+};
+
+template <class St>
+__device__ __forceinline__ void link_wait(const St& S, int ts, int last, int lane, LinkSeen& seen) {
+  const int half = threadIdx.x & (SA_WARP - 32);  // lane 0 of this 32-lane warp in a 64-lane wavefront
+  const int need_in = min(ts + 32, last + 1) - S.blo, need_out = ts + 1 - LINK_ROWS - S.blo;
+  while (true) {
+    int ok = 1;
+    if (lane == 0 && S.lin && seen.in < need_in) {
+      seen.in = load_count(S.lin);
+      ok = seen.in >= need_in;
+    }
+    if (lane == 31 && S.lout && seen.out < need_out) {
+      seen.out = load_count(S.lout + 1);
+      ok = seen.out >= need_out;
+    }
+    if (SA_SHFL(ok, half) && SA_SHFL(ok, half + 31)) break;
+    backoff<GRAPH_LINK_SLEEP>();
+  }
+}
+
+// What a stripe tells its neighbours after the steps ts .. ts + 31 (every LINK_EVERY chunks, and
+// `done` at the end): lane 31 has written rows up to ts into the ring out, lane 0 has read rows up
+// to ts + 31 of the ring in.
+template <class St>
+__device__ __forceinline__ void link_post(const St& S, int ts, int lane, bool done) {
+  if (lane == 31 && S.lout) {
+    __threadfence();
+    *(volatile int*)S.lout = done ? LINK_DONE : ts + 1 - S.blo;
+  }
+  if (lane == 0 && S.lin) {
+    __threadfence();
+    *(volatile int*)(S.lin + 1) = done ? LINK_DONE : ts + 32 - S.blo;
+  }
+}
+
 // Steps t0 .. t1 - 1 of a stripe (t0 a multiple of 32): lane l computes row t - l when it
 // lies in [lo, min(n - 1, hi)]. The rows' records come through `ring` (4 x 32 int4 of shared
 // memory a warp, chunk c of 32 rows at c & 3): while the steps of chunk c read chunks c - 1
 // and c, chunk c + 1 is on its way (one coalesced load a lane a chunk), stored at the chunk's
 // end. With checkpoints (CP), the state before step t is saved when t is a multiple of B in
 // [lo, hi] (so each checkpoint belongs to one section).
-template <int K, int MODE, bool CODES, bool CP, bool STRIPED, class L>
+template <int K, int MODE, bool CODES, bool CP, bool STRIPED, class L, bool LINKED = false>
 __device__ __forceinline__ void sweep(const Env& env, const Stripe<K, L>& stripe, int t0, int t1, int lo, int hi,
                                       Lane<K, L>& st, Best (&b)[L::H], int* cp, int B, int4* ring) {
   using V = typename L::V;
@@ -714,8 +784,11 @@ __device__ __forceinline__ void sweep(const Env& env, const Stripe<K, L>& stripe
   SA_SYNCWARP();
   Ends<K, MODE, L> x;
   open_ends<K, MODE, L>(x);
+  const bool linked = LINKED && (S.lin || S.lout);
+  LinkSeen seen;
   for (; 32 * c < t1; ++c) {
     const int ts = 32 * c;
+    if (linked) link_wait(S, ts, last, lane, seen);
     if constexpr (CP)
       if (ts % B == 0 && ts >= lo && ts <= last)
         save_lane<K, L>(cp + (int64_t)(ts / B) * checkpoint_ints<K>(e.g), st, e.ws,
@@ -726,7 +799,7 @@ __device__ __forceinline__ void sweep(const Env& env, const Stripe<K, L>& stripe
       V oPH = L::neg(), oH = L::neg(), oF = L::neg();
       if (v >= lo && v <= last) {
         const int4 mt = ring[v & 127];  // chunk (v >> 5) & 3, row v & 31
-        lane_row<K, MODE, CODES, STRIPED, L>(e, S, mt, v, st, x, oPH, oH, oF);
+        lane_row<K, MODE, CODES, STRIPED, L, LINKED>(e, S, mt, v, st, x, oPH, oH, oF);
       }
       st.inPH = SA_SHFL_UP(oPH, 1);
       st.inH = SA_SHFL_UP(oH, 1);
@@ -735,8 +808,10 @@ __device__ __forceinline__ void sweep(const Env& env, const Stripe<K, L>& stripe
     SA_SYNCWARP();  // the next chunk in, the one after on its way
     ring[((c + 1) & 3) * 32 + lane] = pend;
     pend = e.g.meta[min(32 * (c + 2) + lane, top)];
+    if (linked && c % LINK_EVERY == LINK_EVERY - 1) link_post(S, ts, lane, false);
     SA_SYNCWARP();
   }
+  if (linked) link_post(S, 0, lane, true);
   if (!CODES) close_ends<K, MODE, L>(x, S, lane, b);
 }
 
@@ -794,14 +869,15 @@ namespace graph {
 // outside) of the reads of entry w = i / nsec. ends[((H w + h) nsec + s) * 3 + 0..2] = section s's
 // best end cell for the read in half h (score, row, column; row -1: none), reduced per read by
 // graph_best (over order's entries).
-template <int K, int MODE, bool CP, class L>
+template <int K, int MODE, bool CP, bool LINKED, class L>
 __device__ __forceinline__ void score_items(const Env& e, const Reads& rs, const int* sec, int nsec, int* border,
-                                            int* cp_all, int64_t cp_stride, int B, int* ends, uint32_t* tbl,
-                                            int4* ring) {
+                                            int64_t link_stride, int pipe, int* cp_all, int64_t cp_stride, int B,
+                                            int* ends, uint32_t* tbl, int4* ring) {
   constexpr int H = L::H;
-  const int lane = e.lane, n = e.g.n;
+  const int lane = e.lane, n = e.g.n, P = max(pipe, 1);
   const int64_t cp_per_stripe = stripe_checkpoint_ints<K>(e.g, B);
-  for (int item = take_item(rs, lane); item < rs.count; item = take_item(rs, lane)) {
+  for (int unit = take_item(rs, lane); unit < rs.count; unit = take_item(rs, lane)) {
+    const int item = unit / P, sp = unit - item * P;  // the pipeline's stripe sp of the item
     const int w = item / nsec, part = item - w * nsec;
     const int lo = sec[part], hi = sec[part + 1] - 1;
     int read[H], stripes = 0;
@@ -814,30 +890,47 @@ __device__ __forceinline__ void score_items(const Env& e, const Reads& rs, const
     Best b[H];
 #pragma unroll
     for (int h = 0; h < H; ++h) b[h] = Best{MODE == LOCAL ? 0 : NEG, -1, -1};
-    for (int s = 0; s < stripes; ++s) {
+    for (int s = pipe ? sp : 0; s < (pipe ? min(sp + 1, stripes) : stripes); ++s) {
       Stripe<K, L> S;
       setup_stripe<K, MODE, L>(e, rs, read, 1 + s * 32 * K, tbl, S);
-      // border: H in, F in, H out, F out (swapped per stripe)
       using V = typename L::V;
-      S.hin = (const V*)(border + (int64_t)(s & 1) * 2 * n);
-      S.fin = S.hin + n;
-      S.hout = (V*)(border + (int64_t)((s + 1) & 1) * 2 * n);
-      S.fout = S.hout + n;
+      if (pipe) {  // link s from stripe s - 1 (PH, H, F rings, then the counters), link s + 1 to stripe s + 1
+        int* in = border + ((int64_t)item * P + s) * link_stride;
+        int* to = in + link_stride;
+        S.phin = (const V*)in;
+        S.hin = S.phin + LINK_ROWS;
+        S.fin = S.hin + LINK_ROWS;
+        S.phout = (V*)to;
+        S.hout = S.phout + LINK_ROWS;
+        S.fout = S.hout + LINK_ROWS;
+        S.blo = lo & ~31;
+        S.rmask = LINK_ROWS - 1;
+        S.lin = s > 0 ? in + 3 * LINK_ROWS : nullptr;
+        S.lout = s + 1 < stripes ? to + 3 * LINK_ROWS : nullptr;
+      } else {  // the warp's border: H in, F in, H out, F out (swapped per stripe)
+        S.hin = (const V*)(border + (int64_t)(s & 1) * 2 * n);
+        S.fin = S.hin + n;
+        S.hout = (V*)(border + (int64_t)((s + 1) & 1) * 2 * n);
+        S.fout = S.hout + n;
+      }
       S.first = s == 0;
       S.more = s + 1 < stripes;
       Lane<K, L> st;
       clear_lane<K, L>(st);
       int* cp = cp_all + w * cp_stride + s * cp_per_stripe;
-      if (stripes == 1)
+      // only the widest K has reads of several stripes (the host's widths): the others hold no striped sweep
+      if constexpr (LINKED)
+        sweep<K, MODE, false, CP, true, L, true>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp, B, ring);
+      else if (K != STRIPED_K || stripes == 1)
         sweep<K, MODE, false, CP, false, L>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp, B, ring);
-      else
+      else if constexpr (K == STRIPED_K)
         sweep<K, MODE, false, CP, true, L>(e, S, lo & ~31, hi + 32, lo, hi, st, b, cp, B, ring);
     }
 #pragma unroll
     for (int h = 0; h < H; ++h) {
       warp_best(b[h]);
       if (lane == 0 && read[h] >= 0) {
-        int* o = ends + ((int64_t)(H * w + h) * nsec + part) * 3;
+        int* o = ends + (((int64_t)(H * w + h) * nsec + part) * P + sp) * 3;
         o[0] = b[h].s;
         o[1] = b[h].v;
         o[2] = b[h].j;
@@ -849,28 +942,29 @@ __device__ __forceinline__ void score_items(const Env& e, const Reads& rs, const
 }  // namespace graph
 }  // namespace sa
 
-// graph_score: int32 cells, every mode, checkpoints for the walk (CP); `count` = reads x nsec.
-template <int K, int MODE, bool CP>
+// graph_score: int32 cells, every mode, checkpoints for the walk (CP); `count` = reads x nsec; LINKED:
+// the stripe pipeline (K = STRIPED_K only; pipe: its stripes, `count` = reads x nsec x pipe).
+template <int K, int MODE, bool CP, bool LINKED>
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK)
     graph_score(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride, int* cp_all,
-                int64_t cp_stride, int B, int* ends) {
+                int64_t cp_stride, int B, int* ends, int pipe) {
   using Cells = Cells32;
   GRAPH_SETUP
-  score_items<K, MODE, CP, Cells>(e, rs, sec, nsec, border_all + warp * border_stride, cp_all, cp_stride, B, ends,
-                                  tbl, ring);
+  score_items<K, MODE, CP, LINKED, Cells>(e, rs, sec, nsec, LINKED ? border_all : border_all + warp * border_stride,
+                                          border_stride, LINKED ? pipe : 0, cp_all, cp_stride, B, ends, tbl, ring);
 }
 
 // graph_score16: two reads an item in 16-bit halves, every mode; `count` = (reads + 1) / 2 x nsec,
 // order holding the pairs (the host sends reads of one width whose values fit: INT16_LIMIT); with CP,
 // a pair's checkpoints hold both reads (graph_walk with packed = 1 unpacks its half).
-template <int K, int MODE, bool CP>
+template <int K, int MODE, bool CP, bool LINKED>
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK)
     graph_score16(GRAPH_ARGS, int* ws_all, int64_t ws_stride, int* border_all, int64_t border_stride, int* cp_all,
-                  int64_t cp_stride, int B, int* ends) {
+                  int64_t cp_stride, int B, int* ends, int pipe) {
   using Cells = Cells16;
   GRAPH_SETUP
-  score_items<K, MODE, CP, Cells>(e, rs, sec, nsec, border_all + warp * border_stride, cp_all, cp_stride, B, ends,
-                                  tbl, ring);
+  score_items<K, MODE, CP, LINKED, Cells>(e, rs, sec, nsec, LINKED ? border_all : border_all + warp * border_stride,
+                                          border_stride, LINKED ? pipe : 0, cp_all, cp_stride, B, ends, tbl, ring);
 }
 
 // One thread a read: the best of its sections' end cells, then the mode's empty alignment.
@@ -1130,23 +1224,18 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
 
 #ifdef SA_INSTANTIATE_ALL
 // Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every width and mode the backend launches.
-#define GRAPH_SCORE_ARGS GRAPH_ARGS, int*, int64_t, int*, int64_t, int*, int64_t, int, int*
+#define GRAPH_SCORE_ARGS GRAPH_ARGS, int*, int64_t, int*, int64_t, int*, int64_t, int, int*, int
 #define GRAPH_BEST_ARGS const int*, int, const int64_t*, const int*, int, int, int, int*
 #define GRAPH_WALK_ARGS                                                                                     \
   GRAPH_ARGS, int*, int64_t, const int*, int64_t, int, int*, uint8_t*, int64_t, unsigned short*, int64_t,      \
       const int*, const int64_t*, uint8_t*, int*, const int64_t*, int*, int*, int
-#define GRAPH_VARIANTS(K, M)                                                 \
-  template __global__ void graph_score<K, M, false>(GRAPH_SCORE_ARGS);       \
-  template __global__ void graph_score<K, M, true>(GRAPH_SCORE_ARGS);        \
-  template __global__ void graph_walk<K, M>(GRAPH_WALK_ARGS);
-#define GRAPH_MODES(K)                                                                  \
-  GRAPH_VARIANTS(K, 0) GRAPH_VARIANTS(K, 2) GRAPH_VARIANTS(K, 3)                        \
-  template __global__ void graph_score16<K, 0, false>(GRAPH_SCORE_ARGS);                \
-  template __global__ void graph_score16<K, 0, true>(GRAPH_SCORE_ARGS);                 \
-  template __global__ void graph_score16<K, 2, false>(GRAPH_SCORE_ARGS);                \
-  template __global__ void graph_score16<K, 2, true>(GRAPH_SCORE_ARGS);                 \
-  template __global__ void graph_score16<K, 3, false>(GRAPH_SCORE_ARGS);                \
-  template __global__ void graph_score16<K, 3, true>(GRAPH_SCORE_ARGS);
+#define GRAPH_SCORES(K, M, LINKED)                                               \
+  template __global__ void graph_score<K, M, false, LINKED>(GRAPH_SCORE_ARGS);     \
+  template __global__ void graph_score<K, M, true, LINKED>(GRAPH_SCORE_ARGS);      \
+  template __global__ void graph_score16<K, M, false, LINKED>(GRAPH_SCORE_ARGS);   \
+  template __global__ void graph_score16<K, M, true, LINKED>(GRAPH_SCORE_ARGS);
+#define GRAPH_VARIANTS(K, M) GRAPH_SCORES(K, M, false) template __global__ void graph_walk<K, M>(GRAPH_WALK_ARGS);
+#define GRAPH_MODES(K) GRAPH_VARIANTS(K, 0) GRAPH_VARIANTS(K, 2) GRAPH_VARIANTS(K, 3)
 template __global__ void graph_best<0>(GRAPH_BEST_ARGS);
 template __global__ void graph_best<2>(GRAPH_BEST_ARGS);
 template __global__ void graph_best<3>(GRAPH_BEST_ARGS);
@@ -1159,4 +1248,7 @@ GRAPH_MODES(6)
 GRAPH_MODES(8)
 GRAPH_MODES(12)
 GRAPH_MODES(16)
+GRAPH_SCORES(16, 0, true)
+GRAPH_SCORES(16, 2, true)
+GRAPH_SCORES(16, 3, true)
 #endif

@@ -277,23 +277,9 @@ __device__ __forceinline__ void step_fence() {
 // from L2.
 __device__ __forceinline__ int load_border(const int* p, bool l2) {
 #if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
-  return *(const volatile int*)p;
+  return load_l2(p);
 #else
-  return l2 ? __ldcg(p) : *p;
-#endif
-}
-
-// The tile wave's counters, read past every cache.
-__device__ __forceinline__ int load_count(const int* p) { return *(const volatile int*)p; }
-
-// A short pause while a tile waits for its neighbours.
-__device__ __forceinline__ void backoff() {
-#if TRIPLET_WAVE_SLEEP > 0
-#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
-  __builtin_amdgcn_s_sleep(2);
-#else
-  __nanosleep(TRIPLET_WAVE_SLEEP);
-#endif
+  return l2 ? load_l2(p) : *p;
 #endif
 }
 
@@ -522,7 +508,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       for (int off = T / 2; off > 0; off /= 2) go &= SA_SHFL_XOR(go, off);
       on = go;
       if (!warp_max(go)) {
-        backoff();
+        backoff<TRIPLET_WAVE_SLEEP>();
         continue;
       }
       __threadfence();

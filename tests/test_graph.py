@@ -643,6 +643,19 @@ def test_16bit_cells_take_the_reads_whose_values_fit():
             assert not any(p for _, _, p in _launch_plan(batch, AlignConfig(mode=mode), pack16=False))
 
 
+def test_the_stripe_pipeline_takes_launches_that_leave_warps_idle(monkeypatch):
+    """A launch's reads of several stripes go a warp a stripe where their items alone would leave a quarter of
+    the warps idle or more and their links fit LINK_BYTES; one stripe, or items for most warps: a warp an
+    item."""
+    from seqalign_cli.backends.cuda import graph as cuda_graph
+    from seqalign_cli.backends.cuda.graph import LINK_INTS, pipeline_stripes
+
+    assert pipeline_stripes(200, 20, 2112) == 20 and pipeline_stripes(1584, 20, 2112) == 20
+    assert pipeline_stripes(200, 1, 2112) == 0 and pipeline_stripes(1585, 20, 2112) == 0  # three quarters
+    monkeypatch.setattr(cuda_graph, "LINK_BYTES", 200 * 20 * LINK_INTS * 4)
+    assert pipeline_stripes(200, 20, 2112) == 20 and pipeline_stripes(201, 20, 2112) == 0
+
+
 def test_traceback_launches_of_striped_reads_keep_the_walks_blocks_short(monkeypatch):
     """With traceback, a launch of reads of several stripes holds so few that its checkpoints fit
     CHECKPOINT_BYTES every walk_rows steps (the walk sweeps a block once for each stripe left of it): the
@@ -704,32 +717,38 @@ def test_16bit_cells_agree_with_int32_cells_and_the_cpu_engine(mode):
 @pytest.mark.gpu
 @GPU
 @pytest.mark.parametrize("mode", MODES)
-def test_traceback_across_stripes_agrees_with_the_cpu_engine(mode):
-    """Reads of 513 bases and more (two stripes and up) traced back on the GPU against random DAGs of long and
-    short segments, cut at every section, both strands and forward only: the walk goes from stripe to stripe
-    by diagonal and insertion moves (the predecessor of a stripe's first column from the border); records
-    equal the CPU engine's."""
+def test_reads_of_several_stripes_agree_with_the_cpu_engine(mode):
+    """Reads of 513 bases and more (two stripes and up) against random DAGs of long and short segments, cut at
+    every section, both strands and forward only, score only and traceback, a read's stripes on one warp and
+    in the stripe pipeline (rings that wrap on the longest graph): the walk goes from stripe to stripe by
+    diagonal and insertion moves (the predecessor of a stripe's first column from the stripe before's codes);
+    records equal the CPU engine's."""
     from seqalign_cli.backends.cpu.graph import CpuGraph
     from seqalign_cli.backends.cuda.graph import HOOKS, STRIPE_COLUMNS, CudaGraph
     from seqalign_cli.io.graph import make_graph_batch
 
     rng = random.Random(90 + MODES.index(mode))
-    cpu, gpu = CpuGraph(1), CudaGraph(0, section_rows=1)
+    cpu = CpuGraph(1)
+    engines = (CudaGraph(0, section_rows=1), CudaGraph(0, section_rows=1, pipeline=False))
     long_reads = 0
-    for k in range(4):
-        graph, og = load(random_gfa(rng, rng.randint(3, 10), max_len=rng.choice((300, 700))), k % 2 == 1)
+    for k in range(5):
+        # the last: strands of about 7,000 rows, past the pipeline's rings of 4,096
+        segments, longest = (rng.randint(3, 10), rng.choice((300, 700))) if k < 4 else (5, 2800)
+        graph, og = load(random_gfa(rng, segments, max_len=longest), k % 2 == 1)
         reads = [mutated_walk(rng, og, rate=0.08, trim=False) or "A" for _ in range(12)]
         reads += [random_seq(rng, rng.randint(STRIPE_COLUMNS + 1, 2600), "ACGTN") for _ in range(2)]
         long_reads += sum(len(r) > STRIPE_COLUMNS for r in reads)
         batch = make_graph_batch(graph, [r.encode() for r in reads])
         for sc in (DEFAULT, SCORINGS["bwa"]):
-            cfg = AlignConfig(scoring=sc, mode=mode, traceback=True)
-            assert HOOKS.on_gpu(batch, cfg).all()
-            want = records(cpu.align(batch, cfg))
-            out = HOOKS.allocate(batch, cfg)
-            gpu.align(batch, cfg, np.arange(batch.size), out)
-            out.finish(cfg)
-            assert records(out) == want, (k, sc)
+            for traceback in (False, True):
+                cfg = AlignConfig(scoring=sc, mode=mode, traceback=traceback)
+                assert HOOKS.on_gpu(batch, cfg).all()
+                want = records(cpu.align(batch, cfg))
+                for eng in engines:
+                    out = HOOKS.allocate(batch, cfg)
+                    eng.align(batch, cfg, np.arange(batch.size), out)
+                    out.finish(cfg)
+                    assert records(out) == want, (k, sc, traceback, eng.pipeline)
     assert long_reads >= 20
 
 

@@ -5,8 +5,12 @@ reads from a counter), lane l holding K consecutive read columns in
 registers, the warp sweeping the graph's bases as a skewed wavefront (at
 step t lane l computes row t - l; the left lane's last column comes by a
 shuffle), with no block-wide barrier. K is the smallest of ``WIDTHS`` whose
-32*K columns hold the read; longer reads run in stripes of 32*16 columns
-(score only), their borders in per-warp scratch.
+32*K columns hold the read; longer reads run in stripes of 32*16 columns,
+their borders in per-warp scratch. Where a launch's work items would leave
+warps idle (few reads, long ones), the stripe pipeline takes them instead
+(``pipeline_stripes``, ``graph_score<..., LINKED>``): each stripe of an item
+on a warp of its own, a ring of rows (``LINK_ROWS``) behind the stripe
+before, so that a few long reads fill the GPU.
 
 Sections (``sections``): where no edge crosses a point of the row order
 (the two strands of a graph whose links keep to one strand, separate
@@ -19,7 +23,7 @@ The graph is uploaded once per device and engine (``_DeviceGraph``) and
 stays there; batches carry reads only. Rows that node starts read later
 live in per-warp slots (``Graph.slot``).
 
-Traceback: ``graph_score<K, MODE, true>`` also saves a checkpoint every
+Traceback: ``graph_score<K, MODE, true, ...>`` also saves a checkpoint every
 ``BLOCK_ROWS`` steps of each stripe (each lane's row before, its columns of
 the slots, what it took from its left), and ``graph_walk<K, MODE>`` restores
 the one before the end row, recomputes that block with direction bytes,
@@ -70,6 +74,14 @@ THREADS = 128
 WIDTHS = (1, 2, 3, 4, 5, 6, 8, 12, 16)
 #: the columns of a stripe: longer reads run in stripes of the widest K
 STRIPE_COLUMNS = 32 * WIDTHS[-1]
+#: the stripe pipeline (each stripe of a read its own warp, a ring of rows behind the one before): ints of
+#: a link (three rings of LINK_ROWS rows, then its counters; kernel: LINK_ROWS) and the most a launch holds
+LINK_ROWS = 4096
+LINK_INTS = 3 * LINK_ROWS + 32
+LINK_BYTES = 2 * 1024**3
+#: the pipeline takes launches of at most this share of the warps in items. Measured on an H100 (RESULTS.md,
+#: cactus-BRCA2, reads of 1-5 kb): 1.6-6x a warp an item at 6-24 %, 0.85-0.9x at 97 %, even around 75-85 %
+PIPELINE_SHARE = 0.75
 #: rows between checkpoints (traceback)
 BLOCK_ROWS = 1024
 #: checkpoint bytes of one launch (the rows between checkpoints grow on large graphs to fit)
@@ -116,12 +128,25 @@ def width(length: int) -> int:
     return WIDTHS[-1]
 
 
-def score_name(K: int, mode: int, checkpoints: bool) -> str:
-    return f"graph_score<{K}, {int(mode)}, {'true' if checkpoints else 'false'}>"
+def _flag(x: bool) -> str:
+    return "true" if x else "false"
 
 
-def score16_name(K: int, mode: int, checkpoints: bool) -> str:
-    return f"graph_score16<{K}, {int(mode)}, {'true' if checkpoints else 'false'}>"
+def score_name(K: int, mode: int, checkpoints: bool, linked: bool = False) -> str:
+    return f"graph_score<{K}, {int(mode)}, {_flag(checkpoints)}, {_flag(linked)}>"
+
+
+def score16_name(K: int, mode: int, checkpoints: bool, linked: bool = False) -> str:
+    return f"graph_score16<{K}, {int(mode)}, {_flag(checkpoints)}, {_flag(linked)}>"
+
+
+def pipeline_stripes(items: int, stripes: int, max_warps: int) -> int:
+    """The stripe pipeline's stripes for a launch of ``items`` work items of up to ``stripes`` stripes (0: none,
+    one warp an item): where the items alone would leave a quarter of the warps idle or more
+    (``PIPELINE_SHARE``) and their links fit ``LINK_BYTES``."""
+    if stripes < 2 or items > PIPELINE_SHARE * max_warps or items * stripes * LINK_INTS * 4 > LINK_BYTES:
+        return 0
+    return stripes
 
 
 def fits16(scoring, lengths: np.ndarray, K: int, bases: int = 0) -> np.ndarray:
@@ -272,11 +297,13 @@ class _DeviceBatch:
 class CudaGraph(DeviceEngine):
     """Aligns reads against a graph on one device (``device.DeviceEngine``'s job cycle)."""
 
-    def __init__(self, device: int = 0, min_width: int = 1, section_rows: int = SECTION_ROWS, pack16: bool = True):
+    def __init__(self, device: int = 0, min_width: int = 1, section_rows: int = SECTION_ROWS, pack16: bool = True,
+                 pipeline: bool = True):
         super().__init__(device)
         self.min_width = min_width  # benchmarks: lanes hold at least this many columns
         self.section_rows = section_rows  # tests: shorter sections
         self.pack16 = pack16  # benchmarks and tests: False keeps every read in int32 cells
+        self.pipeline = pipeline  # benchmarks and tests: False keeps a read's stripes on one warp
         self._graphs: dict[int, _DeviceGraph] = {}
         with self.cp.cuda.Device(device):
             sms = self.cp.cuda.Device(device).attributes["MultiProcessorCount"]
@@ -353,33 +380,40 @@ class CudaGraph(DeviceEngine):
             order = cp.asarray(entries)
             units = len(entries) // (2 if pack else 1)  # warps' reads: pairs in 16-bit cells
             items = units * dg.nsec
-            warps = min(items, self.max_warps)
+            stripes = -(-int(batch.lengths[reads].max()) // (32 * K))
+            assert stripes == 1 or K == WIDTHS[-1], "reads of several stripes take the widest K"
+            pipe = pipeline_stripes(items, stripes, self.max_warps) if self.pipeline else 0
+            count = items * max(pipe, 1)  # with the pipeline, a warp a stripe of an item
+            warps = min(count, self.max_warps)
             grid = -(-warps // (THREADS // 32))
             warps = grid * (THREADS // 32)
             srow = (K + 1) * 32
             ws_stride = dg.n_slots * 2 * srow
             ws = cp.empty(warps * ws_stride, np.int32)
-            stripes = -(-int(batch.lengths[reads].max()) // (32 * K))
-            border_stride = 4 * dg.n if stripes > 1 else 0
-            border = cp.empty(max(warps * border_stride, 1), np.int32)
+            if pipe:  # the links, counters zeroed
+                border_stride = LINK_INTS
+                border = cp.zeros(items * pipe * LINK_INTS, np.int32)
+            else:  # a warp's two borders
+                border_stride = 4 * dg.n if stripes > 1 else 0
+                border = cp.empty(max(warps * border_stride, 1), np.int32)
             trace = cfg.traceback
             B = self.block_steps(dg, K, units * stripes) if trace else BLOCK_ROWS
             cp_stride = stripes * checkpoint_ints(dg.n, dg.n_slots, K, B) if trace else 0
             cps = cp.empty(max(units * cp_stride, 1), np.int32)
             graph = (*dg.arrays, np.int32(dg.n), np.int32(dg.n_slots), dg.sec, np.int32(dg.nsec))
             scoring = tuple(np.int32(v) for v in sc.as_list()) + (np.int32(profile_fits(sc)),)
-            score = score16_name(K, mode, trace) if pack else score_name(K, mode, trace)
+            score = (score16_name if pack else score_name)(K, mode, trace, pipe > 0)
             names = (score, best_name(mode)) + ((walk_name(K, mode),) if trace else ())
             mod = module(KERNEL, names, self.device)
-            ends = cp.empty(3 * len(entries) * dg.nsec, np.int32)
+            ends = cp.empty(3 * len(entries) * dg.nsec * max(pipe, 1), np.int32)  # an end cell a stripe: pipe
             counter = cp.zeros(1, np.int32)
             mod.get_function(score)(
-                (grid,), (THREADS,), graph + (d.codes, d.offs, order, np.int32(items), counter) + scoring + (
+                (grid,), (THREADS,), graph + (d.codes, d.offs, order, np.int32(count), counter) + scoring + (
                     ws, np.int64(ws_stride), border, np.int64(border_stride), cps, np.int64(cp_stride),
-                    np.int32(B), ends))
+                    np.int32(B), ends, np.int32(pipe)))
             mod.get_function(best_name(mode))(
                 (-(-len(entries) // BEST_THREADS),), (BEST_THREADS,),
-                (ends, np.int32(dg.nsec), d.offs, order, np.int32(len(entries)),
+                (ends, np.int32(dg.nsec * max(pipe, 1)), d.offs, order, np.int32(len(entries)),
                  np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend), d.out))
             if trace:
                 # the walk: as many warps as their direction bytes and windows allow (WALK_BYTES)
@@ -433,9 +467,12 @@ class CudaGraph(DeviceEngine):
 
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
-    """Kernel variants ``seqalign info`` compiles: every width and mode, score only and traceback."""
-    return {KERNEL: tuple(score_name(k, m, t) for k in WIDTHS for m in MODES for t in (False, True))
-            + tuple(score16_name(k, m, t) for k in WIDTHS for m in MODES for t in (False, True))
+    """Kernel variants ``seqalign info`` compiles: every width and mode, score only and traceback (the stripe
+    pipeline: the widest)."""
+    flags = (False, True)
+    return {KERNEL: tuple(score_name(k, m, t) for k in WIDTHS for m in MODES for t in flags)
+            + tuple(score16_name(k, m, t) for k in WIDTHS for m in MODES for t in flags)
+            + tuple(f(WIDTHS[-1], m, t, True) for f in (score_name, score16_name) for m in MODES for t in flags)
             + tuple(walk_name(k, m) for k in WIDTHS for m in MODES) + tuple(best_name(m) for m in MODES)}
 
 
