@@ -80,7 +80,7 @@ LINK_ROWS = 4096
 LINK_INTS = 3 * LINK_ROWS + 32
 LINK_BYTES = 2 * 1024**3
 #: the pipeline takes launches of at most this share of the warps in items. Measured on an H100 (RESULTS.md,
-#: cactus-BRCA2, reads of 1-5 kb): 1.6-6x a warp an item at 6-24 %, 0.85-0.9x at 97 %, even around 75-85 %
+#: cactus-BRCA2, reads of 1-5 kb): 1.6-6x a warp an item at 6-24 %, 0.86-0.9x at 97 %, between them at 73-85 %
 PIPELINE_SHARE = 0.75
 #: rows between checkpoints (traceback)
 BLOCK_ROWS = 1024
