@@ -591,11 +591,12 @@ def test_gpu_takes_the_reads_it_can():
 
 
 def _launch_plan(batch, cfg, pack16=True):
-    """CudaGraph.launches without a device (the plan is host arithmetic)."""
-    from seqalign_cli.backends.cuda.graph import CudaGraph
+    """CudaGraph.launches without a device (the plan is host arithmetic), on a device of 16 GiB."""
+    from seqalign_cli.backends.cuda.graph import CudaGraph, trace_budgets
 
     eng = object.__new__(CudaGraph)
     eng.min_width, eng.pack16, eng.max_warps = 1, pack16, 64
+    eng.checkpoint_bytes, eng.walk_bytes = trace_budgets(16 * 1024**3)
     return list(eng.launches(batch, cfg, np.arange(batch.size)))
 
 
@@ -656,10 +657,20 @@ def test_the_stripe_pipeline_takes_launches_that_leave_warps_idle(monkeypatch):
     assert pipeline_stripes(200, 20, 2112) == 20 and pipeline_stripes(201, 20, 2112) == 0
 
 
+def test_traceback_budgets_grow_with_the_device():
+    """Checkpoints and the walk's warps of reads of several stripes take their floors, or a share of a larger
+    device's memory (reads of one stripe: the floors)."""
+    from seqalign_cli.backends.cuda.graph import trace_budgets
+
+    assert trace_budgets(0) == trace_budgets(16 * 1024**3) == (4 * 1024**3, 2 * 1024**3)
+    assert trace_budgets(80 * 1024**3) == (10 * 1024**3, 5 * 1024**3)
+
+
 def test_traceback_launches_of_striped_reads_keep_the_walks_blocks_short(monkeypatch):
     """With traceback, a launch of reads of several stripes holds so few that its checkpoints fit
-    CHECKPOINT_BYTES every walk_rows steps (the walk sweeps a block once for each stripe left of it): the
-    rows between checkpoints grow no further; every read in one launch, longest first."""
+    the launch's checkpoint budget every walk_rows steps (the walk sweeps a block once for each stripe left of
+    it): the rows between checkpoints grow no further; every read in one launch, longest first. The budget:
+    CHECKPOINT_BYTES, or a share of a larger device's memory."""
     from seqalign_cli.backends.cuda import graph as cuda_graph
     from seqalign_cli.backends.cuda.graph import CudaGraph, walk_rows
     from seqalign_cli.io.graph import make_graph_batch
@@ -668,6 +679,7 @@ def test_traceback_launches_of_striped_reads_keep_the_walks_blocks_short(monkeyp
     graph, _ = load(f"S\ta\t{random_seq(rng, 50000)}\nS\tb\tTTGA\nL\ta\t+\tb\t+\t0M\n")
     batch = make_graph_batch(graph, [b"A" * rng.randint(1, 6000) for _ in range(300)])
     monkeypatch.setattr(cuda_graph, "CHECKPOINT_BYTES", 64 * 1024**2)
+    monkeypatch.setattr(cuda_graph, "CHECKPOINT_SHARE", 0)
     plan = _launch_plan(batch, AlignConfig(traceback=True))
     assert sorted(np.concatenate([r for _, r, _ in plan]).tolist()) == list(range(batch.size))
     dg = SimpleNamespace(n=graph.n_bases, n_slots=max(graph.n_slots, 1))
@@ -676,7 +688,7 @@ def test_traceback_launches_of_striped_reads_keep_the_walks_blocks_short(monkeyp
         assert (np.diff(batch.lengths[r]) <= 0).all()
         stripes = -(-int(batch.lengths[r].max()) // (32 * K))
         if stripes > 1:
-            assert CudaGraph.block_steps(dg, K, len(r) * stripes) <= walk_rows(graph.n_bases, stripes)
+            assert CudaGraph.block_steps(dg, K, len(r) * stripes, 64 * 1024**2) <= walk_rows(graph.n_bases, stripes)
             cut += len(r) < 64  # fewer than a round of warps
     assert cut > 5
 

@@ -35,7 +35,7 @@ each, and the walk goes from stripe to stripe, right to left: to recompute
 a block of stripe s it sweeps the same rows of stripes 0 .. s - 1 first,
 values only, each passing its last column to the next in a window of rows.
 The rows between checkpoints grow so that a launch's checkpoints fit
-``CHECKPOINT_BYTES``; launches of such reads hold fewer reads where B
+``trace_budgets``; launches of such reads hold fewer reads where B
 would pass ``walk_rows`` (the walk sweeps a block once for each stripe
 left of it).
 
@@ -84,10 +84,14 @@ LINK_BYTES = 2 * 1024**3
 PIPELINE_SHARE = 0.75
 #: rows between checkpoints (traceback)
 BLOCK_ROWS = 1024
-#: checkpoint bytes of one launch (the rows between checkpoints grow on large graphs to fit)
+#: checkpoint bytes of one launch (the rows between checkpoints grow on large graphs to fit): this, and for
+#: reads of several stripes (whose walk sweeps a block once for each stripe left of it) this share of the
+#: device's memory where that is more (10 GiB on an 80 GB GPU)
 CHECKPOINT_BYTES = 4 * 1024**3
-#: direction bytes of the walk kernel's warps (fewer warps walk where blocks are large)
+CHECKPOINT_SHARE = 1 / 8
+#: direction bytes and windows of the walk kernel's warps (fewer warps walk where blocks are large), likewise
 WALK_BYTES = 2 * 1024**3
+WALK_SHARE = 1 / 16
 #: int32 lanes hold every value whose bound stays below this (minus infinity is -2**30)
 INT32_LIMIT = 2**29
 #: 16-bit cells hold every value whose bound (``fits16``) stays below this (minus infinity is -3 * 2**13)
@@ -112,6 +116,13 @@ def checkpoint_size(n_slots: int, K: int) -> int:
 def checkpoint_ints(n: int, n_slots: int, K: int, B: int) -> int:
     """Checkpoint ints of one stripe of a read: one every B steps of the n + 31 of the sweep."""
     return -(-(n + 31) // B) * checkpoint_size(n_slots, K)
+
+
+def trace_budgets(device_bytes: int) -> tuple[int, int]:
+    """The bytes of a launch's checkpoints and of its walk's warps for reads of several stripes on a device of
+    ``device_bytes`` (0: the floors, what reads of one stripe take)."""
+    return (max(CHECKPOINT_BYTES, int(device_bytes * CHECKPOINT_SHARE)),
+            max(WALK_BYTES, int(device_bytes * WALK_SHARE)))
 
 
 def walk_rows(n: int, stripes: int) -> int:
@@ -307,7 +318,9 @@ class CudaGraph(DeviceEngine):
         self._graphs: dict[int, _DeviceGraph] = {}
         with self.cp.cuda.Device(device):
             sms = self.cp.cuda.Device(device).attributes["MultiProcessorCount"]
+            total = self.cp.cuda.runtime.getDeviceProperties(device)["totalGlobalMem"]
         self.max_warps = sms * WARPS_PER_SM
+        self.checkpoint_bytes, self.walk_bytes = trace_budgets(total)
 
     def device_graph(self, graph) -> _DeviceGraph:
         dg = self._graphs.get(id(graph))
@@ -355,16 +368,16 @@ class CudaGraph(DeviceEngine):
                     if stripes > 1:  # checkpoints every walk_rows steps or more often
                         n, n_slots = batch.graph.n_bases, max(batch.graph.n_slots, 1)
                         per = 4 * stripes * checkpoint_ints(n, n_slots, K, walk_rows(n, stripes))
-                        step = min(step, (2 if pack else 1) * max(CHECKPOINT_BYTES // per, 1))
+                        step = min(step, (2 if pack else 1) * max(self.checkpoint_bytes // per, 1))
                     yield K, reads[s:s + step], pack
                     s += step
 
     @staticmethod
-    def block_steps(dg: _DeviceGraph, K: int, sweeps: int) -> int:
+    def block_steps(dg: _DeviceGraph, K: int, sweeps: int, budget: int) -> int:
         """Steps between checkpoints: BLOCK_ROWS, or more where the checkpoints of the launch's ``sweeps`` (a
-        read's stripes each) would pass CHECKPOINT_BYTES."""
+        read's stripes each) would pass ``budget`` bytes."""
         per = 4 * checkpoint_size(dg.n_slots, K)
-        most = max(CHECKPOINT_BYTES // (per * max(sweeps, 1)), 1)
+        most = max(budget // (per * max(sweeps, 1)), 1)
         return max(BLOCK_ROWS, -(-(-(-(dg.n + 31) // most)) // 32) * 32)
 
     def queue(self, batch, cfg, subset, out, d, stream, clock) -> Job:
@@ -397,7 +410,9 @@ class CudaGraph(DeviceEngine):
                 border_stride = 4 * dg.n if stripes > 1 else 0
                 border = cp.empty(max(warps * border_stride, 1), np.int32)
             trace = cfg.traceback
-            B = self.block_steps(dg, K, units * stripes) if trace else BLOCK_ROWS
+            # budgets: the device's share for reads of several stripes, the floors for the others
+            cp_bytes, walk_bytes = (self.checkpoint_bytes, self.walk_bytes) if stripes > 1 else trace_budgets(0)
+            B = self.block_steps(dg, K, units * stripes, cp_bytes) if trace else BLOCK_ROWS
             cp_stride = stripes * checkpoint_ints(dg.n, dg.n_slots, K, B) if trace else 0
             cps = cp.empty(max(units * cp_stride, 1), np.int32)
             graph = (*dg.arrays, np.int32(dg.n), np.int32(dg.n_slots), dg.sec, np.int32(dg.nsec))
@@ -416,12 +431,12 @@ class CudaGraph(DeviceEngine):
                 (ends, np.int32(dg.nsec * max(pipe, 1)), d.offs, order, np.int32(len(entries)),
                  np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend), d.out))
             if trace:
-                # the walk: as many warps as their direction bytes and windows allow (WALK_BYTES)
+                # the walk: as many warps as their direction bytes and windows allow
                 codes_stride = (B + 32) * srow
                 args_stride = 2 * dg.multi_rows_in(B) * srow
                 win_stride = 6 * (B + 64) if stripes > 1 else 0
                 per_warp = codes_stride + 2 * args_stride + 4 * win_stride
-                wgrid = max(1, min(grid, WALK_BYTES // (per_warp * (THREADS // 32))))
+                wgrid = max(1, min(grid, walk_bytes // (per_warp * (THREADS // 32))))
                 codes = cp.empty(wgrid * (THREADS // 32) * codes_stride, np.uint8)
                 args = cp.empty(wgrid * (THREADS // 32) * args_stride, np.uint16)
                 wins = cp.empty(max(wgrid * (THREADS // 32) * win_stride, 1), np.int32)
