@@ -868,7 +868,8 @@ namespace graph {
 // entries / H x nsec; item i is section i % nsec (rows sec[s] .. sec[s + 1] - 1, no predecessor
 // outside) of the reads of entry w = i / nsec. ends[((H w + h) nsec + s) * 3 + 0..2] = section s's
 // best end cell for the read in half h (score, row, column; row -1: none), reduced per read by
-// graph_best (over order's entries).
+// graph_best (over order's entries). With the pipeline (LINKED, pipe = P stripes), unit u is stripe
+// u % P of item u / P, and each stripe keeps its own best: ends[(((H w + h) nsec + s) P + stripe) * 3].
 template <int K, int MODE, bool CP, bool LINKED, class L>
 __device__ __forceinline__ void score_items(const Env& e, const Reads& rs, const int* sec, int nsec, int* border,
                                             int64_t link_stride, int pipe, int* cp_all, int64_t cp_stride, int B,

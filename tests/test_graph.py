@@ -693,16 +693,27 @@ def test_traceback_launches_of_striped_reads_keep_the_walks_blocks_short(monkeyp
     assert cut > 5
 
 
+def _gpu_records_equal_the_cpu(cpu, engines, batch, cfg, tag):
+    """Each GPU engine's records of ``batch`` equal the CPU engine's (``tag`` names the case on failure)."""
+    from seqalign_cli.backends.cuda.graph import HOOKS
+
+    want = records(cpu.align(batch, cfg))
+    for eng in engines:
+        out = HOOKS.allocate(batch, cfg)
+        eng.align(batch, cfg, np.arange(batch.size), out)
+        out.finish(cfg)
+        assert records(out) == want, (*tag, eng.pack16, eng.pipeline)
+
+
 @pytest.mark.gpu
 @GPU
 @pytest.mark.parametrize("mode", MODES)
 def test_16bit_cells_agree_with_int32_cells_and_the_cpu_engine(mode):
     """Two reads a warp in 16-bit cells: random DAGs cut at every section, reads of 1 to 1,400 bases (one to
-    three stripes; with traceback those of one stripe), an odd count, N bases, scorings near the 16-bit bound,
-    score only and traceback (the walk restoring its read's half of a pair's checkpoints): records equal the CPU
-    engine's and the int32 cells'."""
+    three stripes), an odd count, N bases, scorings near the 16-bit bound, score only and traceback (the walk
+    restoring its read's half of a pair's checkpoints): records equal the CPU engine's and the int32 cells'."""
     from seqalign_cli.backends.cpu.graph import CpuGraph
-    from seqalign_cli.backends.cuda.graph import HOOKS, CudaGraph
+    from seqalign_cli.backends.cuda.graph import CudaGraph
     from seqalign_cli.io.graph import make_graph_batch
 
     rng = random.Random(70 + MODES.index(mode))
@@ -718,12 +729,7 @@ def test_16bit_cells_agree_with_int32_cells_and_the_cpu_engine(mode):
             for sc in (DEFAULT, near, SCORINGS["bwa"]):
                 cfg = AlignConfig(scoring=sc, mode=mode, traceback=traceback)
                 assert any(p for _, _, p in _launch_plan(batch, cfg))
-                want = records(cpu.align(batch, cfg))
-                for eng in engines:
-                    out = HOOKS.allocate(batch, cfg)
-                    eng.align(batch, cfg, np.arange(batch.size), out)
-                    out.finish(cfg)
-                    assert records(out) == want, (k, sc, traceback, eng.pack16)
+                _gpu_records_equal_the_cpu(cpu, engines, batch, cfg, (k, sc, traceback))
 
 
 @pytest.mark.gpu
@@ -755,12 +761,7 @@ def test_reads_of_several_stripes_agree_with_the_cpu_engine(mode):
             for traceback in (False, True):
                 cfg = AlignConfig(scoring=sc, mode=mode, traceback=traceback)
                 assert HOOKS.on_gpu(batch, cfg).all()
-                want = records(cpu.align(batch, cfg))
-                for eng in engines:
-                    out = HOOKS.allocate(batch, cfg)
-                    eng.align(batch, cfg, np.arange(batch.size), out)
-                    out.finish(cfg)
-                    assert records(out) == want, (k, sc, traceback, eng.pipeline)
+                _gpu_records_equal_the_cpu(cpu, engines, batch, cfg, (k, sc, traceback))
     assert long_reads >= 20
 
 
@@ -770,7 +771,7 @@ def test_reads_of_several_stripes_agree_with_the_cpu_engine(mode):
 def test_gpu_sections_and_wide_scores_agree_with_the_cpu_engine(mode):
     """Sections at every cut, byte-profile and wide scores: the GPU engine's records equal the CPU engine's."""
     from seqalign_cli.backends.cpu.graph import CpuGraph
-    from seqalign_cli.backends.cuda.graph import HOOKS, CudaGraph
+    from seqalign_cli.backends.cuda.graph import CudaGraph
     from seqalign_cli.io.graph import make_graph_batch
 
     rng = random.Random(40 + MODES.index(mode))
@@ -783,11 +784,7 @@ def test_gpu_sections_and_wide_scores_agree_with_the_cpu_engine(mode):
         for sc in (DEFAULT, wide):
             for traceback in (False, True):
                 cfg = AlignConfig(scoring=sc, mode=mode, traceback=traceback)
-                want = records(cpu.align(batch, cfg))
-                out = HOOKS.allocate(batch, cfg)
-                gpu.align(batch, cfg, np.arange(batch.size), out)
-                out.finish(cfg)
-                assert records(out) == want, (k, sc, traceback)
+                _gpu_records_equal_the_cpu(cpu, (gpu,), batch, cfg, (k, sc, traceback))
 
 
 # ------------------------------------------------------------------ bad graphs

@@ -48,8 +48,8 @@ is one. With traceback the pair's checkpoints hold both reads and the walk
 (int32 cells, one read a warp) restores its read's half.
 
 What ``HOOKS.on_gpu`` sends here: reads of at least one base whose score
-bound fits int32 lanes; the CPU engine aligns the rest (the empty reads)
-in the same batch, with the same results.
+bound fits int32 lanes, of any length, with or without traceback; the CPU
+engine aligns the rest in the same batch, with the same results.
 """
 
 from __future__ import annotations
