@@ -720,6 +720,9 @@ __device__ __forceinline__ void lane_row(const Env& e, const Stripe<K, L>& S, co
 // ---- the stripe pipeline: a long read's stripes on warps of their own, each a ring behind the one
 // before (the host's choice where the launch's reads leave warps idle) ----
 
+// CUDA only (the host's choice): in a 64-lane wavefront the two 32-lane warps run in lockstep, so a
+// consumer could spin while its producer, the other half, waits behind it.
+//
 // Where a stripe waits: lane 0 for the ring in (the stripe before has written rows up to the chunk's
 // last for lane 0: ts + 31, or the section's last row), lane 31 for the ring out (the stripe after
 // has read the rows that lane 31's rows up to ts overwrite). The counters count rows from blo; each

@@ -314,7 +314,9 @@ class CudaGraph(DeviceEngine):
         self.min_width = min_width  # benchmarks: lanes hold at least this many columns
         self.section_rows = section_rows  # tests: shorter sections
         self.pack16 = pack16  # benchmarks and tests: False keeps every read in int32 cells
-        self.pipeline = pipeline  # benchmarks and tests: False keeps a read's stripes on one warp
+        # benchmarks and tests: False keeps a read's stripes on one warp. Not on AMD GPUs: the two 32-lane warps
+        # of a 64-lane wavefront run in lockstep, so one that waits for the other would wait for ever
+        self.pipeline = pipeline and not getattr(self.cp.cuda.runtime, "is_hip", False)
         self._graphs: dict[int, _DeviceGraph] = {}
         with self.cp.cuda.Device(device):
             sms = self.cp.cuda.Device(device).attributes["MultiProcessorCount"]
