@@ -768,6 +768,29 @@ def test_reads_of_several_stripes_agree_with_the_cpu_engine(mode):
 @pytest.mark.gpu
 @GPU
 @pytest.mark.parametrize("mode", MODES)
+def test_10kb_reads_agree_with_the_cpu_engine(mode):
+    """Reads of up to 10 kb (20 stripes: the two longest of 12 mutated walks, cut at 10 kb, and a random 10 kb
+    read) against a graph of long segments, score only and traceback, in the stripe pipeline and on one warp:
+    records equal the CPU engine's."""
+    from seqalign_cli.backends.cpu.graph import CpuGraph
+    from seqalign_cli.backends.cuda.graph import STRIPE_COLUMNS, CudaGraph
+    from seqalign_cli.io.graph import make_graph_batch
+
+    rng = random.Random(110 + MODES.index(mode))
+    graph, og = load(random_gfa(rng, 6, max_len=4000))
+    walks = sorted((mutated_walk(rng, og, rate=0.05, trim=False) for _ in range(12)), key=len)
+    reads = [w[:10000] for w in walks[-2:]] + [random_seq(rng, 10000, "ACGTN")]
+    assert min(map(len, reads)) > 10 * STRIPE_COLUMNS
+    batch = make_graph_batch(graph, [r.encode() for r in reads])
+    engines = (CudaGraph(0), CudaGraph(0, pipeline=False))
+    for traceback in (False, True):
+        cfg = AlignConfig(mode=mode, traceback=traceback)
+        _gpu_records_equal_the_cpu(CpuGraph(2), engines, batch, cfg, (traceback,))
+
+
+@pytest.mark.gpu
+@GPU
+@pytest.mark.parametrize("mode", MODES)
 def test_gpu_sections_and_wide_scores_agree_with_the_cpu_engine(mode):
     """Sections at every cut, byte-profile and wide scores: the GPU engine's records equal the CPU engine's."""
     from seqalign_cli.backends.cpu.graph import CpuGraph
