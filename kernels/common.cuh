@@ -255,7 +255,6 @@ struct S16x2Cells {
   __device__ static int half(V x, int h) { return h ? hi16(x) : lo16(x); }
 };
 
-
 // ---- warps that wait for other warps (the triplet tile wave, the graph's stripe pipeline) ----
 
 // A counter another warp raises (maybe on another multiprocessor), read past every cache.

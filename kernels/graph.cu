@@ -535,6 +535,22 @@ __device__ __forceinline__ void setup_stripe(const Env& e, const Reads& r, const
   S.more = false;
 }
 
+// The borders of a stripe as rows of three arrays (PH, H, F; `rows` ints apart), `in` from the stripe
+// before and `to` for the next: the walk's windows (rmask -1) or the pipeline's rings (rmask rows - 1),
+// row v at (v - blo) & rmask.
+template <int K, class L>
+__device__ __forceinline__ void border_rows(Stripe<K, L>& S, int* in, int* to, int64_t rows, int blo, int rmask) {
+  using V = typename L::V;
+  S.phin = (const V*)in;
+  S.hin = S.phin + rows;
+  S.fin = S.hin + rows;
+  S.phout = (V*)to;
+  S.hout = S.phout + rows;
+  S.fout = S.hout + rows;
+  S.blo = blo;
+  S.rmask = rmask;
+}
+
 // Lane `e.lane` computes row v of its columns (step t = v + lane of the stripe). `st` holds
 // its columns of row v - 1 (updated to row v) and what the left lane passed for row v.
 // A row whose one predecessor is the row before (nearly every row) takes the short path;
@@ -901,14 +917,7 @@ __device__ __forceinline__ void score_items(const Env& e, const Reads& rs, const
       if (pipe) {  // link s from stripe s - 1 (PH, H, F rings, then the counters), link s + 1 to stripe s + 1
         int* in = border + ((int64_t)item * P + s) * link_stride;
         int* to = in + link_stride;
-        S.phin = (const V*)in;
-        S.hin = S.phin + LINK_ROWS;
-        S.fin = S.hin + LINK_ROWS;
-        S.phout = (V*)to;
-        S.hout = S.phout + LINK_ROWS;
-        S.fout = S.hout + LINK_ROWS;
-        S.blo = lo & ~31;
-        S.rmask = LINK_ROWS - 1;
+        border_rows<K, L>(S, in, to, LINK_ROWS, lo & ~31, LINK_ROWS - 1);
         S.lin = s > 0 ? in + 3 * LINK_ROWS : nullptr;
         S.lout = s + 1 < stripes ? to + 3 * LINK_ROWS : nullptr;
       } else {  // the warp's border: H in, F in, H out, F out (swapped per stripe)
@@ -1029,15 +1038,9 @@ __device__ int walk_block(Env& e, const Reads& rs, const WalkRead& w, int s, int
   Best unused[1] = {{0, 0, 0}};
   for (int k = 0; k <= s; ++k) {
     setup_stripe<K, MODE, Cells32>(e, rs, one, 1 + k * 32 * K, tbl, S);
-    int* in = w.win + (int64_t)((k + 1) & 1) * 3 * w.wrows;
-    int* to = w.win + (int64_t)(k & 1) * 3 * w.wrows;
-    S.phin = in;
-    S.hin = in + w.wrows;
-    S.fin = in + 2 * w.wrows;
-    S.phout = to;
-    S.hout = to + w.wrows;
-    S.fout = to + 2 * w.wrows;
-    S.blo = lo - 31;
+    // two windows, stripe k writing the one stripe k - 1 did not
+    border_rows<K, Cells32>(S, w.win + (int64_t)((k + 1) & 1) * 3 * w.wrows, w.win + (int64_t)(k & 1) * 3 * w.wrows,
+                            w.wrows, lo - 31, -1);
     S.first = k == 0;
     S.more = k < s;
     Lane<K> st;
