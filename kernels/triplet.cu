@@ -271,17 +271,10 @@ __device__ __forceinline__ void step_fence() {
 #endif
 }
 
-// A border value another lane wrote at an earlier step: past the vector L1 on
-// AMD GPUs; on CUDA the __syncwarp of step_fence orders it within a warp, and
-// l2 (the tile wave: another multiprocessor may have written it) reads it
-// from L2.
-__device__ __forceinline__ int load_border(const int* p, bool l2) {
-#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
-  return load_l2(p);
-#else
-  return l2 ? load_l2(p) : *p;
-#endif
-}
+// A border value another lane wrote at an earlier pass or step, or another multiprocessor (the tile wave):
+// from L2 (CUDA: the lanes of a warp are ordered by the __syncwarp of step_fence, and another
+// multiprocessor's writes by the wave's counts; AMD: past the vector L1, see load_l2).
+__device__ __forceinline__ int load_border(const int* p) { return load_l2(p); }
 
 // ---- lane types: one int32 cell a register, or two 16-bit cells ----
 
@@ -573,39 +566,25 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       for (int r = 0; r < R; ++r) nlf[r] = L::from_bits(SA_SHFL_UP_W(L::bits(hv[r][R - 1]), 1, T));
     }
     const bool in = i >= 0 && i <= N1;
+    // this step's border rows in memory: the row above (plane, from column k0 - 1) and the column on the
+    // left (column buffer, corner first); read by the top and left lanes, written by the bottom and right
+    const int* row = plane + (int64_t)i * W + k0 - 1;
+    const int* col = colb + (int64_t)i * (SR + 1);
     if (on) {
 #pragma unroll
       for (int r = 0; r <= R; ++r) upp[r] = upc[r];
 #pragma unroll
       for (int r = 0; r < R; ++r) lfp[r] = lfc[r];
-      if (u == 0) {
-        if (J == 0 || !in) {
+      // predicated loads, no branch: lanes of the tile's top row (left column) read memory where the tile
+      // has one above (on its left), minus infinity elsewhere; the other lanes take their neighbours'
+      const bool fu = u == 0 && J > 0 && in, fl = v == 0 && K > 0 && in;
+      const bool fc = fu && (v > 0 || K > 0);  // the corner: row J*SR - 1, column k0 - 1
+      const int* corner = v > 0 ? row : col;
 #pragma unroll
-          for (int r = 0; r <= R; ++r) upc[r] = L::neg();
-        } else {
-          const int* row = plane + (int64_t)i * W + k0 - 1;
+      for (int r = 1; r <= R; ++r) upc[r] = u > 0 ? nup[r] : fu ? L::from_bits(load_border(row + r)) : L::neg();
+      upc[0] = u > 0 ? nup[0] : fc ? L::from_bits(load_border(corner)) : L::neg();
 #pragma unroll
-          for (int r = 1; r <= R; ++r) upc[r] = L::from_bits(load_border(row + r, wave));
-          upc[0] = v > 0 ? L::from_bits(load_border(row, wave))
-                         : (K > 0 ? L::from_bits(load_border(colb + (int64_t)i * (SR + 1), wave)) : L::neg());
-        }
-      } else {
-#pragma unroll
-        for (int r = 0; r <= R; ++r) upc[r] = nup[r];
-      }
-      if (v == 0) {
-        if (K == 0 || !in) {
-#pragma unroll
-          for (int r = 0; r < R; ++r) lfc[r] = L::neg();
-        } else {
-          const int* col = colb + (int64_t)i * (SR + 1) + 1 + u * R;
-#pragma unroll
-          for (int r = 0; r < R; ++r) lfc[r] = L::from_bits(load_border(col + r, wave));
-        }
-      } else {
-#pragma unroll
-        for (int r = 0; r < R; ++r) lfc[r] = nlf[r];
-      }
+      for (int r = 0; r < R; ++r) lfc[r] = v > 0 ? nlf[r] : fl ? L::from_bits(load_border(col + 1 + u * R + r)) : L::neg();
     }
     if (multi_w) step_fence();  // border reads of this step before its writes
 
@@ -863,15 +842,15 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 
       // borders for the next tiles
       if (J < JT - 1 && u == S - 1) {
-        int* row = plane + (int64_t)i * W + k0;
+        int* dst = const_cast<int*>(row) + 1;
 #pragma unroll
-        for (int cx = 0; cx < R; ++cx) row[cx] = L::bits(hv[R - 1][cx]);
+        for (int cx = 0; cx < R; ++cx) dst[cx] = L::bits(hv[R - 1][cx]);
       }
       if (K < KT - 1 && v == S - 1) {
-        int* col = colb + (int64_t)i * (SR + 1);
+        int* dst = const_cast<int*>(col);
 #pragma unroll
-        for (int r = 0; r < R; ++r) col[1 + u * R + r] = L::bits(hv[r][R - 1]);
-        if (u == 0) col[0] = L::bits(upc[R]);  // the corner of tile (J, K+1): row J*SR - 1
+        for (int r = 0; r < R; ++r) dst[1 + u * R + r] = L::bits(hv[r][R - 1]);
+        if (u == 0) dst[0] = L::bits(upc[R]);  // the corner of tile (J, K+1): row J*SR - 1
       }
     }
     // the wave: every TRIPLET_WAVE_EVERY slices (and the last), the count of slices whose borders every
