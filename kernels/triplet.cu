@@ -151,13 +151,20 @@
 #include "common.cuh"
 
 // Tuning switches of the score kernels (triplet_score, triplet_score16), set through
-// SEQALIGN_KERNEL_DEFINES. Measured on an H100 (benchmarks/RESULTS.md): CHAIN gains 3-8 % and is on
-// by default; the others gained nothing and are off.
+// SEQALIGN_KERNEL_DEFINES. Measured on an H100 (benchmarks/RESULTS.md): CHAIN, BC and MINB/MINB16 = 3
+// are on by default (together with BC, three blocks an SM gain 15-35 %: two warps a scheduler left the
+// cells' latency bare); the others gained nothing and are off.
 //   TRIPLET_OPT_CHAIN=1 (default): a cell's candidates from slice i-1 first (ready at the step's start), the
 //     diagonal and upper moves of slice i next, the left neighbour in the last two instructions (it
 //     was in the first of six), so a row of the square waits 2 instructions a cell, not 6.
-//   TRIPLET_OPT_MINB=N (triplet_score), TRIPLET_OPT_MINB16=N (triplet_score16): __launch_bounds__(
-//     THREADS, N): at least N blocks of THREADS an SM (CUDA; registers capped at 65536 / (N * THREADS)).
+//   TRIPLET_OPT_BC=1 (default): the R x R B-C pair scores of a lane in shared memory (R*R/4 16-byte
+//     words a lane, one read for four cells) instead of registers (0: registers up to R = 6, else one
+//     byte permute a cell): 36 registers fewer at R = 6.
+//   TRIPLET_OPT_MINB=N (triplet_score), TRIPLET_OPT_MINB16=N (triplet_score16), default 3:
+//     __launch_bounds__(THREADS, N): at least N blocks of THREADS an SM (CUDA; registers capped at
+//     65536 / (N * THREADS), 168 for N = 3; 4 spills too much). Groups of 16 lanes with squares of
+//     R <= 6 only (min_blocks): R = 8 spills, and groups of 4 lanes (short triplets) ran semi-global
+//     and local 5-10 % slower with 3 than with 2.
 //   TRIPLET_OPT_PROF=1: a lane keeps selectors of its rows' B and columns' C codes (R + R registers a
 //     half) instead of their profile words, and builds A's profile each slice (pair scores are
 //     symmetric): the B and C profiles live only at a tile's start, for the B-C scores.
@@ -169,7 +176,7 @@
 #define TRIPLET_OPT_CHAIN 1
 #endif
 #ifndef TRIPLET_OPT_MINB
-#define TRIPLET_OPT_MINB 0
+#define TRIPLET_OPT_MINB 3
 #endif
 #ifndef TRIPLET_OPT_FACE
 #define TRIPLET_OPT_FACE 0
@@ -178,7 +185,15 @@
 #define TRIPLET_OPT_PROF 0
 #endif
 #ifndef TRIPLET_OPT_MINB16
-#define TRIPLET_OPT_MINB16 0
+#define TRIPLET_OPT_MINB16 3
+#endif
+#ifndef TRIPLET_OPT_BC
+#define TRIPLET_OPT_BC 1
+#endif
+// Semi-global and local: steps between refreshes of the group's best end-cell score (group_max), below
+// which a lane does not look for its square's first best cell.
+#ifndef TRIPLET_BEST_EVERY
+#define TRIPLET_BEST_EVERY 4
 #endif
 // The tile wave: a tile publishes its progress every TRIPLET_WAVE_EVERY slices (each a memory fence;
 // measured on an H100 at 256-1,024 bp: 1 is 12-15 % slower than 4, 16 about 5-20 %).
@@ -191,12 +206,12 @@
 #define TRIPLET_WAVE_SLEEP 100
 #endif
 #if TRIPLET_OPT_MINB > 0 && !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
-#define TRIPLET_SCORE_BOUNDS __launch_bounds__(tri::THREADS, TRIPLET_OPT_MINB)
+#define TRIPLET_SCORE_BOUNDS __launch_bounds__(tri::THREADS, tri::min_blocks(R, T, TRIPLET_OPT_MINB))
 #else
 #define TRIPLET_SCORE_BOUNDS __launch_bounds__(tri::THREADS)
 #endif
 #if TRIPLET_OPT_MINB16 > 0 && !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
-#define TRIPLET_SCORE16_BOUNDS __launch_bounds__(tri::THREADS, TRIPLET_OPT_MINB16)
+#define TRIPLET_SCORE16_BOUNDS __launch_bounds__(tri::THREADS, tri::min_blocks(R, T, TRIPLET_OPT_MINB16))
 #else
 #define TRIPLET_SCORE16_BOUNDS __launch_bounds__(tri::THREADS)
 #endif
@@ -204,6 +219,9 @@
 using namespace sa;
 
 namespace tri {
+
+// The blocks an SM the score kernels ask for (__launch_bounds__; n: TRIPLET_OPT_MINB or _MINB16).
+__host__ __device__ constexpr int min_blocks(int R, int T, int n) { return R > 6 ? 1 : T < 16 ? (n < 2 ? n : 2) : n; }
 
 // code of a position past a sequence's end (and of the residue-less row,
 // column and slice 0): scores -g against anything
@@ -260,6 +278,14 @@ __device__ __forceinline__ void group_best4(int& bs, int& bi, int& bj, int& bk) 
     const int oj = SA_SHFL_XOR(bj, off), ok = SA_SHFL_XOR(bk, off);
     if (better4(os, oi, oj, ok, bs, bi, bj, bk)) { bs = os; bi = oi; bj = oj; bk = ok; }
   }
+}
+
+// The largest x over an aligned group of T lanes (every lane gets it).
+template <int T>
+__device__ __forceinline__ int group_max(int x) {
+#pragma unroll
+  for (int off = T / 2; off > 0; off /= 2) x = max(x, SA_SHFL_XOR(x, off));
+  return x;
 }
 
 // The warp's memory order between the steps of a multi-pass sweep.
@@ -385,7 +411,9 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   constexpr int S = Side<T>::S;
   constexpr int SR = S * R;
   // the B-C pair scores held, or looked up every cell (TRIPLET_OPT_PROF=2: looked up in int32 lanes)
-  constexpr bool BC_REGS = R * R <= 36 && !(TRIPLET_OPT_PROF >= 2 && H == 1);
+  // (TRIPLET_OPT_BC: in shared memory, every R)
+  constexpr bool BC_SMEM = TRIPLET_OPT_BC != 0;
+  constexpr bool BC_REGS = !BC_SMEM && R * R <= 36 && !(TRIPLET_OPT_PROF >= 2 && H == 1);
   static_assert(MODE == GLOBAL || MODE == SEMI || MODE == LOCAL, "triplet modes: global, semi-global, local");
   static_assert(R >= 1 && R <= 16, "R: 1 .. 16");
   const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -455,15 +483,22 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   if constexpr (TRACE) dw = track[0] ? (uint32_t*)(dirs + dir_off[p[0]]) : nullptr;
   const int64_t xo = wave ? (int64_t)(J0 * KT + K0) * steps : 0;  // the wave: the steps of the passes before
 
-  // best end cell seen by this lane, per half
+  // best end cell seen by this lane, per half: the score in a register, its (i, j, k) in shared memory
+  // during the sweep (read and written only where a square may hold a better cell), field f of half h
+  // at bcell[(3 * h + f) * THREADS + x]
   int bsc[H], bi[H], bj[H], bk[H];
+  __shared__ int bcell[3 * H * THREADS];
+  int* const cellp = bcell + threadIdx.x;
+  auto cell_i = [&](int h) -> int& { return cellp[(3 * h) * THREADS]; };
+  auto cell_j = [&](int h) -> int& { return cellp[(3 * h + 1) * THREADS]; };
+  auto cell_k = [&](int h) -> int& { return cellp[(3 * h + 2) * THREADS]; };
 #pragma unroll
   for (int h = 0; h < H; ++h) {
     bsc[h] = MODE == GLOBAL ? NEG : 0;
-    bi[h] = MODE == GLOBAL ? 0x7fffffff : 0;
-    bj[h] = MODE == GLOBAL ? 0x7fffffff : 0;
+    cell_i(h) = MODE == GLOBAL ? 0x7fffffff : 0;
+    cell_j(h) = MODE == GLOBAL ? 0x7fffffff : 0;
     // semi-global: (0, 0, n3) is the first end-face cell, and it is 0
-    bk[h] = MODE == GLOBAL ? 0x7fffffff : (MODE == SEMI && track[h] ? n3[h] : 0);
+    cell_k(h) = MODE == GLOBAL ? 0x7fffffff : (MODE == SEMI && track[h] ? n3[h] : 0);
   }
 
   const int ng2 = -2 * sc.gap_extend;
@@ -476,7 +511,11 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   uint32_t bsel[R][H], csl[R][H];  // selectors of the rows' B and the columns' C codes (A's profile per slice)
 #endif
   V bc[BC_REGS ? R : 1][BC_REGS ? R : 1];         // B-C pair scores (BC_REGS)
-  uint32_t csel[BC_REGS ? 1 : R][H];              // C selectors (else)
+  uint32_t csel[BC_REGS || BC_SMEM ? 1 : R][H];   // C selectors (else)
+  // BC_SMEM: the lane's R x R B-C scores (row-major bits) as BQ uint4 words, word q at bcs[q * THREADS + x]
+  constexpr int BQ = (R * R + 3) / 4;
+  __shared__ uint4 bcs[BC_SMEM ? BQ * THREADS : 1];
+  uint4* const mybc = bcs + (BC_SMEM ? threadIdx.x : 0);
   int t = 0, J = J0, K = K0, j0 = 0, k0 = 0;
 #pragma unroll
   for (int r = 0; r < R; ++r) {
@@ -488,6 +527,12 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 
   int x = 0;  // the steps this group has taken (every step but in the wave, where groups wait)
   const int total_w = warp_max(total);
+  // semi-global and local: the best end-cell score any lane of the group has recorded (refreshed every
+  // few steps); a square whose largest value is below it cannot hold the group's end cell, and skips the
+  // search for its first cell
+  int gbest[H];
+#pragma unroll
+  for (int h = 0; h < H; ++h) gbest[h] = bsc[h];
   for (int y = 0; wave ? warp_max(x < total ? 1 : 0) > 0 : y < total_w; ++y) {
     bool on = x < total;
     if (wave && multi_w) {
@@ -517,7 +562,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
           const int j = j0 + r, k = k0 + r;
           cb[h] = (j >= 1 && j <= n2[h]) ? bs[h][j - 1] : PAD;
           cc[h] = (k >= 1 && k <= n3[h]) ? cs[h][k - 1] : PAD;
-          if (!BC_REGS) csel[BC_REGS ? 0 : r][h] = L::selector(cc[h], h);
+          if (!BC_REGS && !BC_SMEM) csel[BC_REGS || BC_SMEM ? 0 : r][h] = L::selector(cc[h], h);
 #if TRIPLET_OPT_PROF
           bsel[r][h] = L::selector(cb[h], h);
           csl[r][h] = L::selector(cc[h], h);
@@ -526,7 +571,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         L::profiles(sc, cb, blo[r], bhi[r]);
         L::profiles(sc, cc, clo[r], chi[r]);
       }
-      if (BC_REGS) {
+      if (BC_REGS || BC_SMEM) {
+        uint32_t word[4] = {0, 0, 0, 0};
 #pragma unroll
         for (int cx = 0; cx < R; ++cx) {
           uint32_t sel[H];
@@ -538,7 +584,32 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
             sel[h] = L::selector(cc[h], h);
           }
 #pragma unroll
-          for (int r = 0; r < R; ++r) bc[BC_REGS ? r : 0][BC_REGS ? cx : 0] = L::score(blo[r], bhi[r], sel);
+          for (int r = 0; r < R; ++r) {
+            const V x = L::score(blo[r], bhi[r], sel);
+            if (BC_REGS) bc[BC_REGS ? r : 0][BC_REGS ? cx : 0] = x;
+          }
+        }
+        if constexpr (BC_SMEM) {
+          // row-major: cell e = r * R + cx in component e % 4 of word e / 4
+#pragma unroll
+          for (int q = 0; q < BQ; ++q) {
+#pragma unroll
+            for (int e = 4 * q; e < 4 * q + 4; ++e) {
+              uint32_t x = 0;
+              if (e < R * R) {
+                const int r = e / R, cx = e % R;
+                uint32_t sel[H];
+#pragma unroll
+                for (int h = 0; h < H; ++h) {
+                  const int k = k0 + cx;
+                  sel[h] = L::selector((k >= 1 && k <= n3[h]) ? cs[h][k - 1] : PAD, h);
+                }
+                x = (uint32_t)L::bits(L::score(blo[r], bhi[r], sel));
+              }
+              word[e % 4] = x;
+            }
+            mybc[q * THREADS] = make_uint4(word[0], word[1], word[2], word[3]);
+          }
         }
       }
 #pragma unroll
@@ -638,6 +709,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         uint32_t word[TRACE ? CW : 1];
 #pragma unroll
         for (int cx = 0; cx <= R; ++cx) { prow[cx] = upp[cx]; crow[cx] = upc[cx]; }
+        uint4 bcw;  // BC_SMEM: the word of B-C scores being read
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           V pl = lfp[r], cl = lfc[r];
@@ -647,8 +719,16 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
           for (int cx = 0; cx < R; ++cx) {
             const V pv = hv[r][cx];
-            const V sbc = BC_REGS ? bc[BC_REGS ? r : 0][BC_REGS ? cx : 0]
-                                  : L::score(blo[r], bhi[r], csel[BC_REGS ? 0 : cx]);
+            V sbc;
+            if constexpr (BC_SMEM) {
+              const int e = r * R + cx;
+              if (cx == 0 || e % 4 == 0) bcw = mybc[(e / 4) * THREADS];
+              const uint32_t b4 = e % 4 == 0 ? bcw.x : e % 4 == 1 ? bcw.y : e % 4 == 2 ? bcw.z : bcw.w;
+              sbc = L::from_bits((int)b4);
+            } else {
+              sbc = BC_REGS ? bc[BC_REGS ? r : 0][BC_REGS ? cx : 0]
+                            : L::score(blo[r], bhi[r], csel[BC_REGS || BC_SMEM ? 0 : cx]);
+            }
             V hn;
             if constexpr (TRACE) {
               // the seven kinds in tie order M a b c A B C, the first of the largest wins (the CPU engine's rule)
@@ -742,15 +822,15 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
         for (int h = 0; h < H; ++h) {
           const int mh = L::half(m, h);
-          if (track[h] && may_win(mh, i, j0, bsc[h], bi[h], bj[h])) {
+          if (track[h] && mh >= gbest[h] && may_win(mh, i, j0, bsc[h], cell_i(h), cell_j(h))) {
             int fr = -1, fc = -1;
 #pragma unroll
             for (int r = 0; r < R; ++r)
 #pragma unroll
               for (int cx = 0; cx < R; ++cx)
                 if (fr < 0 && L::half(hv[r][cx], h) == mh) { fr = r; fc = cx; }
-            if (better4(mh, i, j0 + fr, k0 + fc, bsc[h], bi[h], bj[h], bk[h])) {
-              bsc[h] = mh; bi[h] = i; bj[h] = j0 + fr; bk[h] = k0 + fc;
+            if (better4(mh, i, j0 + fr, k0 + fc, bsc[h], cell_i(h), cell_j(h), cell_k(h))) {
+              bsc[h] = mh; cell_i(h) = i; cell_j(h) = j0 + fr; cell_k(h) = k0 + fc;
             }
           }
         }
@@ -810,15 +890,15 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
           for (int h = 0; h < H; ++h) {
             const int mh = L::half(m, h);
-            if (face[h] && may_win(mh, i, j0, bsc[h], bi[h], bj[h])) {
+            if (face[h] && mh >= gbest[h] && may_win(mh, i, j0, bsc[h], cell_i(h), cell_j(h))) {
               int fr = -1, fc = -1;
 #pragma unroll
               for (int r = 0; r < R; ++r)
 #pragma unroll
                 for (int cx = 0; cx < R; ++cx)
                   if (fr < 0 && (r >= rf[h] || cx >= cf[h]) && L::half(hv[r][cx], h) == mh) { fr = r; fc = cx; }
-              if (better4(mh, i, j0 + fr, k0 + fc, bsc[h], bi[h], bj[h], bk[h])) {
-                bsc[h] = mh; bi[h] = i; bj[h] = j0 + fr; bk[h] = k0 + fc;
+              if (better4(mh, i, j0 + fr, k0 + fc, bsc[h], cell_i(h), cell_j(h), cell_k(h))) {
+                bsc[h] = mh; cell_i(h) = i; cell_j(h) = j0 + fr; cell_k(h) = k0 + fc;
               }
             }
           }
@@ -835,7 +915,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
               for (int cx = 0; cx < R; ++cx)
                 if (r == rr && cx == cc) e = hv[r][cx];
-            bsc[h] = L::half(e, h); bi[h] = n1[h]; bj[h] = n2[h]; bk[h] = n3[h];
+            bsc[h] = L::half(e, h); cell_i(h) = n1[h]; cell_j(h) = n2[h]; cell_k(h) = n3[h];
           }
         }
       }
@@ -861,6 +941,10 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
     if (publish) __threadfence();
     if (multi_w) step_fence();  // this step's writes before the next step's reads
     if (publish && count && lane == 0) *(volatile int*)(prog + slot) = done;
+    if (MODE != GLOBAL && y % TRIPLET_BEST_EVERY == 0) {
+#pragma unroll
+      for (int h = 0; h < H; ++h) gbest[h] = group_max<T>(bsc[h]);
+    }
     if (on) {
       ++x;
       if (++t == steps) {
@@ -871,7 +955,10 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   }
 
 #pragma unroll
-  for (int h = 0; h < H; ++h) group_best4<T>(bsc[h], bi[h], bj[h], bk[h]);
+  for (int h = 0; h < H; ++h) {
+    bi[h] = cell_i(h); bj[h] = cell_j(h); bk[h] = cell_k(h);
+    group_best4<T>(bsc[h], bi[h], bj[h], bk[h]);
+  }
   bool write = lane == 0;
   if (wave) {
     // the tile's best end cells; the group that finishes the item's last tile reduces every tile's
