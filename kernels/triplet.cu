@@ -160,7 +160,8 @@
 //   TRIPLET_OPT_BC=1 (default): the R x R B-C pair scores of a lane in shared memory (R*R/4 16-byte
 //     words a lane, one read for four cells) instead of registers (0: registers up to R = 6, else one
 //     byte permute a cell): 36 registers fewer at R = 6.
-//   TRIPLET_OPT_MINB=N (triplet_score), TRIPLET_OPT_MINB16=N (triplet_score16), default 3:
+//   TRIPLET_OPT_MINB=N (triplet_score), TRIPLET_OPT_MINB16=N (triplet_score16), TRIPLET_OPT_MINBT=N
+//     (triplet_trace: 9-13 % faster at 128-256 bp, 4 % slower at 64), default 3:
 //     __launch_bounds__(THREADS, N): at least N blocks of THREADS an SM (CUDA; registers capped at
 //     65536 / (N * THREADS), 168 for N = 3; 4 spills too much). Groups of 16 lanes with squares of
 //     R <= 6 only (min_blocks): R = 8 spills, and groups of 4 lanes (short triplets) ran semi-global
@@ -190,6 +191,9 @@
 #ifndef TRIPLET_OPT_BC
 #define TRIPLET_OPT_BC 1
 #endif
+#ifndef TRIPLET_OPT_MINBT
+#define TRIPLET_OPT_MINBT 3
+#endif
 // Semi-global and local: steps between refreshes of the group's best end-cell score (group_max), below
 // which a lane does not look for its square's first best cell.
 #ifndef TRIPLET_BEST_EVERY
@@ -209,6 +213,11 @@
 #define TRIPLET_SCORE_BOUNDS __launch_bounds__(tri::THREADS, tri::min_blocks(R, T, TRIPLET_OPT_MINB))
 #else
 #define TRIPLET_SCORE_BOUNDS __launch_bounds__(tri::THREADS)
+#endif
+#if TRIPLET_OPT_MINBT > 0 && !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
+#define TRIPLET_TRACE_BOUNDS __launch_bounds__(tri::THREADS, tri::min_blocks(R, T, TRIPLET_OPT_MINBT))
+#else
+#define TRIPLET_TRACE_BOUNDS __launch_bounds__(tri::THREADS)
 #endif
 #if TRIPLET_OPT_MINB16 > 0 && !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
 #define TRIPLET_SCORE16_BOUNDS __launch_bounds__(tri::THREADS, tri::min_blocks(R, T, TRIPLET_OPT_MINB16))
@@ -655,7 +664,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       for (int r = 1; r <= R; ++r) upc[r] = u > 0 ? nup[r] : fu ? L::from_bits(load_border(row + r)) : L::neg();
       upc[0] = u > 0 ? nup[0] : fc ? L::from_bits(load_border(corner)) : L::neg();
 #pragma unroll
-      for (int r = 0; r < R; ++r) lfc[r] = v > 0 ? nlf[r] : fl ? L::from_bits(load_border(col + 1 + u * R + r)) : L::neg();
+      for (int r = 0; r < R; ++r)
+        lfc[r] = v > 0 ? nlf[r] : fl ? L::from_bits(load_border(col + 1 + u * R + r)) : L::neg();
     }
     if (multi_w) step_fence();  // border reads of this step before its writes
 
@@ -1022,8 +1032,8 @@ __global__ void TRIPLET_SCORE16_BOUNDS triplet_score16(TRIPLET_PARAMS) {
 }
 
 template <int MODE, int R, int T>
-__global__ void __launch_bounds__(tri::THREADS)
-    triplet_trace(TRIPLET_PARAMS, uint8_t* __restrict__ dirs, const int64_t* __restrict__ dir_off) {
+__global__ void TRIPLET_TRACE_BOUNDS triplet_trace(TRIPLET_PARAMS, uint8_t* __restrict__ dirs,
+                                                   const int64_t* __restrict__ dir_off) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   tri::sweep<MODE, R, T, tri::Lane32, true>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out,
                                             tiles, ntiles, sync, dirs, dir_off);
