@@ -270,6 +270,26 @@ __device__ __forceinline__ int load_l2(const int* p) {
 #endif
 }
 
+// ---- copies from global to shared memory that do not wait (no register on the way) ----
+
+// 4 bytes, through L1 (cp.async on CUDA sm_80 and later: for data this multiprocessor wrote, or that
+// nothing writes meanwhile); a plain copy elsewhere. copy_async_wait: this thread's copies are done.
+__device__ __forceinline__ void copy_async4(int* smem, const int* gmem) {
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800)
+  *smem = *gmem;
+#else
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
+               "l"(gmem)
+               : "memory");
+#endif
+}
+
+__device__ __forceinline__ void copy_async_wait() {
+#if !(defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800))
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
 // A short pause (about NS nanoseconds on CUDA; none for NS = 0) while a warp waits.
 template <int NS>
 __device__ __forceinline__ void backoff() {
