@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 from seqalign_cli.backends.cpu.pairwise import CpuPairwise
-from seqalign_cli.config import AlignConfig, Scoring
+from seqalign_cli.config import AlignConfig, Mode, Scoring
 from seqalign_cli.io.encode import make_batch
 from seqalign_cli.io.triplet import make_triplets
 
@@ -204,7 +204,7 @@ def test_scores_near_the_16bit_lane_limit(triplet_backend, mode):
     for sc, trip in cases.items():
         a, b, c = (list(t) for t in zip(*trip))
         lengths = np.array([[len(a[t]), len(b[t]), len(c[t])] for t in range(len(a))])
-        T, R = gt.plan_shapes(lengths)
+        T, R = gt.plan_shapes(lengths, Mode.parse(mode), scoring=sc)
         assert gt.fits16(sc, lengths, T, R).all()
         res = align(triplet_backend, a, b, c, sc, mode, traceback=False)
         for t in range(len(a)):

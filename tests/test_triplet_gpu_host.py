@@ -54,19 +54,49 @@ def test_plan_covers_every_length_in_tiles():
     assert (side == n + 1).all()
     JT, KT = gt.tiles(lengths, T, R)
     covered = side <= gt.PLAN[-1][0]
-    # the first row covers its sides in one pass; past the table: the long shape;
+    # the first row covers its sides in one pass; past the table and the choice: the long shape;
     # everywhere as many tiles as the side needs, none wasted
     first = side <= gt.PLAN[0][0]
     assert (JT[first] == 1).all() and (KT[first] == 1).all()
-    long = ~covered
+    long = side > max(gt.PLAN[-1][0], gt.CHOICE_SIDES[1])
     assert (T[long] == gt.LONG[0]).all() and (R[long] == gt.LONG[1]).all()
     SR = S * R
     assert ((JT - 1) * SR < lengths[:, 1] + 1).all() and (JT * SR >= lengths[:, 1] + 1).all()
     assert ((KT - 1) * SR < lengths[:, 2] + 1).all() and (KT * SR >= lengths[:, 2] + 1).all()
     # the group is never more than needed: the previous row of the table does not cover the side
     limits = np.array([row[0] for row in gt.PLAN])
-    k = np.searchsorted(limits, side[covered])
-    assert (k == 0).all() or (side[covered][k > 0] > limits[k[k > 0] - 1]).all()
+    table = covered & (side < gt.CHOICE_SIDES[0])
+    k = np.searchsorted(limits, side[table])
+    assert (k == 0).all() or (side[table][k > 0] > limits[k[k > 0] - 1]).all()
+    # traceback: the table alone
+    T, R = gt.plan_shapes(lengths, trace=True)
+    k = np.searchsorted(limits, side)
+    shapes = np.array([row[1:] for row in gt.PLAN] + [gt.LONG])
+    assert (T == shapes[k, 0]).all() and (R == shapes[k, 1]).all()
+
+
+@pytest.mark.parametrize("mode", gt.MODES)
+def test_score_shapes_take_the_least_estimated_time_where_padding_decides(mode):
+    n = np.arange(0, 140)
+    lengths = np.stack([n, n, n], 1)
+    T, R = gt.plan_shapes(lengths, mode)
+    side = gt.side(lengths)
+    inside = (side >= gt.CHOICE_SIDES[0]) & (side <= gt.CHOICE_SIDES[1])
+    shapes = {tuple(s) for s in np.stack([T, R], 1)[inside].tolist()}
+    assert shapes <= set(gt.CHOICE) and len(shapes) == 2  # both shapes win somewhere
+    # the estimate: steps x the padded slice / the shape's rate, for the shape taken and the other one
+    est = {}
+    for (t, r), rate in zip(gt.CHOICE, gt.CHOICE_RATE[mode]):
+        S = int(gt.lanes_side(t))
+        est[t, r] = (n + 2 * S - 1) * (((side + S * r - 1) // (S * r)) * S * r) ** 2 / rate
+    taken = np.array([est[t, r][q] for q, (t, r) in enumerate(zip(T.tolist(), R.tolist())) if inside[q]])
+    assert np.allclose(taken, np.min(list(est.values()), axis=0)[inside])
+    # a side of 49: 3 x 3 tiles of 24 hold 46 % cells, 5 x 5 tiles of 12 hold 67 %: the smaller tiles
+    assert (T[n == 48] == 4).all()
+    # a side of 65 fills 3 x 3 tiles of 24 as well as 6 x 6 of 12: the larger group
+    assert (T[n == 64] == 16).all()
+    # outside the choice: the table (short) and the long shape
+    assert (T[side < gt.CHOICE_SIDES[0]] != 16).all() and (T[side > gt.CHOICE_SIDES[1]] == gt.LONG[0]).all()
 
 
 def test_border_scratch_only_for_several_passes():
@@ -267,7 +297,7 @@ def test_launches_cover_each_triplet_once_with_its_shape():
     subset = np.flatnonzero(rng.random(500) < 0.7)
     for mode in ("global", "semi-global", "local"):
         plans = _check_launches(lengths, subset, cfg_of(mode))
-        T, R = gt.plan_shapes(lengths)
+        T, R = gt.plan_shapes(lengths, cfg_of(mode).mode_code, scoring=LINEAR)
         for pl in plans:
             p = pl.order[pl.order >= 0]
             assert (T[p] == pl.T).all() and (R[p] == pl.R).all()
@@ -331,7 +361,7 @@ def test_traceback_launches_take_int32_lanes_and_the_plan_shapes():
     subset = np.flatnonzero(rng.random(300) < 0.8)
     for mode in ("global", "semi-global", "local"):
         plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True))
-        T, R = gt.plan_shapes(lengths)
+        T, R = gt.plan_shapes(lengths, trace=True)
         for pl in plans:
             p = pl.order[pl.order >= 0]
             assert (T[p] == pl.T).all() and (R[p] == pl.R).all()

@@ -95,6 +95,17 @@ PLAN = (
 #: sides past the table: 16-lane groups of 6 x 6, in tiles of 24 x 24 (several passes); R = 6 keeps
 #: 16-bit lanes open to them (PACK16_MAX_R)
 LONG = (16, 6)
+#: score only, slice sides in CHOICE_SIDES (measured from 37 to 97): each triplet takes the shape (T, R) of
+#: CHOICE whose estimated time is least, padded cells (steps n1 + 2S - 1 times the slice's tiles) over
+#: the shape's rate in the mode. Padding decides there: a side of 49 fills 3 x 3 tiles of 24 (46 %),
+#: 5 x 5 of 12 (67 %). Rates from ``bench_triplet.py --sweep 4:6,16:6 --lengths 36-96`` on an H100
+#: (padded cells a second; RESULTS.md): 16 lanes 1.5 times 4 lanes' in global mode, 1.15 times in
+#: local (semi-global taken as local). Traceback keeps PLAN.
+CHOICE = ((4, 6), (16, 6))
+CHOICE_SIDES = (33, 100)
+CHOICE_RATE = {Mode.GLOBAL: (1.0, 1.5), Mode.SEMI_GLOBAL: (1.0, 1.15), Mode.LOCAL: (1.0, 1.15)}
+#: int32 lanes against 16-bit lanes of the same shape, time (H100: 1.75 at 128 bp, 1.9 at 32)
+INT32_SLOWER = 2.0
 #: group sizes the kernels take (T = S * S lanes dividing a warp)
 GROUPS = (1, 4, 16)
 #: 16-bit lanes only for squares whose B-C pair scores stay in registers (R * R <= 36 in the
@@ -108,13 +119,34 @@ def side(lengths: np.ndarray) -> np.ndarray:
     return np.maximum(lengths[:, 1], lengths[:, 2]) + 1
 
 
-def plan_shapes(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """T and R of each triplet ((n, 3) lengths), from ``PLAN``."""
+def plan_shapes(lengths: np.ndarray, mode=Mode.GLOBAL, trace: bool = False,
+                scoring: Scoring | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """T and R of each triplet ((n, 3) lengths): from ``PLAN``, score only the least time of ``CHOICE``.
+
+    With ``scoring``, a shape whose padding takes a triplet past the 16-bit
+    bound (``fits16``) counts INT32_SLOWER times its time there.
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     limits = np.array([row[0] for row in PLAN])
     T = np.array([row[1] for row in PLAN] + [LONG[0]], np.int64)
     R = np.array([row[2] for row in PLAN] + [LONG[1]], np.int64)
-    k = np.searchsorted(limits, side(lengths), side="left")
-    return T[k], R[k]
+    sides = side(lengths)
+    k = np.searchsorted(limits, sides, side="left")
+    T, R = T[k], R[k]
+    if not trace:
+        rates = CHOICE_RATE.get(int(mode), CHOICE_RATE[Mode.GLOBAL])
+        est = []
+        for (t, r), rate in zip(CHOICE, rates):
+            S = int(lanes_side(t))
+            time = (lengths[:, 0] + 2 * S - 1) * ((sides + S * r - 1) // (S * r) * (S * r)) ** 2 / rate
+            if scoring is not None:
+                time = np.where(fits16(scoring, lengths, t, r), time, time * INT32_SLOWER)
+            est.append(time)
+        c = np.argmin(np.stack(est), axis=0)  # the first of equal estimates
+        pick = (sides >= CHOICE_SIDES[0]) & (sides <= CHOICE_SIDES[1])
+        shapes = np.array(CHOICE, np.int64)
+        T, R = np.where(pick, shapes[c, 0], T), np.where(pick, shapes[c, 1], R)
+    return T, R
 
 
 def lanes_side(T) -> np.ndarray:
@@ -178,7 +210,7 @@ def dir_bytes(lengths: np.ndarray, mode, T=None, R=None) -> np.ndarray:
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     if T is None or R is None:
-        T, R = plan_shapes(lengths)
+        T, R = plan_shapes(lengths, mode, trace=True)
     T, R = np.asarray(T, np.int64), np.asarray(R, np.int64)
     JT, KT = tiles(lengths, T, R)
     size = JT * KT * (lengths[:, 0] + 2 * lanes_side(T) - 1) * T * 4 * code_words(R)
@@ -264,7 +296,7 @@ class TripletHooks:
         lengths = batch.lengths
         if not scoring_fits(cfg):
             return np.zeros(len(lengths), bool)
-        T, R = plan_shapes(lengths)
+        T, R = plan_shapes(lengths, cfg.mode_code, cfg.traceback, cfg.scoring)
         ok = cfg.scoring.triplet_bound(lengths) < INT32_LIMIT
         ok &= border_ints(lengths, T, R) * 4 <= BORDER_BYTES
         if cfg.traceback:
@@ -377,7 +409,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     trace = bool(cfg.traceback)
     subset = np.asarray(subset, np.int64)
     if tuning.shape is None:
-        T, R = plan_shapes(lengths[subset])
+        T, R = plan_shapes(lengths[subset], mode, trace, cfg.scoring)
     else:
         T, R = (np.full(len(subset), v, np.int64) for v in tuning.shape)
     wave_tiles = WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles
