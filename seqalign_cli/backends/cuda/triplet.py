@@ -7,7 +7,8 @@ wavefront over its S x S squares. ``triplet_score<MODE, R, T>`` holds one
 triplet a group in int32 lanes; ``triplet_score16<MODE, R, T>`` two
 triplets a group in 16-bit halves, for the pairs of triplets whose every
 value fits (``fits16``). Each triplet gets its (T, R) from ``PLAN`` by the
-larger of n2 and n3; slices larger than the group's (S*R)^2 run in several
+larger of n2 and n3 (score only, slices of 33-100 a side: the shape of
+``CHOICE`` with the least estimated time, ``plan_shapes``); slices larger than the group's (S*R)^2 run in several
 passes over tiles, their borders in a scratch buffer on the device
 (``border_ints``). The items whose passes would outlast the launch's work
 spread over the GPU (few or long triplets: ``wave_items``) run as a tile
@@ -86,8 +87,9 @@ INFO = 4
 #: (``benchmarks/bench_triplet.py --sweep``, global, TCUPS; RESULTS.md): 4 lanes
 #: of 6 x 6 lead up to 32 bp (0.69 at 16 bp, 0.93 at 32: eight triplets a warp,
 #: several passes), 16 lanes of 6 x 6 from 64 bp (1.18 at 64, 0.91 at 128);
-#: squares of 4 and of 8 and single lanes trail at every length. The cut
-#: between 33 and 65 is not measured finer.
+#: squares of 4 and of 8 and single lanes trail at every length. Traceback takes
+#: this table; score only chooses between the two shapes by padding from a side of
+#: 33 to 100 (``CHOICE``).
 PLAN = (
     (4, 1, 4),
     (48, 4, 6),
