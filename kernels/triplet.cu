@@ -109,12 +109,15 @@
 // with an empty sequence score 0 at (0, 0, 0) without any DP).
 // Per slice: one byte profile lookup for each of the lane's R rows (B) and R
 // columns (C) against A's letter; the B-C pair score of each cell does not
-// change along i: R*R registers for R <= 6, else one lookup a cell.
+// change along i: R*R of them in shared memory, written at a tile's start
+// (TRIPLET_OPT_BC; registers for R <= 6 without it).
 // Global mode starts the origin through the corner of slice -1 (3g, so the
 // pad-pad-pad column gives D(0,0,0) = 0). Each lane keeps the best end cell
 // it has seen by (score desc, i, j, k asc), looking for the first cell of a
-// slice's maximum only when that maximum may win (may_win); the group
-// reduces the lanes' cells by the same order.
+// slice's maximum only when that maximum may win (may_win) and is not below
+// the best score of the group's lanes (refreshed every TRIPLET_BEST_EVERY
+// steps); the cell's (i, j, k) waits in shared memory. The group reduces
+// the lanes' cells by the same order.
 //
 // Lengths: any (int32 coordinates, int64 scratch offsets). The host keeps on
 // the CPU the triplets whose score bound passes int32 lanes, and a triplet
@@ -230,7 +233,9 @@ using namespace sa;
 namespace tri {
 
 // The blocks an SM the score kernels ask for (__launch_bounds__; n: TRIPLET_OPT_MINB or _MINB16).
-__host__ __device__ constexpr int min_blocks(int R, int T, int n) { return R > 6 ? 1 : T < 16 ? (n < 2 ? n : 2) : n; }
+__host__ __device__ constexpr int min_blocks(int R, int T, int n) {
+  return R > 6 ? 1 : T < 16 ? (n < 2 ? n : 2) : n;
+}
 
 // code of a position past a sequence's end (and of the residue-less row,
 // column and slice 0): scores -g against anything
@@ -598,8 +603,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         L::profiles(sc, cb, blo[r], bhi[r]);
         L::profiles(sc, cc, clo[r], chi[r]);
       }
-      if (BC_REGS || BC_SMEM) {
-        uint32_t word[4] = {0, 0, 0, 0};
+      if (BC_REGS) {
 #pragma unroll
         for (int cx = 0; cx < R; ++cx) {
           uint32_t sel[H];
@@ -611,32 +615,30 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
             sel[h] = L::selector(cc[h], h);
           }
 #pragma unroll
-          for (int r = 0; r < R; ++r) {
-            const V x = L::score(blo[r], bhi[r], sel);
-            if (BC_REGS) bc[BC_REGS ? r : 0][BC_REGS ? cx : 0] = x;
-          }
+          for (int r = 0; r < R; ++r) bc[BC_REGS ? r : 0][BC_REGS ? cx : 0] = L::score(blo[r], bhi[r], sel);
         }
-        if constexpr (BC_SMEM) {
-          // row-major: cell e = r * R + cx in component e % 4 of word e / 4
+      }
+      if constexpr (BC_SMEM) {
+        // row-major: cell e = r * R + cx in component e % 4 of word e / 4
+        uint32_t word[4];
 #pragma unroll
-          for (int q = 0; q < BQ; ++q) {
+        for (int q = 0; q < BQ; ++q) {
 #pragma unroll
-            for (int e = 4 * q; e < 4 * q + 4; ++e) {
-              uint32_t x = 0;
-              if (e < R * R) {
-                const int r = e / R, cx = e % R;
-                uint32_t sel[H];
+          for (int e = 4 * q; e < 4 * q + 4; ++e) {
+            uint32_t x = 0;
+            if (e < R * R) {
+              const int r = e / R, cx = e % R;
+              uint32_t sel[H];
 #pragma unroll
-                for (int h = 0; h < H; ++h) {
-                  const int k = k0 + cx;
-                  sel[h] = L::selector((k >= 1 && k <= n3[h]) ? cs[h][k - 1] : PAD, h);
-                }
-                x = (uint32_t)L::bits(L::score(blo[r], bhi[r], sel));
+              for (int h = 0; h < H; ++h) {
+                const int k = k0 + cx;
+                sel[h] = L::selector((k >= 1 && k <= n3[h]) ? cs[h][k - 1] : PAD, h);
               }
-              word[e % 4] = x;
+              x = (uint32_t)L::bits(L::score(blo[r], bhi[r], sel));
             }
-            mybc[q * THREADS] = make_uint4(word[0], word[1], word[2], word[3]);
+            word[e % 4] = x;
           }
+          mybc[q * THREADS] = make_uint4(word[0], word[1], word[2], word[3]);
         }
       }
 #pragma unroll
