@@ -335,6 +335,8 @@ struct Lane32 : I32Cells {
   // row masks: 0 or all ones (per half)
   __device__ static V mask(bool m0, bool) { return m0 ? -1 : 0; }
   __device__ static V select(V m, V a, V b) { return (a & m) | (b & ~m); }
+  // whether half h of x is v (v: its value as L::half gives it)
+  __device__ static bool eq(V x, int v, int) { return x == v; }
 };
 
 #if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
@@ -371,6 +373,9 @@ struct Lane16 : S16x2Cells {
   }
   __device__ static V mask(bool m0, bool m1) { return (m0 ? 0xffffu : 0u) | (m1 ? 0xffff0000u : 0u); }
   __device__ static V select(V m, V a, V b) { return (a & m) | (b & ~m); }
+  // whether half h of x is v, without taking the half out (32-bit operations: the halves of the cells
+  // stay one register for the compiler too)
+  __device__ static bool eq(V x, int v, int h) { return ((x ^ pk16(v, v)) & (h ? 0xffff0000u : 0xffffu)) == 0; }
 };
 
 #if TRIPLET_OPT_FACE
@@ -886,7 +891,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
             for (int r = 0; r < R; ++r)
 #pragma unroll
               for (int cx = 0; cx < R; ++cx)
-                if (fr < 0 && L::half(hv[r][cx], h) == mh) { fr = r; fc = cx; }
+                if (fr < 0 && L::eq(hv[r][cx], mh, h)) { fr = r; fc = cx; }
             if (better4(mh, i, j0 + fr, k0 + fc, bsc[h], cell_i(h), cell_j(h), cell_k(h))) {
               bsc[h] = mh; cell_i(h) = i; cell_j(h) = j0 + fr; cell_k(h) = k0 + fc;
             }
