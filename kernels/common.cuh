@@ -273,10 +273,11 @@ __device__ __forceinline__ int load_l2(const int* p) {
 // ---- copies from global to shared memory that do not wait (no register on the way) ----
 
 // 4 bytes, through L1 (cp.async on CUDA sm_80 and later: for data this multiprocessor wrote, or that
-// nothing writes meanwhile); a plain copy elsewhere. copy_async_wait: this thread's copies are done.
+// nothing writes meanwhile); elsewhere a copy through a register, read as load_l2 reads (AMD's vector L1
+// is not coherent within a multiprocessor). copy_async_wait: this thread's copies are done.
 __device__ __forceinline__ void copy_async4(int* smem, const int* gmem) {
 #if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800)
-  *smem = *gmem;
+  *smem = load_l2(gmem);
 #else
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
                "l"(gmem)
