@@ -12,8 +12,10 @@
 // floored at 0, the best cell. Ties: the smallest (i, j, k) in
 // lexicographic order.
 //
-// Kernel triplet_score<MODE, R, T>  (int32 lanes, one triplet a group)
-// Kernel triplet_score16<MODE, R, T>  (16-bit lanes, two triplets a group)
+// Kernel triplet_score<MODE, R, T, W>  (int32 lanes, one triplet a group)
+// Kernel triplet_score16<MODE, R, T, W>  (16-bit lanes, two triplets a group)
+//   W: 1 for the tile wave (ntiles > 0), 0 for the sweep of whole work items
+//   (the wave's bookkeeping costs the sweep registers it does not need)
 //   a, b, c     uint8 codes of all triplets' A, B and C, flat (A C G T = 0..3,
 //               other = 4)
 //   aoff, boff, coff  int64 (ntriplets+1): triplet p's A is a[aoff[p] .. aoff[p+1])
@@ -43,7 +45,7 @@
 //               progress counts (slices whose borders are written), ntiles * H
 //               * 4 best end cells (score, i, j, k per half), by slot
 //
-// Kernel triplet_trace<MODE, R, T>  (int32 lanes, one triplet a group)
+// Kernel triplet_trace<MODE, R, T, W>  (int32 lanes, one triplet a group)
 //   the arguments of triplet_score, then
 //   dirs        uint8 direction codes, triplet p's at dirs + dir_off[p]
 //               (4-byte aligned), laid out as the group computes them so
@@ -415,7 +417,7 @@ __device__ __forceinline__ void take_first(int& best, int& d, int x, int kind) {
   if (x > best) { best = x; d = kind; }
 }
 
-template <int MODE, int R, int T, class L, bool TRACE = false>
+template <int MODE, int R, int T, class L, bool WAVE, bool TRACE = false>
 __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64_t* __restrict__ aoff,
                                       const uint8_t* __restrict__ b, const int64_t* __restrict__ boff,
                                       const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
@@ -439,7 +441,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   const int lane = (int)(threadIdx.x % T);
   const int u = lane / S, v = lane % S;
   // the work item; in the tile wave also its tile (J0, K0), the table row g and the item's first slot
-  const bool wave = ntiles > 0;
+  constexpr bool wave = WAVE;  // the tile wave (the host sends ntiles > 0 to these kernels only)
   int w, g = 0, J0 = 0, K0 = 0, first = 0;
   if (wave) {
     int base = 0;
@@ -1070,29 +1072,29 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       int n_penalty, int *__restrict__ border, const int64_t *__restrict__ border_off, int *__restrict__ out, \
       const int *__restrict__ tiles, int ntiles, int *__restrict__ sync
 
-template <int MODE, int R, int T>
+template <int MODE, int R, int T, int W>
 __global__ void TRIPLET_SCORE_BOUNDS triplet_score(TRIPLET_PARAMS) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
-  tri::sweep<MODE, R, T, tri::Lane32>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out, tiles,
-                                      ntiles, sync);
+  tri::sweep<MODE, R, T, tri::Lane32, W != 0>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off,
+                                              out, tiles, ntiles, sync);
 }
 
-template <int MODE, int R, int T>
+template <int MODE, int R, int T, int W>
 __global__ void TRIPLET_SCORE16_BOUNDS triplet_score16(TRIPLET_PARAMS) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
-  tri::sweep<MODE, R, T, tri::Lane16>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out, tiles,
-                                      ntiles, sync);
+  tri::sweep<MODE, R, T, tri::Lane16, W != 0>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off,
+                                              out, tiles, ntiles, sync);
 }
 
-template <int MODE, int R, int T>
+template <int MODE, int R, int T, int W>
 __global__ void TRIPLET_TRACE_BOUNDS triplet_trace(TRIPLET_PARAMS, uint8_t* __restrict__ dirs,
                                                    const int64_t* __restrict__ dir_off) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
-  tri::sweep<MODE, R, T, tri::Lane32, true>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out,
-                                            tiles, ntiles, sync, dirs, dir_off);
+  tri::sweep<MODE, R, T, tri::Lane32, W != 0, true>(a, aoff, b, boff, c, coff, order, nwork, sc, border,
+                                                    border_off, out, tiles, ntiles, sync, dirs, dir_off);
 }
 
-// One thread a triplet: from the end cell triplet_trace<MODE, R, T> found (out), back through the codes
+// One thread a triplet: from the end cell triplet_trace<MODE, R, T, W> found (out), back through the codes
 // of the triplet (that kernel's layout) to the first START, then the runs of kinds in forward order.
 template <int MODE, int R, int T>
 __global__ void __launch_bounds__(tri::THREADS)
@@ -1111,7 +1113,7 @@ __global__ void __launch_bounds__(tri::THREADS)
     inf[0] = 0; inf[1] = 0; inf[2] = 0; inf[3] = 0;
     return;
   }
-  // the layout of triplet_trace<MODE, R, T>: tile, step, word, lane (see the header)
+  // the layout of triplet_trace<MODE, R, T, W>: tile, step, word, lane (see the header)
   constexpr int S = tri::Side<T>::S, SR = S * R, CW = tri::Codes<R>::WORDS;
   const uint8_t* base = dirs + dir_off[p];
   const int64_t KT = (n3 + SR) / SR, steps = n1 + 2 * S - 1;
@@ -1153,22 +1155,25 @@ __global__ void __launch_bounds__(tri::THREADS)
 #define WALK_ARGS                                                                                 \
   const int*, int, const int64_t*, const int64_t*, const int64_t*, const int*, const uint8_t*,    \
       const int64_t*, const int64_t*, uint8_t*, int*, int*
-#define TRIPLET_VARIANTS(M)                                            \
-  template __global__ void triplet_score<M, 4, 1>(TRIPLET_ARGS);       \
-  template __global__ void triplet_score<M, 4, 4>(TRIPLET_ARGS);       \
-  template __global__ void triplet_score<M, 6, 4>(TRIPLET_ARGS);       \
-  template __global__ void triplet_score<M, 4, 16>(TRIPLET_ARGS);      \
-  template __global__ void triplet_score<M, 8, 16>(TRIPLET_ARGS);      \
-  template __global__ void triplet_score16<M, 4, 4>(TRIPLET_ARGS);     \
-  template __global__ void triplet_score16<M, 6, 16>(TRIPLET_ARGS);    \
-  template __global__ void triplet_score16<M, 8, 16>(TRIPLET_ARGS);    \
-  template __global__ void triplet_trace<M, 4, 1>(TRIPLET_ARGS, uint8_t*, const int64_t*);   \
-  template __global__ void triplet_trace<M, 6, 4>(TRIPLET_ARGS, uint8_t*, const int64_t*);   \
-  template __global__ void triplet_trace<M, 6, 16>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
-  template __global__ void triplet_trace<M, 8, 16>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
-  template __global__ void triplet_walk<M, 4, 1>(WALK_ARGS);           \
-  template __global__ void triplet_walk<M, 6, 4>(WALK_ARGS);           \
-  template __global__ void triplet_walk<M, 6, 16>(WALK_ARGS);          \
+#define TRIPLET_VARIANTS(M)                                               \
+  template __global__ void triplet_score<M, 4, 1, 0>(TRIPLET_ARGS);       \
+  template __global__ void triplet_score<M, 4, 4, 0>(TRIPLET_ARGS);       \
+  template __global__ void triplet_score<M, 6, 4, 0>(TRIPLET_ARGS);       \
+  template __global__ void triplet_score<M, 6, 16, 1>(TRIPLET_ARGS);      \
+  template __global__ void triplet_score<M, 8, 16, 0>(TRIPLET_ARGS);      \
+  template __global__ void triplet_score16<M, 4, 4, 0>(TRIPLET_ARGS);     \
+  template __global__ void triplet_score16<M, 6, 4, 1>(TRIPLET_ARGS);     \
+  template __global__ void triplet_score16<M, 6, 16, 0>(TRIPLET_ARGS);    \
+  template __global__ void triplet_score16<M, 6, 16, 1>(TRIPLET_ARGS);    \
+  template __global__ void triplet_score16<M, 8, 16, 0>(TRIPLET_ARGS);    \
+  template __global__ void triplet_trace<M, 4, 1, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*);   \
+  template __global__ void triplet_trace<M, 6, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*);   \
+  template __global__ void triplet_trace<M, 6, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
+  template __global__ void triplet_trace<M, 6, 16, 1>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
+  template __global__ void triplet_trace<M, 8, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
+  template __global__ void triplet_walk<M, 4, 1>(WALK_ARGS);              \
+  template __global__ void triplet_walk<M, 6, 4>(WALK_ARGS);              \
+  template __global__ void triplet_walk<M, 6, 16>(WALK_ARGS);             \
   template __global__ void triplet_walk<M, 8, 16>(WALK_ARGS);
 TRIPLET_VARIANTS(0)
 TRIPLET_VARIANTS(1)

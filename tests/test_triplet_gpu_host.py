@@ -248,7 +248,7 @@ def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
         assert (items[:, 0] >= 0).all()  # the first half always holds a triplet (its scratch is at its offset)
         seen += [int(p) for p in pl.order if p >= 0]
         assert pl.trace == cfg.traceback
-        assert pl.name == gt.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace)
+        assert pl.name == gt.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace, pl.tiles is not None)
         assert pl.grid * gt.THREADS >= pl.nwork * pl.T
         big = gt.item_lengths(items, lengths)
         if pl.pack16:
@@ -367,7 +367,8 @@ def test_traceback_launches_take_int32_lanes_and_the_plan_shapes():
             assert (T[p] == pl.T).all() and (R[p] == pl.R).all()
             assert pl.name.startswith("triplet_trace<")
         plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True), gt.Tuning(shape=(16, 2)))
-        assert {pl.name for pl in plans} == {gt.kernel_name(gt.Mode.parse(mode), 2, 16, trace=True)}
+        assert {pl.name for pl in plans} <= {gt.kernel_name(gt.Mode.parse(mode), 2, 16, trace=True, wave=w)
+                                             for w in (False, True)}
 
 
 def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypatch):
@@ -515,10 +516,10 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert list(checks) == ["triplet.cu"]
     names = checks["triplet.cu"]
     assert len(names) == len(set(names)) >= 6
-    pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace)<([013]), (\d+), (\d+)>$")
+    pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace)<([013]), (\d+), (\d+), ([01])>$")
     walk = re.compile(r"^triplet_walk<([013]), (\d+), (\d+)>$")
     source = KERNEL_SOURCE.read_text()
-    modes, walks, shapes_walked, shapes_traced = set(), set(), set(), set()
+    modes, walks, shapes_walked, shapes_traced, waves = set(), set(), set(), set(), set()
     for name in names:
         m = pattern.match(name)
         if m is None:
@@ -530,17 +531,21 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
         if m.group(1) == "triplet_trace":
             shapes_traced.add((int(m.group(3)), int(m.group(4))))
         modes.add(int(m.group(2)))
+        waves.add((m.group(1), int(m.group(5))))
         assert int(m.group(4)) in gt.GROUPS and 1 <= int(m.group(3)) <= 16
         assert re.search(rf"__global__ void [^\n]*\b{m.group(1)}\(", source) or \
             re.search(rf"\n\s+{m.group(1)}\(", source), m.group(1)
     assert modes == {0, 1, 3} and walks == {0, 1, 3}
+    # the sweep and the tile wave of each kernel
+    assert waves == {(k, w) for k in ("triplet_score", "triplet_score16", "triplet_trace") for w in (0, 1)}
     assert shapes_walked == shapes_traced  # a walk for each trace shape (the layout is the shape's)
     assert re.search(r"\n\s+triplet_walk\(", source)
     assert {n.startswith("triplet_score16") for n in names} == {True, False}
     assert any(n.startswith("triplet_trace<") for n in names)
-    assert gt.kernel_name(3, 8, 16) == "triplet_score<3, 8, 16>"
-    assert gt.kernel_name(1, 4, 4, True) == "triplet_score16<1, 4, 4>"
-    assert gt.kernel_name(1, 6, 4, trace=True) == "triplet_trace<1, 6, 4>"
+    assert gt.kernel_name(3, 8, 16) == "triplet_score<3, 8, 16, 0>"
+    assert gt.kernel_name(1, 4, 4, True) == "triplet_score16<1, 4, 4, 0>"
+    assert gt.kernel_name(1, 6, 4, trace=True) == "triplet_trace<1, 6, 4, 0>"
+    assert gt.kernel_name(0, 6, 16, True, wave=True) == "triplet_score16<0, 6, 16, 1>"
     assert gt.walk_name(3, 6, 16) == "triplet_walk<3, 6, 16>"
 
 

@@ -3,8 +3,8 @@
 Kernels: ``kernels/triplet.cu`` (TrioSeq's mapping): a group of T = S*S
 lanes per triplet, each lane an R x R square of the (j, k) slice held in
 registers, the group sweeping A one slice at a time as an anti-diagonal
-wavefront over its S x S squares. ``triplet_score<MODE, R, T>`` holds one
-triplet a group in int32 lanes; ``triplet_score16<MODE, R, T>`` two
+wavefront over its S x S squares. ``triplet_score<MODE, R, T, W>`` holds one
+triplet a group in int32 lanes; ``triplet_score16<MODE, R, T, W>`` two
 triplets a group in 16-bit halves, for the pairs of triplets whose every
 value fits (``fits16``). Each triplet gets its (T, R) from ``PLAN`` by the
 larger of n2 and n3 (score only, slices of 33-100 a side: the shape of
@@ -12,7 +12,7 @@ larger of n2 and n3 (score only, slices of 33-100 a side: the shape of
 passes over tiles, their borders in a scratch buffer on the device
 (``border_ints``). The items whose passes would outlast the launch's work
 spread over the GPU (few or long triplets: ``wave_items``) run as a tile
-wave instead: each tile its own group, the tiles of an item at once, each
+wave instead (the kernels' W = 1 variants): each tile its own group, the tiles of an item at once, each
 a few slices behind the tiles above and on its left (``wave_table``, the
 kernel's header).
 
@@ -23,7 +23,7 @@ rest go to the CPU engine (``backends/cpu/triplet.py``), which gives the
 same scores, end cells and alignments. Score only, ``results`` fills score
 and end (``TripletAlignments.finish`` sets the starts).
 
-Traceback: ``triplet_trace<MODE, R, T>`` (int32 lanes, the plan's shapes)
+Traceback: ``triplet_trace<MODE, R, T, W>`` (int32 lanes, the plan's shapes)
 runs the same sweep and writes each cell's direction byte (the column kind
 that wins, the first of equal ones in kind order, or 7 where the alignment
 starts) into the triplet's region of ``dir_bytes`` bytes, laid out so
@@ -264,11 +264,13 @@ def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
     return per * (lengths.sum(axis=1) + 2 * SR + 1) < INT16_LIMIT
 
 
-def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False) -> str:
-    """The template instantiation of a shape, as ``loader.module`` takes it (trace: int32 lanes only)."""
+def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False, wave: bool = False) -> str:
+    """The template instantiation of a shape, as ``loader.module`` takes it (trace: int32 lanes only; wave:
+    the tile wave's variant, which the host launches with a tile table)."""
+    w = int(bool(wave))
     if trace:
-        return f"triplet_trace<{int(mode)}, {int(R)}, {int(T)}>"
-    return f"triplet_score{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}>"
+        return f"triplet_trace<{int(mode)}, {int(R)}, {int(T)}, {w}>"
+    return f"triplet_score{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}, {w}>"
 
 
 def walk_name(mode: int, R: int, T: int) -> str:
@@ -475,7 +477,7 @@ def _launches(items: np.ndarray, sizes: np.ndarray, ntriplets: int, mode: int, t
         if need.any():
             off = np.zeros(ntriplets, np.int64)
             off[sub[:, 0]] = np.cumsum(need) - need
-        plan = LaunchPlan(kernel_name(mode, r, t, pack, trace), t, r, pack,
+        plan = LaunchPlan(kernel_name(mode, r, t, pack, trace, wave), t, r, pack,
                           np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
         if wave:
             plan.tiles = wave_table(sizes[part], t, r)
@@ -589,9 +591,11 @@ class CudaTriplet(DeviceEngine):
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
     """Kernel variants ``seqalign info`` compiles: every mode, each group size, int32 and 16-bit lanes, traceback."""
-    return {KERNEL: tuple(kernel_name(m, r, t, p) for m in MODES for t, r, p in
-                          ((1, 4, False), (4, 6, False), (16, 8, False), (1, 4, True), (4, 6, True), (16, 6, True)))
-            + tuple(kernel_name(m, r, t, trace=True) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))
+    return {KERNEL: tuple(kernel_name(m, r, t, p, wave=w) for m in MODES for t, r, p, w in
+                          ((1, 4, False, False), (4, 6, False, False), (16, 8, False, False), (16, 6, False, True),
+                           (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))
+            + tuple(kernel_name(m, r, t, trace=True, wave=w) for m in MODES for t, r, w in
+                    ((1, 4, False), (4, 6, False), (16, 6, False), (16, 6, True)))
             + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))}
 
 
