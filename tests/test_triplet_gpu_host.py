@@ -97,6 +97,13 @@ def test_score_shapes_take_the_least_estimated_time_where_padding_decides(mode):
     assert (T[n == 64] == 16).all()
     # outside the choice: the table (short) and the long shape
     assert (T[side < gt.CHOICE_SIDES[0]] != 16).all() and (T[side > gt.CHOICE_SIDES[1]] == gt.LONG[0]).all()
+    # near the 16-bit bound the padding decides the lanes too: 44 bp under match 100 fits 16-bit lanes in
+    # tiles of 12 only, and the shape that keeps them wins though tiles of 24 are faster
+    big = Scoring(match=100, mismatch=1, gap_open=0, gap_extend=1, n_penalty=1)
+    x = np.array([[44, 44, 44]])
+    assert int(gt.plan_shapes(x, gt.Mode.GLOBAL)[0][0]) == 16
+    assert not gt.fits16(big, x, 16, 6).all() and gt.fits16(big, x, 4, 6).all()
+    assert int(gt.plan_shapes(x, gt.Mode.GLOBAL, scoring=big)[0][0]) == 4
 
 
 def test_border_scratch_only_for_several_passes():

@@ -8,12 +8,13 @@ triplet a group in int32 lanes; ``triplet_score16<MODE, R, T, W>`` two
 triplets a group in 16-bit halves, for the pairs of triplets whose every
 value fits (``fits16``). Each triplet gets its (T, R) from ``PLAN`` by the
 larger of n2 and n3 (score only, slices of 33-100 a side: the shape of
-``CHOICE`` with the least estimated time, ``plan_shapes``); slices larger than the group's (S*R)^2 run in several
-passes over tiles, their borders in a scratch buffer on the device
-(``border_ints``). The items whose passes would outlast the launch's work
-spread over the GPU (few or long triplets: ``wave_items``) run as a tile
-wave instead (the kernels' W = 1 variants): each tile its own group, the tiles of an item at once, each
-a few slices behind the tiles above and on its left (``wave_table``, the
+``CHOICE`` with the least estimated time, ``plan_shapes``); slices larger
+than the group's (S*R)^2 run in several passes over tiles, their borders
+in a scratch buffer on the device (``border_ints``). The items whose
+passes would outlast the launch's work spread over the GPU (few or long
+triplets: ``wave_items``) run as a tile wave instead (the kernels' W = 1
+variants): each tile its own group, the tiles of an item at once, each a
+few slices behind the tiles above and on its left (``wave_table``, the
 kernel's header).
 
 What ``HOOKS.on_gpu`` sends here is the triplets whose score bound fits
