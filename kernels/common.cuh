@@ -116,10 +116,11 @@ __device__ __forceinline__ int profile_score(uint32_t lo, uint32_t hi, uint32_t 
   return (int)byte_perm(lo, hi, sel);
 }
 
-// The largest v over the whole warp (every lane gets it).
+// The largest v over an aligned group of W lanes, the whole warp by default (every lane gets it).
+template <int W = SA_WARP>
 __device__ __forceinline__ int warp_max(int v) {
 #pragma unroll
-  for (int off = SA_WARP / 2; off > 0; off /= 2) v = max(v, SA_SHFL_XOR(v, off));
+  for (int off = W / 2; off > 0; off /= 2) v = max(v, SA_SHFL_XOR(v, off));
   return v;
 }
 
@@ -272,11 +273,18 @@ __device__ __forceinline__ int load_l2(const int* p) {
 
 // ---- copies from global to shared memory that do not wait (no register on the way) ----
 
-// 4 bytes, through L1 (cp.async on CUDA sm_80 and later: for data this multiprocessor wrote, or that
-// nothing writes meanwhile); elsewhere a copy through a register, read as load_l2 reads (AMD's vector L1
-// is not coherent within a multiprocessor). copy_async_wait: this thread's copies are done.
-__device__ __forceinline__ void copy_async4(int* smem, const int* gmem) {
+// cp.async: CUDA sm_80 and later
 #if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800)
+#define SA_CP_ASYNC 0
+#else
+#define SA_CP_ASYNC 1
+#endif
+
+// 4 bytes, through L1 (cp.async: for data this multiprocessor wrote, or that nothing writes meanwhile);
+// without it a copy through a register, read as load_l2 reads (AMD's vector L1 is not coherent within a
+// multiprocessor). copy_async_wait: this thread's copies are done.
+__device__ __forceinline__ void copy_async4(int* smem, const int* gmem) {
+#if !SA_CP_ASYNC
   *smem = load_l2(gmem);
 #else
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
@@ -286,7 +294,7 @@ __device__ __forceinline__ void copy_async4(int* smem, const int* gmem) {
 }
 
 __device__ __forceinline__ void copy_async_wait() {
-#if !(defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800))
+#if SA_CP_ASYNC
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 #endif
 }

@@ -199,7 +199,7 @@
 #ifndef TRIPLET_OPT_MINBT
 #define TRIPLET_OPT_MINBT 3
 #endif
-// Semi-global and local: steps between refreshes of the group's best end-cell score (group_max), below
+// Semi-global and local: steps between refreshes of the group's best end-cell score (warp_max<T>), below
 // which a lane does not look for its square's first best cell.
 #ifndef TRIPLET_BEST_EVERY
 #define TRIPLET_BEST_EVERY 4
@@ -296,14 +296,6 @@ __device__ __forceinline__ void group_best4(int& bs, int& bi, int& bj, int& bk) 
   }
 }
 
-// The largest x over an aligned group of T lanes (every lane gets it).
-template <int T>
-__device__ __forceinline__ int group_max(int x) {
-#pragma unroll
-  for (int off = T / 2; off > 0; off /= 2) x = max(x, SA_SHFL_XOR(x, off));
-  return x;
-}
-
 // The warp's memory order between the steps of a multi-pass sweep.
 __device__ __forceinline__ void step_fence() {
 #if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
@@ -312,11 +304,6 @@ __device__ __forceinline__ void step_fence() {
   SA_SYNCWARP();
 #endif
 }
-
-// A border value another lane wrote at an earlier pass or step, or another multiprocessor (the tile wave):
-// from L2 (CUDA: the lanes of a warp are ordered by the __syncwarp of step_fence, and another
-// multiprocessor's writes by the wave's counts; AMD: past the vector L1, see load_l2).
-__device__ __forceinline__ int load_border(const int* p) { return load_l2(p); }
 
 // ---- lane types: one int32 cell a register, or two 16-bit cells ----
 
@@ -712,14 +699,14 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         }
       } else {
         // the tile wave (borders from other multiprocessors, once their counts allow) and groups of 16
-        // lanes: from L2, when the step needs them
+        // lanes: from L2 (load_l2), when the step needs them; step_fence orders the warp's own lanes
         const int* corner = v > 0 ? row : col;
 #pragma unroll
-        for (int r = 1; r <= R; ++r) upc[r] = u > 0 ? nup[r] : fu ? L::from_bits(load_border(row + r)) : L::neg();
-        upc[0] = u > 0 ? nup[0] : fc ? L::from_bits(load_border(corner)) : L::neg();
+        for (int r = 1; r <= R; ++r) upc[r] = u > 0 ? nup[r] : fu ? L::from_bits(load_l2(row + r)) : L::neg();
+        upc[0] = u > 0 ? nup[0] : fc ? L::from_bits(load_l2(corner)) : L::neg();
 #pragma unroll
         for (int r = 0; r < R; ++r)
-          lfc[r] = v > 0 ? nlf[r] : fl ? L::from_bits(load_border(col + 1 + u * R + r)) : L::neg();
+          lfc[r] = v > 0 ? nlf[r] : fl ? L::from_bits(load_l2(col + 1 + u * R + r)) : L::neg();
       }
     }
     if (multi_w) step_fence();  // border reads of this step before its writes
@@ -1008,7 +995,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
     if (publish && count && lane == 0) *(volatile int*)(prog + slot) = done;
     if (MODE != GLOBAL && y % TRIPLET_BEST_EVERY == 0) {
 #pragma unroll
-      for (int h = 0; h < H; ++h) gbest[h] = group_max<T>(bsc[h]);
+      for (int h = 0; h < H; ++h) gbest[h] = warp_max<T>(bsc[h]);
     }
     if (on) {
       ++x;
