@@ -70,7 +70,7 @@ def main():
     ap.add_argument("--cells", type=float, default=2e10, help="GPU: 3-D cells a batch")
     ap.add_argument("--sweep", default=None, metavar="T:R,...",
                     help="GPU: time these fixed shapes (lanes T, square side R) in 16-bit and int32 lanes "
-                         "(with --traceback: the traceback kernels)")
+                         "(with --traceback: the traceback kernels, the sweep only)")
     ap.add_argument("--wave", default=None, metavar="N,...",
                     help="GPU: time with work items of at least N tiles as a tile wave (0: none; 'rule': the "
                          "engine's rule, the default), for each N")
@@ -82,9 +82,9 @@ def main():
 
         for shape in args.sweep.split(","):
             T, R = (int(x) for x in shape.split(":"))
-            for pack16 in ((False,) if args.traceback else (True, False)):  # traceback: int32 lanes
+            for pack16 in (True, False):
                 bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, traceback=args.traceback,
-                          tuning=Tuning((T, R), pack16))
+                          tuning=Tuning((T, R), pack16, wave_tiles=0 if args.traceback else None))
     elif args.gpu:
         from seqalign_cli.backends.cuda.triplet import Tuning, bench_run
 

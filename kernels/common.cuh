@@ -202,6 +202,11 @@ __device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) {  // 0xffff in
   return (lo16(a) > lo16(b) ? 0xffffu : 0u) | (hi16(a) > hi16(b) ? 0xffff0000u : 0u);
 }
 __device__ __forceinline__ uint32_t add16(uint32_t a, uint32_t b) { return pk16(lo16(a) + lo16(b), hi16(a) + hi16(b)); }
+__device__ __forceinline__ uint32_t max16_which(uint32_t a, uint32_t b, bool& lo_a, bool& hi_a) {
+  lo_a = lo16(a) >= lo16(b);
+  hi_a = hi16(a) >= hi16(b);
+  return pk16(lo_a ? lo16(a) : lo16(b), hi_a ? hi16(a) : hi16(b));
+}
 __device__ __forceinline__ uint32_t sub16(uint32_t a, uint32_t b) { return pk16(lo16(a) - lo16(b), hi16(a) - hi16(b)); }
 #else
 __device__ __forceinline__ uint32_t add_max16(uint32_t a, uint32_t b, uint32_t c) { return __viaddmax_s16x2(a, b, c); }
@@ -209,6 +214,10 @@ __device__ __forceinline__ uint32_t max16(uint32_t a, uint32_t b) { return __vma
 __device__ __forceinline__ uint32_t max16_relu(uint32_t a, uint32_t b) { return __vimax_s16x2_relu(a, b); }
 __device__ __forceinline__ uint32_t max3_16(uint32_t a, uint32_t b, uint32_t c) { return __vimax3_s16x2(a, b, c); }
 __device__ __forceinline__ uint32_t add16(uint32_t a, uint32_t b) { return __vadd2(a, b); }  // wraps
+// per-half max(a, b) and, per half, whether a won (a >= b): one DPX instruction on Hopper
+__device__ __forceinline__ uint32_t max16_which(uint32_t a, uint32_t b, bool& lo_a, bool& hi_a) {
+  return __vibmax_s16x2(a, b, &hi_a, &lo_a);
+}
 __device__ __forceinline__ uint32_t sub16(uint32_t a, uint32_t b) { return __vsub2(a, b); }  // wraps
 // 0xffff in each half where a > b, for halves whose difference fits 16 bits:
 // the sign of b - a, spread over its half (two instructions; __vcmpgts2,

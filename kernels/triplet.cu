@@ -171,6 +171,8 @@
 //     65536 / (N * THREADS), 168 for N = 3; 4 spills too much). Groups of 16 lanes with squares of
 //     R <= 6 only (min_blocks): R = 8 spills, and groups of 4 lanes (short triplets) ran semi-global
 //     and local 5-10 % slower with 3 than with 2.
+//   TRIPLET_OPT_MINBT16=N (triplet_trace16), default 2: with 3 the cap of 168 registers spills 190-260
+//     bytes a lane, and the kernel ran 1.3-1.6 times slower at 64-128 bp.
 //   TRIPLET_OPT_PROF=1: a lane keeps selectors of its rows' B and columns' C codes (R + R registers a
 //     half) instead of their profile words, and builds A's profile each slice (pair scores are
 //     symmetric): the B and C profiles live only at a tile's start, for the B-C scores.
@@ -199,6 +201,9 @@
 #ifndef TRIPLET_OPT_MINBT
 #define TRIPLET_OPT_MINBT 3
 #endif
+#ifndef TRIPLET_OPT_MINBT16
+#define TRIPLET_OPT_MINBT16 2
+#endif
 // Semi-global and local: steps between refreshes of the group's best end-cell score (warp_max<T>), below
 // which a lane does not look for its square's first best cell.
 #ifndef TRIPLET_BEST_EVERY
@@ -223,6 +228,11 @@
 #define TRIPLET_TRACE_BOUNDS __launch_bounds__(tri::THREADS, tri::min_blocks(R, T, TRIPLET_OPT_MINBT))
 #else
 #define TRIPLET_TRACE_BOUNDS __launch_bounds__(tri::THREADS)
+#endif
+#if TRIPLET_OPT_MINBT16 > 0 && !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
+#define TRIPLET_TRACE16_BOUNDS __launch_bounds__(tri::THREADS, tri::min_blocks(R, T, TRIPLET_OPT_MINBT16))
+#else
+#define TRIPLET_TRACE16_BOUNDS __launch_bounds__(tri::THREADS)
 #endif
 #if TRIPLET_OPT_MINB16 > 0 && !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
 #define TRIPLET_SCORE16_BOUNDS __launch_bounds__(tri::THREADS, tri::min_blocks(R, T, TRIPLET_OPT_MINB16))
@@ -415,7 +425,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
                                       const int64_t* __restrict__ dir_off = nullptr) {
   using V = typename L::V;
   constexpr int H = L::H;
-  static_assert(!TRACE || H == 1, "traceback: int32 lanes (one triplet a group)");
+  static_assert(!TRACE || H == 1 || !WAVE, "traceback in 16-bit lanes: the sweep only (the wave: int32 lanes)");
   constexpr int S = Side<T>::S;
   constexpr int SR = S * R;
   // the B-C pair scores held, or looked up every cell (TRIPLET_OPT_PROF=2: looked up in int32 lanes)
@@ -484,12 +494,29 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   int* prog = sync + 1 + nwork;
   const int slot = first + J0 * KT + K0;
   int seen_up = J0 > 0 ? 0 : 0x7fffffff, seen_left = K0 > 0 ? 0 : 0x7fffffff;
-  // TRACE: the triplet's direction words (none for an empty semi-global one: no DP); a step's block of
-  // CW words per lane, word q of lane l at q * T + l
+  // TRACE: each half's direction words (none for an empty semi-global triplet: no DP), laid out by the
+  // triplet's own lengths (its tiles and steps: what triplet_walk reads); a step's block of CW words per
+  // lane, word q of lane l at q * T + l. A half writes the steps of its own tiles and slices only.
   constexpr int CW = Codes<R>::WORDS;
-  uint32_t* dw = nullptr;
-  if constexpr (TRACE) dw = track[0] ? (uint32_t*)(dirs + dir_off[p[0]]) : nullptr;
-  const int64_t xo = wave ? (int64_t)(J0 * KT + K0) * steps : 0;  // the wave: the steps of the passes before
+  uint32_t* dw[TRACE ? H : 1] = {};
+  int ktd[TRACE ? H : 1] = {}, jtd[TRACE ? H : 1] = {}, std_[TRACE ? H : 1] = {};
+  if constexpr (TRACE) {
+#pragma unroll
+    for (int h = 0; h < H; ++h) {
+      dw[h] = track[h] ? (uint32_t*)(dirs + dir_off[p[h]]) : nullptr;
+      jtd[h] = (n2[h] + SR) / SR;
+      ktd[h] = (n3[h] + SR) / SR;
+      std_[h] = n1[h] + 2 * S - 1;
+    }
+  }
+  // TRACE: half h's block of the lane's words at step t of tile (J, K), or none
+  auto code_block = [&](int h, int J, int K, int t) -> uint32_t* {
+    if (!TRACE || dw[TRACE ? h : 0] == nullptr || J >= jtd[TRACE ? h : 0] || K >= ktd[TRACE ? h : 0] ||
+        t >= std_[TRACE ? h : 0])
+      return nullptr;
+    const int64_t x = (int64_t)(J * ktd[TRACE ? h : 0] + K) * std_[TRACE ? h : 0] + t;
+    return dw[TRACE ? h : 0] + x * (CW * T) + lane;
+  };
 
   // best end cell seen by this lane, per half: the score in a register, its (i, j, k) in shared memory
   // during the sweep (read and written only where a square may hold a better cell), field f of half h
@@ -746,19 +773,32 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
           for (int cx = 0; cx < R; ++cx) hv[r][cx] = L::splat(0);
         if constexpr (TRACE) {
-          if (dw != nullptr) {
-            uint32_t* dst = dw + (xo + x) * (CW * T) + lane;
 #pragma unroll
-            for (int q = 0; q < CW; ++q)
-              dst[q * T] = (START * 0x01010101u) >> (q == CW - 1 ? 8 * (4 * CW - R * R) : 0);
+          for (int h = 0; h < H; ++h) {
+            uint32_t* dst = code_block(h, J, K, t);
+            if (dst != nullptr) {
+#pragma unroll
+              for (int q = 0; q < CW; ++q)
+                dst[q * T] = (START * 0x01010101u) >> (q == CW - 1 ? 8 * (4 * CW - R * R) : 0);
+            }
           }
         }
       } else {
         V prow[R + 1], crow[R + 1];  // the row above: slice i-1, slice i (column -1 first)
-        // TRACE: this step's block of the lane's direction words, and the words being filled
-        uint32_t* dst = nullptr;
-        if constexpr (TRACE) dst = dw != nullptr ? dw + (xo + x) * (CW * T) + lane : nullptr;
-        uint32_t word[TRACE ? CW : 1];
+        // TRACE: this step's block of each half's direction words, and the words being filled
+        uint32_t* dst[TRACE ? H : 1];
+        uint32_t word[TRACE ? H : 1][TRACE ? CW : 1];
+        if constexpr (TRACE) {
+#pragma unroll
+          for (int h = 0; h < H; ++h) dst[h] = code_block(h, J, K, t);
+        }
+        // TRACE in 16-bit lanes: the moves' candidates are compared without the -2g of the six gap kinds
+        // (added to the winner), so M's pair scores take +2g once a row
+        V sabg[TRACE && H == 2 ? R : 1];
+        if constexpr (TRACE && H == 2) {
+#pragma unroll
+          for (int r = 0; r < R; ++r) sabg[r] = L::add(sab[r], L::splat(-ng2));
+        }
 #pragma unroll
         for (int cx = 0; cx <= R; ++cx) { prow[cx] = upp[cx]; crow[cx] = upc[cx]; }
         uint4 bcw;  // BC_SMEM: the word of B-C scores being read
@@ -766,7 +806,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         for (int r = 0; r < R; ++r) {
           V pl = lfp[r], cl = lfc[r];
           V nprow[R + 1];
-          uint8_t code[TRACE ? R : 1];  // TRACE: the row's direction codes
+          int code[TRACE ? H : 1][TRACE ? R : 1];  // TRACE: the row's direction codes
           nprow[0] = lfp[r];
 #pragma unroll
           for (int cx = 0; cx < R; ++cx) {
@@ -782,7 +822,37 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
                             : L::score(blo[r], bhi[r], csel[BC_REGS || BC_SMEM ? 0 : cx]);
             }
             V hn;
-            if constexpr (TRACE) {
+            if constexpr (TRACE && H == 2) {
+              // the seven kinds in tie order M a b c A B C, per half the first of the largest (max16_which:
+              // a later kind replaces only when strictly larger, the CPU engine's rule)
+              V best = L::add(L::add(L::add(prow[cx], sabg[r]), sac[cx]), sbc);
+              int d0 = 0, d1 = 0;
+              const V cand[6] = {L::add(crow[cx], sbc), L::add(pl, sac[cx]), L::add(prow[cx + 1], sab[r]),
+                                 pv, crow[cx + 1], cl};
+#pragma unroll
+              for (int q = 0; q < 6; ++q) {
+                bool kept0, kept1;
+                best = max16_which(best, cand[q], kept0, kept1);
+                d0 = kept0 ? d0 : q + 1;
+                d1 = kept1 ? d1 : q + 1;
+              }
+              best = L::add(best, vng2);
+              if (MODE == LOCAL) {
+                // floored at 0: the alignment starts where the best is <= 0 (not max16_which against the
+                // constant: ptxas 13.0 moves the zero to the second operand without swapping the predicates)
+                const uint32_t pos = gt16(best, 0u);  // 0xffff in the halves above 0
+                d0 = (pos & 0xffffu) ? d0 : START;
+                d1 = (pos >> 16) ? d1 : START;
+                best = L::vmax(best, L::splat(0));
+              }
+              if ((MODE == GLOBAL && i == 0 && j0 + r == 0 && k0 + cx == 0) || (left && cx == 0)) {
+                d0 = START;
+                d1 = START;
+              }
+              hn = left && cx == 0 ? L::splat(0) : best;
+              code[0][cx] = d0;
+              code[TRACE ? H - 1 : 0][cx] = d1;
+            } else if constexpr (TRACE) {
               // the seven kinds in tie order M a b c A B C, the first of the largest wins (the CPU engine's rule)
               int best = prow[cx] + sab[r] + sac[cx] + sbc, d = 0;
               take_first(best, d, crow[cx] + sbc + ng2, 1);
@@ -796,7 +866,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
               if (MODE == GLOBAL && i == 0 && j0 + r == 0 && k0 + cx == 0) d = START;
               if (left && cx == 0) { best = 0; d = START; }
               hn = best;
-              code[TRACE ? cx : 0] = (uint8_t)d;
+              code[0][TRACE ? cx : 0] = d;
             } else {
               // moves A, B, C (-2g); a (B-C pair), b (A-C), c (A-B) (their pair score - 2g); M (three pairs)
 #if TRIPLET_OPT_CHAIN
@@ -828,22 +898,28 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
             for (int cx = 0; cx < R; ++cx) hv[0][cx] = L::splat(0);
             if constexpr (TRACE) {
 #pragma unroll
-              for (int cx = 0; cx < R; ++cx) code[TRACE ? cx : 0] = START;
+              for (int h = 0; h < H; ++h)
+#pragma unroll
+                for (int cx = 0; cx < R; ++cx) code[TRACE ? h : 0][TRACE ? cx : 0] = START;
             }
           }
           if constexpr (TRACE) {
             // the row's codes into the words, then the words the row completes to memory
 #pragma unroll
-            for (int cx = 0; cx < R; ++cx) {
-              const int e = r * R + cx;
-              const uint32_t bits = (uint32_t)code[TRACE ? cx : 0] << (8 * (e % 4));
-              word[TRACE ? e / 4 : 0] = e % 4 == 0 ? bits : (word[TRACE ? e / 4 : 0] | bits);
-            }
-            if (dst != nullptr) {
+            for (int h = 0; h < H; ++h) {
+              const int hh = TRACE ? h : 0;
 #pragma unroll
-              for (int q = 0; q < CW; ++q) {
-                const int last = min(4 * q + 3, R * R - 1);
-                if (last >= r * R && last < (r + 1) * R) dst[q * T] = word[TRACE ? q : 0];
+              for (int cx = 0; cx < R; ++cx) {
+                const int e = r * R + cx;
+                const uint32_t bits = (uint32_t)code[hh][TRACE ? cx : 0] << (8 * (e % 4));
+                word[hh][TRACE ? e / 4 : 0] = e % 4 == 0 ? bits : (word[hh][TRACE ? e / 4 : 0] | bits);
+              }
+              if (dst[hh] != nullptr) {
+#pragma unroll
+                for (int q = 0; q < CW; ++q) {
+                  const int last = min(4 * q + 3, R * R - 1);
+                  if (last >= r * R && last < (r + 1) * R) dst[hh][q * T] = word[hh][TRACE ? q : 0];
+                }
               }
             }
           }
@@ -1081,6 +1157,15 @@ __global__ void TRIPLET_TRACE_BOUNDS triplet_trace(TRIPLET_PARAMS, uint8_t* __re
                                                     border_off, out, tiles, ntiles, sync, dirs, dir_off);
 }
 
+template <int MODE, int R, int T, int W>
+__global__ void TRIPLET_TRACE16_BOUNDS triplet_trace16(TRIPLET_PARAMS, uint8_t* __restrict__ dirs,
+                                                     const int64_t* __restrict__ dir_off) {
+  static_assert(W == 0, "traceback in 16-bit lanes: the sweep of whole work items");
+  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
+  tri::sweep<MODE, R, T, tri::Lane16, false, true>(a, aoff, b, boff, c, coff, order, nwork, sc, border,
+                                                   border_off, out, tiles, ntiles, sync, dirs, dir_off);
+}
+
 // One thread a triplet: from the end cell triplet_trace<MODE, R, T, W> found (out), back through the codes
 // of the triplet (that kernel's layout) to the first START, then the runs of kinds in forward order.
 template <int MODE, int R, int T>
@@ -1158,6 +1243,9 @@ __global__ void __launch_bounds__(tri::THREADS)
   template __global__ void triplet_trace<M, 6, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
   template __global__ void triplet_trace<M, 6, 16, 1>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
   template __global__ void triplet_trace<M, 8, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
+  template __global__ void triplet_trace16<M, 4, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*); \
+  template __global__ void triplet_trace16<M, 6, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*); \
+  template __global__ void triplet_trace16<M, 6, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*); \
   template __global__ void triplet_walk<M, 4, 1>(WALK_ARGS);              \
   template __global__ void triplet_walk<M, 6, 4>(WALK_ARGS);              \
   template __global__ void triplet_walk<M, 6, 16>(WALK_ARGS);             \

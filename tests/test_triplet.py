@@ -25,6 +25,7 @@ import itertools
 import random
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -319,6 +320,33 @@ def test_tile_wave_equals_the_cpu(monkeypatch, traceback):
         for mode in MODES:
             assert records(align(gpu, a, b, c, scoring, mode, traceback)) == \
                 records(align(CpuTriplet(4), a, b, c, scoring, mode, traceback)), (mode, scoring)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpus() < 1, reason="needs a GPU")
+def test_traceback_in_both_lane_widths_equals_the_cpu():
+    """Traceback in 16-bit lanes (two triplets a group, each one's codes laid out by its own lengths: partners
+    of unequal lengths, empty sequences) and in int32 lanes (forced), every mode, the sweep only; lengths
+    around the groups' tiles (4 lanes of 6: 12, 16 lanes of 6: 24) and past one tile."""
+    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+
+    rng = random.Random(93)
+    trip = [related_triplet(rng, n) for n in (1, 3, 4, 5, 11, 12, 13, 23, 24, 25, 47, 48, 49, 60, 95)]
+    trip += [[random_dna(rng, rng.randint(0, 110)) for _ in range(3)] for _ in range(40)]
+    trip += [["", random_dna(rng, 30), random_dna(rng, 20)], [random_dna(rng, 9), "", ""]]
+    a, b, c = (list(x) for x in zip(*trip))
+    gpu = make_backend("triplet", "cuda")
+    engines = gpu.engines
+    try:
+        for pack16 in (True, False):
+            for e in engines:
+                e.tuning = replace(e.tuning, pack16=pack16, wave_tiles=0)
+            for mode in MODES:
+                got = records(align(gpu, a, b, c, LINEAR, mode))
+                assert got == records(align(CpuTriplet(4), a, b, c, LINEAR, mode)), (mode, pack16)
+    finally:
+        for e in engines:
+            e.tuning = replace(e.tuning, pack16=True, wave_tiles=None)
 
 
 # ------------------------------------------------------------ command line

@@ -282,11 +282,13 @@ def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
             assert pl.border_off is None
         assert pl.border_size * 4 <= gt.BORDER_BYTES or pl.nwork == 1
         if pl.trace:
-            assert not pl.pack16 and H == 1
-            need = gt.dir_bytes(lengths[items[:, 0]], cfg.mode_code, pl.T, pl.R)
+            assert not (pl.pack16 and wave)  # the wave traces back in int32 lanes
+            # each triplet's codes by its own lengths (the walk's layout)
+            trip = pl.order[pl.order >= 0]
+            need = gt.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R)
             assert pl.dir_size == need.sum() and (pl.dir_size <= gt.DIRS_BYTES or pl.nwork == 1)
             # the triplets' cubes tile the launch's direction bytes without overlap
-            off = pl.dir_off[items[:, 0]]
+            off = pl.dir_off[trip]
             order = np.argsort(off, kind="stable")
             ends = off[order] + need[order]
             assert (off[order][1:] == ends[:-1]).all() and (len(off) == 0 or off[order][0] == 0)
@@ -361,7 +363,7 @@ def test_launches_split_where_border_scratch_passes_the_limit(monkeypatch):
     assert [pl.nwork for pl in long] == [3, 3, 3, 1]
 
 
-def test_traceback_launches_take_int32_lanes_and_the_plan_shapes():
+def test_traceback_launches_take_the_plan_shapes_and_16bit_lanes_where_values_fit():
     rng = np.random.default_rng(5)
     lengths = rng.integers(0, 70, (300, 3))
     lengths[:20] = rng.integers(0, 3, (20, 3))
@@ -372,10 +374,23 @@ def test_traceback_launches_take_int32_lanes_and_the_plan_shapes():
         for pl in plans:
             p = pl.order[pl.order >= 0]
             assert (T[p] == pl.T).all() and (R[p] == pl.R).all()
-            assert pl.name.startswith("triplet_trace<")
-        plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True), gt.Tuning(shape=(16, 2)))
+            assert pl.name.startswith("triplet_trace16<" if pl.pack16 else "triplet_trace<")
+        assert any(pl.pack16 for pl in plans)
+        # the default scoring: every value fits 16-bit lanes (but in the tile wave's int32 items)
+        plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True), gt.Tuning(wave_tiles=0))
+        assert all(pl.pack16 for pl in plans)
+        plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True), gt.Tuning(shape=(16, 2), pack16=False))
         assert {pl.name for pl in plans} <= {gt.kernel_name(gt.Mode.parse(mode), 2, 16, trace=True, wave=w)
                                              for w in (False, True)}
+
+
+def test_traceback_in_the_tile_wave_takes_int32_lanes():
+    """Traceback items the tile wave takes run one triplet a group in int32 lanes; a triplet of one tile
+    among them (paired with a longer one) goes to the int32 sweep."""
+    lengths = np.array([[40, 30, 30], [40, 10, 10], [3, 3, 3], [4, 3, 2]])  # groups of 4 lanes, tiles of 12
+    plans = _check_launches(lengths, np.arange(4), cfg_of("local", traceback=True), gt.Tuning(wave_tiles=2))
+    kinds = {(pl.pack16, pl.tiles is not None): sorted(int(p) for p in pl.order if p >= 0) for pl in plans}
+    assert kinds == {(False, True): [0], (False, False): [1], (True, False): [2, 3]}
 
 
 def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypatch):
@@ -383,7 +398,7 @@ def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypat
     cube, small, large = gt.dir_bytes(lengths[[0, 7, 11]], 0, 4, 6).tolist()
     monkeypatch.setattr(gt, "DIRS_BYTES", 3 * cube)  # three of the 20s a launch
     plans = _check_launches(lengths, np.arange(12), cfg_of("global", traceback=True),
-                            gt.Tuning(shape=(4, 6), wave_tiles=0))
+                            gt.Tuning(shape=(4, 6), wave_tiles=0, pack16=False))
     sizes = [pl.nwork for pl in plans]
     # largest first: the 30 alone (past the limit by itself), then 3 + 3 of the 20s, the last 20 with the 5s
     assert large > 3 * cube and sizes[0] == 1 and plans[0].dir_size == large
@@ -395,7 +410,8 @@ def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypat
     ints = gt.border_ints(lengths, T, R)
     monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 3)
     monkeypatch.setattr(gt, "DIRS_BYTES", int(gt.dir_bytes(lengths[:1], 1)[0]) * 2)
-    plans = _check_launches(lengths, np.arange(10), cfg_of("semi-global", traceback=True), gt.Tuning(wave_tiles=0))
+    plans = _check_launches(lengths, np.arange(10), cfg_of("semi-global", traceback=True),
+                            gt.Tuning(wave_tiles=0, pack16=False))
     # parts of three by the border scratch, each cut to the direction bytes of two
     assert [pl.nwork for pl in plans] == [2, 1, 2, 1, 2, 1, 1]
 
@@ -523,7 +539,7 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert list(checks) == ["triplet.cu"]
     names = checks["triplet.cu"]
     assert len(names) == len(set(names)) >= 6
-    pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace)<([013]), (\d+), (\d+), ([01])>$")
+    pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace(?:16)?)<([013]), (\d+), (\d+), ([01])>$")
     walk = re.compile(r"^triplet_walk<([013]), (\d+), (\d+)>$")
     source = KERNEL_SOURCE.read_text()
     modes, walks, shapes_walked, shapes_traced, waves = set(), set(), set(), set(), set()
@@ -535,7 +551,7 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
             walks.add(int(w.group(1)))
             shapes_walked.add((int(w.group(2)), int(w.group(3))))
             continue
-        if m.group(1) == "triplet_trace":
+        if m.group(1).startswith("triplet_trace"):
             shapes_traced.add((int(m.group(3)), int(m.group(4))))
         modes.add(int(m.group(2)))
         waves.add((m.group(1), int(m.group(5))))
@@ -544,7 +560,9 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
             re.search(rf"\n\s+{m.group(1)}\(", source), m.group(1)
     assert modes == {0, 1, 3} and walks == {0, 1, 3}
     # the sweep and the tile wave of each kernel
-    assert waves == {(k, w) for k in ("triplet_score", "triplet_score16", "triplet_trace") for w in (0, 1)}
+    # (traceback in 16-bit lanes: the sweep only)
+    assert waves == {(k, w) for k in ("triplet_score", "triplet_score16", "triplet_trace") for w in (0, 1)} | \
+        {("triplet_trace16", 0)}
     assert shapes_walked == shapes_traced  # a walk for each trace shape (the layout is the shape's)
     assert re.search(r"\n\s+triplet_walk\(", source)
     assert {n.startswith("triplet_score16") for n in names} == {True, False}
@@ -552,6 +570,7 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert gt.kernel_name(3, 8, 16) == "triplet_score<3, 8, 16, 0>"
     assert gt.kernel_name(1, 4, 4, True) == "triplet_score16<1, 4, 4, 0>"
     assert gt.kernel_name(1, 6, 4, trace=True) == "triplet_trace<1, 6, 4, 0>"
+    assert gt.kernel_name(3, 6, 16, True, trace=True) == "triplet_trace16<3, 6, 16, 0>"
     assert gt.kernel_name(0, 6, 16, True, wave=True) == "triplet_score16<0, 6, 16, 1>"
     assert gt.walk_name(3, 6, 16) == "triplet_walk<3, 6, 16>"
 
@@ -576,10 +595,10 @@ def test_traceback_parts_take_the_wave_by_their_own_count(monkeypatch):
     the wave (one group a tile), though the whole batch, had it run at once, would fill the GPU."""
     lengths = np.array([[128] * 3] * 600)
     cfg = cfg_of("global", traceback=True)
-    whole = gt.plan_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), sms=1))
+    whole = gt.plan_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), pack16=False, sms=1))
     assert len(whole) == 1 and whole[0].tiles is None  # 600 items, room for 64 groups: the sweep
     monkeypatch.setattr(gt, "DIRS_BYTES", int(gt.dir_bytes(lengths[:1], 0, 4, 6)[0]) * 40)
-    plans = _check_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), sms=1))
+    plans = _check_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), pack16=False, sms=1))
     assert [pl.nwork for pl in plans] == [40] * 15 and all(pl.tiles is not None for pl in plans)
-    plans = _check_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), sms=1, wave_tiles=0))
+    plans = _check_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), pack16=False, sms=1, wave_tiles=0))
     assert [pl.nwork for pl in plans] == [40] * 15 and all(pl.tiles is None for pl in plans)

@@ -79,8 +79,14 @@ INT16_LIMIT = 16000
 PROFILE_LIMIT = 127
 #: scratch for the borders of multi-pass triplets held on the device at once
 BORDER_BYTES = 1 << 30
-#: direction bytes (traceback) held on the device at once: launches are split to fit
+#: direction bytes (traceback) held on the device at once: launches are split to fit (a triplet's own
+#: codes at most this, else the CPU engine traces it back)
 DIRS_BYTES = 2 * 1024**3
+#: a device takes launches of direction bytes up to this share of its memory (at least DIRS_BYTES): the
+#: launch's triplets must fill the GPU, or its items go to the tile wave in int32 lanes. Two batches in
+#: flight hold two such buffers. 1,000 triplets of 150 bp take 4.4 GB of codes; an H100 runs 6,336 at
+#: once in 16-bit lanes.
+DIRS_SHARE = 0.25
 #: int32 values of ``info`` a triplet (traceback): start i, j, k and the run count
 INFO = 4
 #: (largest side, T, R): a triplet whose slice side max(n2, n3) + 1 is at most
@@ -266,16 +272,15 @@ def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
 
 
 def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False, wave: bool = False) -> str:
-    """The template instantiation of a shape, as ``loader.module`` takes it (trace: int32 lanes only; wave:
-    the tile wave's variant, which the host launches with a tile table)."""
-    w = int(bool(wave))
-    if trace:
-        return f"triplet_trace<{int(mode)}, {int(R)}, {int(T)}, {w}>"
-    return f"triplet_score{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}, {w}>"
+    """The template instantiation of a shape, as ``loader.module`` takes it (wave: the tile wave's variant,
+    which the host launches with a tile table; traceback in 16-bit lanes has none)."""
+    kind = "trace" if trace else "score"
+    return f"triplet_{kind}{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}, {int(bool(wave))}>"
 
 
 def walk_name(mode: int, R: int, T: int) -> str:
-    """The walk kernel of a mode and shape (traceback, after ``triplet_trace`` of the same shape)."""
+    """The walk kernel of a mode and shape (traceback, after ``triplet_trace``/``triplet_trace16`` of the same
+    shape: both lay each triplet's codes out by its own lengths)."""
     return f"triplet_walk<{int(mode)}, {int(R)}, {int(T)}>"
 
 
@@ -321,6 +326,7 @@ class Tuning:
     pack16: bool = True  # two triplets a group in 16-bit lanes where values fit
     wave_tiles: int | None = None  # items of at least this many tiles as a tile wave (0: none; None: WAVE_TILES)
     sms: int = 132  # the device's multiprocessors (``CudaTriplet`` sets its own): the wave's rule
+    dirs_bytes: int | None = None  # a launch's direction bytes (None: DIRS_BYTES; ``CudaTriplet``: DIRS_SHARE)
 
 
 @dataclass
@@ -335,7 +341,7 @@ class LaunchPlan:
     nwork: int
     border_off: np.ndarray | None  # int64 (ntriplets): an item's scratch at its first triplet; None: one pass each
     border_size: int  # int32 values of scratch
-    trace: bool = False  # triplet_trace then triplet_walk (int32 lanes)
+    trace: bool = False  # triplet_trace (triplet_trace16 with pack16) then triplet_walk
     dir_off: np.ndarray | None = None  # int64 (ntriplets): each triplet's direction bytes (trace)
     dir_size: int = 0  # direction bytes of the launch (trace)
     tiles: np.ndarray | None = None  # the tile wave's table (``wave_table``); None: whole items
@@ -406,8 +412,10 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     ``wave_items`` picks (or ``Tuning.wave_tiles`` tiles or more) in
     launches of their own as a tile wave (``wave_table``), the items of
     each part that runs at once (``_parts``) by their own count. With
-    traceback every triplet runs in int32 lanes (``triplet_trace``), in
-    parts whose direction bytes fit DIRS_BYTES too.
+    traceback (``triplet_trace``, ``triplet_trace16``) likewise, in parts
+    whose direction bytes fit DIRS_BYTES too; the tile wave traces back in
+    int32 lanes only, so the 16-bit items it would take go there one
+    triplet each (the triplets of a single tile to the int32 sweep).
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     mode = int(cfg.mode_code)
@@ -424,7 +432,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     for k, sel in shape_groups(subset, key, cells):
         t, r = k // 64, k % 64
         groups = []  # (items (n, H), pack16)
-        if tuning.pack16 and r <= PACK16_MAX_R and not trace:
+        if tuning.pack16 and r <= PACK16_MAX_R:
             items = pair_up(sel, lengths, cfg.scoring, t, r)
             fit = fits16(cfg.scoring, item_lengths(items, lengths), t, r)
             if fit.any():
@@ -438,7 +446,8 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
             groups.append((sel.reshape(-1, 1).astype(np.int32), False))
         for all_items, pack in groups:
             every = item_lengths(all_items, lengths)
-            for part in _parts(every, mode, t, r, trace):
+            dbytes = item_dir_bytes(all_items, lengths, mode, t, r) if trace else None
+            for part in _parts(every, dbytes, tuning.dirs_bytes or DIRS_BYTES, t, r):
                 items, sizes = all_items[part], every[part]
                 # several tiles, the scratch for a column buffer a tile row, and the rule or the number of tiles
                 JT, KT = tiles(sizes, t, r)
@@ -447,29 +456,51 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
                     waves &= wave_items(sizes, t, r, tuning.sms)
                 else:
                     waves &= (JT * KT >= wave_tiles) & (wave_tiles > 0)
+                if pack and trace and waves.any():
+                    # the wave traces back in int32 lanes: its items' triplets one a group
+                    alone = items[waves].reshape(-1)
+                    alone = alone[alone >= 0]
+                    JT1, KT1 = tiles(lengths[alone], t, r)
+                    own = (JT1 * KT1 > 1) & ((wave_tiles is None) | (JT1 * KT1 >= (wave_tiles or 0)))
+                    for wave in (False, True):
+                        pick = alone[own == wave]
+                        if len(pick):
+                            plans += _launches(pick.reshape(-1, 1).astype(np.int32), lengths[pick], lengths, mode,
+                                               t, r, False, trace, wave)
+                    items, sizes, waves = items[~waves], sizes[~waves], waves[~waves]
                 for wave in (False, True):
                     if (waves == wave).any():
-                        plans += _launches(items[waves == wave], sizes[waves == wave], len(lengths), mode, t, r,
+                        plans += _launches(items[waves == wave], sizes[waves == wave], lengths, mode, t, r,
                                            pack, trace, wave)
     return plans
 
 
-def _parts(sizes: np.ndarray, mode: int, t: int, r: int, trace: bool) -> list:
+def item_dir_bytes(items: np.ndarray, lengths: np.ndarray, mode: int, T, R) -> np.ndarray:
+    """Direction bytes of each work item ((n, H) triplets, -1 for none): the sum of its triplets' own."""
+    need = np.zeros(len(items), np.int64)
+    for h in range(items.shape[1]):
+        live = items[:, h] >= 0
+        need[live] += dir_bytes(lengths[items[live, h]], mode, T, R)
+    return need
+
+
+def _parts(sizes: np.ndarray, dbytes: np.ndarray | None, limit: int, t: int, r: int) -> list:
     """The work items (``sizes``: their ``item_lengths``) that run at once as sweeps, and so decide the wave
-    together: in parts whose sweeps' border scratch fits BORDER_BYTES and, with traceback, whose codes fit
-    DIRS_BYTES (a part of a few hundred long items leaves most of the GPU idle as sweeps of one group; a
-    part's wave items are cut again to their own scratch)."""
+    together: in parts whose sweeps' border scratch fits BORDER_BYTES and, with traceback, whose codes
+    (``dbytes``: ``item_dir_bytes``) fit ``limit`` bytes (a part of a few hundred long items leaves most of
+    the GPU idle as sweeps of one group; a part's wave items are cut again to their own scratch)."""
     parts = fitting_parts(np.arange(len(sizes)), border_ints(sizes, t, r), BORDER_BYTES // 4)
-    if trace:
-        dbytes = dir_bytes(sizes, mode, t, r)
-        parts = [p[q] for p in parts for q in fitting_parts(np.arange(len(p)), dbytes[p], DIRS_BYTES)]
+    if dbytes is not None:
+        parts = [p[q] for p in parts for q in fitting_parts(np.arange(len(p)), dbytes[p], limit)]
     return parts
 
 
-def _launches(items: np.ndarray, sizes: np.ndarray, ntriplets: int, mode: int, t: int, r: int, pack: bool,
+def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: int, t: int, r: int, pack: bool,
               trace: bool, wave: bool) -> list:
     """The launches of work items of one shape and lane width (``sizes``: their ``item_lengths``; one of
-    ``_parts``, whose codes fit DIRS_BYTES), in parts whose border scratch fits (the wave's is larger)."""
+    ``_parts``, whose codes fit DIRS_BYTES), in parts whose border scratch fits (the wave's is larger).
+    Traceback: each triplet's direction bytes by its own lengths (``dir_bytes``, the walk's layout)."""
+    ntriplets = len(lengths)
     ints = border_ints(sizes, t, r, wave)
     plans = []
     for part in fitting_parts(np.arange(len(ints)), ints, BORDER_BYTES // 4):
@@ -482,10 +513,12 @@ def _launches(items: np.ndarray, sizes: np.ndarray, ntriplets: int, mode: int, t
                           np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
         if wave:
             plan.tiles = wave_table(sizes[part], t, r)
-        if trace:  # items of one triplet (int32 lanes)
-            dneed = dir_bytes(sizes[part], mode, t, r)
+        if trace:
+            trip = sub.reshape(-1)
+            trip = trip[trip >= 0]
+            dneed = dir_bytes(lengths[trip], mode, t, r)
             plan.dir_off = np.zeros(ntriplets, np.int64)
-            plan.dir_off[sub[:, 0]] = np.cumsum(dneed) - dneed
+            plan.dir_off[trip] = np.cumsum(dneed) - dneed
             plan.dir_size = int(dneed.sum())
         plans.append(plan)
     return plans
@@ -522,7 +555,8 @@ class _Launch:
         if plan.trace:
             self.walk = mod.get_function(walk)
             self.dir_off = cp.asarray(plan.dir_off)
-            self.walk_args = (self.order, np.int32(plan.nwork), d.offs[0], d.offs[1], d.offs[2], d.out)
+            # one thread a triplet: every slot of order (two a work item in 16-bit lanes)
+            self.walk_args = (self.order, np.int32(len(plan.order)), d.offs[0], d.offs[1], d.offs[2], d.out)
             self.walk_tail = (self.dir_off, d.run_off, d.run_op, d.run_len, d.info)
 
     def run(self, cp):
@@ -533,7 +567,7 @@ class _Launch:
             return
         dirs = cp.empty(max(self.plan.dir_size, 1), np.uint8)
         self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync, dirs, self.dir_off))
-        grid = (self.plan.nwork + THREADS - 1) // THREADS
+        grid = (len(self.plan.order) + THREADS - 1) // THREADS
         self.walk((grid,), (THREADS,), self.walk_args + (dirs,) + self.walk_tail)
 
 
@@ -542,7 +576,9 @@ class CudaTriplet(DeviceEngine):
 
     def __init__(self, device: int = 0, tuning: Tuning = Tuning()):
         super().__init__(device)
-        self.tuning = replace(tuning, sms=self.cp.cuda.Device(device).attributes["MultiProcessorCount"])
+        dev = self.cp.cuda.Device(device)
+        share = max(DIRS_BYTES, int(dev.mem_info[1] * DIRS_SHARE))
+        self.tuning = replace(tuning, sms=dev.attributes["MultiProcessorCount"], dirs_bytes=tuning.dirs_bytes or share)
 
     def upload(self, batch: TripletBatch, out: TripletAlignments, cfg: AlignConfig, staged: list | None):
         """The batch's device copy, queued on the current stream (see ``device.upload``)."""
@@ -595,8 +631,9 @@ def compile_checks() -> dict[str, tuple[str, ...]]:
     return {KERNEL: tuple(kernel_name(m, r, t, p, wave=w) for m in MODES for t, r, p, w in
                           ((1, 4, False, False), (4, 6, False, False), (16, 8, False, False), (16, 6, False, True),
                            (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))
-            + tuple(kernel_name(m, r, t, trace=True, wave=w) for m in MODES for t, r, w in
-                    ((1, 4, False), (4, 6, False), (16, 6, False), (16, 6, True)))
+            + tuple(kernel_name(m, r, t, p, trace=True, wave=w) for m in MODES for t, r, p, w in
+                    ((1, 4, False, False), (4, 6, False, False), (16, 6, False, False), (16, 6, False, True),
+                     (1, 4, True, False), (4, 6, True, False), (16, 6, True, False)))
             + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))}
 
 
