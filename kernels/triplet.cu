@@ -73,6 +73,15 @@
 //   k = 0), local cells whose best candidate is <= 0 (D = 0). Values and
 //   end cells are those of triplet_score.
 //
+// Kernel triplet_trace16<MODE, R, T, W>  (16-bit lanes, two triplets a group)
+//   the arguments of triplet_trace, order as for triplet_score16. Each half
+//   writes its triplet's codes in the layout above by the triplet's own
+//   lengths (its KT, JT and n1 + 2S - 1 steps, what triplet_walk reads):
+//   the steps of its own tiles only, and of its own slices. The seven
+//   candidates are compared as one chain of max16_which (one DPX instruction
+//   for both halves, with a predicate a half: whether the earlier kinds'
+//   best stays), so the first of equal kinds wins as in triplet_trace.
+//
 // Kernel triplet_walk<MODE, R, T>  (one thread a triplet; the R and T of the
 //   triplet_trace launch, whose layout it reads)
 //   order, nwork  int32: the triplets to walk (those of a triplet_trace launch)
@@ -425,7 +434,6 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
                                       const int64_t* __restrict__ dir_off = nullptr) {
   using V = typename L::V;
   constexpr int H = L::H;
-  static_assert(!TRACE || H == 1 || !WAVE, "traceback in 16-bit lanes: the sweep only (the wave: int32 lanes)");
   constexpr int S = Side<T>::S;
   constexpr int SR = S * R;
   // the B-C pair scores held, or looked up every cell (TRIPLET_OPT_PROF=2: looked up in int32 lanes)
@@ -1160,9 +1168,8 @@ __global__ void TRIPLET_TRACE_BOUNDS triplet_trace(TRIPLET_PARAMS, uint8_t* __re
 template <int MODE, int R, int T, int W>
 __global__ void TRIPLET_TRACE16_BOUNDS triplet_trace16(TRIPLET_PARAMS, uint8_t* __restrict__ dirs,
                                                      const int64_t* __restrict__ dir_off) {
-  static_assert(W == 0, "traceback in 16-bit lanes: the sweep of whole work items");
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
-  tri::sweep<MODE, R, T, tri::Lane16, false, true>(a, aoff, b, boff, c, coff, order, nwork, sc, border,
+  tri::sweep<MODE, R, T, tri::Lane16, W != 0, true>(a, aoff, b, boff, c, coff, order, nwork, sc, border,
                                                    border_off, out, tiles, ntiles, sync, dirs, dir_off);
 }
 
@@ -1246,6 +1253,7 @@ __global__ void __launch_bounds__(tri::THREADS)
   template __global__ void triplet_trace16<M, 4, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*); \
   template __global__ void triplet_trace16<M, 6, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*); \
   template __global__ void triplet_trace16<M, 6, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*); \
+  template __global__ void triplet_trace16<M, 6, 16, 1>(TRIPLET_ARGS, uint8_t*, const int64_t*); \
   template __global__ void triplet_walk<M, 4, 1>(WALK_ARGS);              \
   template __global__ void triplet_walk<M, 6, 4>(WALK_ARGS);              \
   template __global__ void triplet_walk<M, 6, 16>(WALK_ARGS);             \

@@ -326,8 +326,9 @@ def test_tile_wave_equals_the_cpu(monkeypatch, traceback):
 @pytest.mark.skipif(_gpus() < 1, reason="needs a GPU")
 def test_traceback_in_both_lane_widths_equals_the_cpu():
     """Traceback in 16-bit lanes (two triplets a group, each one's codes laid out by its own lengths: partners
-    of unequal lengths, empty sequences) and in int32 lanes (forced), every mode, the sweep only; lengths
-    around the groups' tiles (4 lanes of 6: 12, 16 lanes of 6: 24) and past one tile."""
+    of unequal lengths, empty sequences) and in int32 lanes (forced), every mode, the sweep only (the tile
+    wave: test_tile_wave_equals_the_cpu); lengths around the groups' tiles (4 lanes of 6: 12, 16 lanes of
+    6: 24) and past one tile."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
 
     rng = random.Random(93)

@@ -68,11 +68,13 @@ def test_plan_covers_every_length_in_tiles():
     table = covered & (side < gt.CHOICE_SIDES[0])
     k = np.searchsorted(limits, side[table])
     assert (k == 0).all() or (side[table][k > 0] > limits[k[k > 0] - 1]).all()
-    # traceback: the table alone
+    # traceback: the table and the choice by its own rates
     T, R = gt.plan_shapes(lengths, trace=True)
     k = np.searchsorted(limits, side)
     shapes = np.array([row[1:] for row in gt.PLAN] + [gt.LONG])
-    assert (T == shapes[k, 0]).all() and (R == shapes[k, 1]).all()
+    outside = (side < gt.CHOICE_SIDES[0]) | (side > gt.CHOICE_SIDES[1])
+    assert (T == shapes[k, 0])[outside].all() and (R == shapes[k, 1])[outside].all()
+    assert {tuple(x) for x in np.stack([T, R], 1)[~outside].tolist()} <= set(gt.CHOICE)
 
 
 @pytest.mark.parametrize("mode", gt.MODES)
@@ -282,7 +284,6 @@ def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
             assert pl.border_off is None
         assert pl.border_size * 4 <= gt.BORDER_BYTES or pl.nwork == 1
         if pl.trace:
-            assert not (pl.pack16 and wave)  # the wave traces back in int32 lanes
             # each triplet's codes by its own lengths (the walk's layout)
             trip = pl.order[pl.order >= 0]
             need = gt.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R)
@@ -375,22 +376,24 @@ def test_traceback_launches_take_the_plan_shapes_and_16bit_lanes_where_values_fi
             p = pl.order[pl.order >= 0]
             assert (T[p] == pl.T).all() and (R[p] == pl.R).all()
             assert pl.name.startswith("triplet_trace16<" if pl.pack16 else "triplet_trace<")
-        assert any(pl.pack16 for pl in plans)
-        # the default scoring: every value fits 16-bit lanes (but in the tile wave's int32 items)
-        plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True), gt.Tuning(wave_tiles=0))
-        assert all(pl.pack16 for pl in plans)
+        # the default scoring: every value fits 16-bit lanes (but for local mode's wave items)
+        assert all(pl.pack16 for pl in plans) if mode != "local" else any(pl.pack16 for pl in plans)
         plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True), gt.Tuning(shape=(16, 2), pack16=False))
         assert {pl.name for pl in plans} <= {gt.kernel_name(gt.Mode.parse(mode), 2, 16, trace=True, wave=w)
                                              for w in (False, True)}
 
 
-def test_traceback_in_the_tile_wave_takes_int32_lanes():
-    """Traceback items the tile wave takes run one triplet a group in int32 lanes; a triplet of one tile
-    among them (paired with a longer one) goes to the int32 sweep."""
+def test_local_traceback_in_the_tile_wave_takes_int32_lanes():
+    """Local traceback items the tile wave takes run one triplet a group in int32 lanes; a triplet of one
+    tile among them (paired with a longer one) goes to the int32 sweep; other modes keep 16-bit pairs."""
     lengths = np.array([[40, 30, 30], [40, 10, 10], [3, 3, 3], [4, 3, 2]])  # groups of 4 lanes, tiles of 12
-    plans = _check_launches(lengths, np.arange(4), cfg_of("local", traceback=True), gt.Tuning(wave_tiles=2))
+    tuning = gt.Tuning(shape=(4, 6), wave_tiles=2)
+    plans = _check_launches(lengths, np.arange(4), cfg_of("local", traceback=True), tuning)
     kinds = {(pl.pack16, pl.tiles is not None): sorted(int(p) for p in pl.order if p >= 0) for pl in plans}
     assert kinds == {(False, True): [0], (False, False): [1], (True, False): [2, 3]}
+    plans = _check_launches(lengths, np.arange(4), cfg_of("global", traceback=True), tuning)
+    kinds = {(pl.pack16, pl.tiles is not None): sorted(int(p) for p in pl.order if p >= 0) for pl in plans}
+    assert kinds == {(True, True): [0, 1], (True, False): [2, 3]}
 
 
 def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypatch):
@@ -560,9 +563,8 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
             re.search(rf"\n\s+{m.group(1)}\(", source), m.group(1)
     assert modes == {0, 1, 3} and walks == {0, 1, 3}
     # the sweep and the tile wave of each kernel
-    # (traceback in 16-bit lanes: the sweep only)
-    assert waves == {(k, w) for k in ("triplet_score", "triplet_score16", "triplet_trace") for w in (0, 1)} | \
-        {("triplet_trace16", 0)}
+    assert waves == {(k, w) for k in ("triplet_score", "triplet_score16", "triplet_trace", "triplet_trace16")
+                     for w in (0, 1)}
     assert shapes_walked == shapes_traced  # a walk for each trace shape (the layout is the shape's)
     assert re.search(r"\n\s+triplet_walk\(", source)
     assert {n.startswith("triplet_score16") for n in names} == {True, False}

@@ -24,20 +24,22 @@ rest go to the CPU engine (``backends/cpu/triplet.py``), which gives the
 same scores, end cells and alignments. Score only, ``results`` fills score
 and end (``TripletAlignments.finish`` sets the starts).
 
-Traceback: ``triplet_trace<MODE, R, T, W>`` (int32 lanes, the plan's shapes)
-runs the same sweep and writes each cell's direction byte (the column kind
-that wins, the first of equal ones in kind order, or 7 where the alignment
-starts) into the triplet's region of ``dir_bytes`` bytes, laid out so
-that a group's stores coalesce: per pass (tile), per wavefront step, a
-block of ceil(R*R/4) 32-bit words a lane, word q of lane l at q*T + l,
-each lane's codes row-major in its words (kernels/triplet.cu, the
-header); ``triplet_walk<MODE, R, T>`` (the same shape) then follows the
-bytes back from the end cell, one thread a triplet, and writes the runs
-of kinds in the
-triplet's slots of ``out.columns`` (as the CPU engine lays them out), the
-start and the run count in ``info``. Launches are split so that their
-direction bytes fit ``DIRS_BYTES``; ``results`` brings the runs back with
-``device.fetch_runs``.
+Traceback: ``triplet_trace<MODE, R, T, W>`` (int32 lanes, the plan's
+shapes; ``triplet_trace16`` for two triplets a group where values fit, as
+for scores) runs the same sweep and writes each cell's direction byte (the
+column kind that wins, the first of equal ones in kind order, or 7 where
+the alignment starts) into the triplet's region of ``dir_bytes`` bytes
+(by its own lengths, in either lane width), laid out so that a group's
+stores coalesce: per pass (tile), per wavefront step, a block of
+ceil(R*R/4) 32-bit words a lane, word q of lane l at q*T + l, each lane's
+codes row-major in its words (kernels/triplet.cu, the header);
+``triplet_walk<MODE, R, T>`` (the same shape) then follows the bytes back
+from the end cell, one thread a triplet, and writes the runs of kinds in
+the triplet's slots of ``out.columns`` (as the CPU engine lays them out),
+the start and the run count in ``info``. Launches are split so that their
+direction bytes fit a share of the device's memory (``DIRS_SHARE``; a
+launch whose triplets do not fill the GPU sends its items to the tile
+wave); ``results`` brings the runs back with ``device.fetch_runs``.
 
 Benchmarks: ``time_triplets`` (kernel time of one batch) and ``bench_run``
 (TCUPS by length and mode, what ``seqalign bench --family triplet`` runs).
@@ -94,9 +96,8 @@ INFO = 4
 #: (``benchmarks/bench_triplet.py --sweep``, global, TCUPS; RESULTS.md): 4 lanes
 #: of 6 x 6 lead up to 32 bp (0.69 at 16 bp, 0.93 at 32: eight triplets a warp,
 #: several passes), 16 lanes of 6 x 6 from 64 bp (1.18 at 64, 0.91 at 128);
-#: squares of 4 and of 8 and single lanes trail at every length. Traceback takes
-#: this table; score only chooses between the two shapes by padding from a side of
-#: 33 to 100 (``CHOICE``).
+#: squares of 4 and of 8 and single lanes trail at every length. From a side of
+#: 33 to 100 the two shapes are chosen between by padding (``CHOICE``).
 PLAN = (
     (4, 1, 4),
     (48, 4, 6),
@@ -109,10 +110,12 @@ LONG = (16, 6)
 #: the shape's rate in the mode. Padding decides there: a side of 49 fills 3 x 3 tiles of 24 (46 %),
 #: 5 x 5 of 12 (67 %). Rates from ``bench_triplet.py --sweep 4:6,16:6 --lengths 36-96`` on an H100
 #: (padded cells a second; RESULTS.md): 16 lanes 1.5 times 4 lanes' in global mode, 1.15 times in
-#: local (semi-global taken as local). Traceback keeps PLAN.
+#: local (semi-global taken as local). Traceback (16-bit lanes, ``--traceback --sweep 4:6,16:6``): 1.25-1.35
+#: times in global and local mode, 1.6 at 84 bp (``CHOICE_RATE_TRACE``).
 CHOICE = ((4, 6), (16, 6))
 CHOICE_SIDES = (33, 100)
 CHOICE_RATE = {Mode.GLOBAL: (1.0, 1.5), Mode.SEMI_GLOBAL: (1.0, 1.15), Mode.LOCAL: (1.0, 1.15)}
+CHOICE_RATE_TRACE = (1.0, 1.3)
 #: int32 lanes against 16-bit lanes of the same shape, time (H100: 1.75 at 128 bp, 1.9 at 32)
 INT32_SLOWER = 2.0
 #: group sizes the kernels take (T = S * S lanes dividing a warp)
@@ -130,7 +133,7 @@ def side(lengths: np.ndarray) -> np.ndarray:
 
 def plan_shapes(lengths: np.ndarray, mode=Mode.GLOBAL, trace: bool = False,
                 scoring: Scoring | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """T and R of each triplet ((n, 3) lengths): from ``PLAN``, score only the least time of ``CHOICE``.
+    """T and R of each triplet ((n, 3) lengths): from ``PLAN``, the least time of ``CHOICE`` where it chooses.
 
     With ``scoring``, a shape whose padding takes a triplet past the 16-bit
     bound (``fits16``) counts INT32_SLOWER times its time there.
@@ -142,19 +145,18 @@ def plan_shapes(lengths: np.ndarray, mode=Mode.GLOBAL, trace: bool = False,
     sides = side(lengths)
     k = np.searchsorted(limits, sides, side="left")
     T, R = T[k], R[k]
-    if not trace:
-        rates = CHOICE_RATE.get(int(mode), CHOICE_RATE[Mode.GLOBAL])
-        est = []
-        for (t, r), rate in zip(CHOICE, rates):
-            S = int(lanes_side(t))
-            time = (lengths[:, 0] + 2 * S - 1) * ((sides + S * r - 1) // (S * r) * (S * r)) ** 2 / rate
-            if scoring is not None:
-                time = np.where(fits16(scoring, lengths, t, r), time, time * INT32_SLOWER)
-            est.append(time)
-        c = np.argmin(np.stack(est), axis=0)  # the first of equal estimates
-        pick = (sides >= CHOICE_SIDES[0]) & (sides <= CHOICE_SIDES[1])
-        shapes = np.array(CHOICE, np.int64)
-        T, R = np.where(pick, shapes[c, 0], T), np.where(pick, shapes[c, 1], R)
+    rates = CHOICE_RATE_TRACE if trace else CHOICE_RATE.get(int(mode), CHOICE_RATE[Mode.GLOBAL])
+    est = []
+    for (t, r), rate in zip(CHOICE, rates):
+        S = int(lanes_side(t))
+        time = (lengths[:, 0] + 2 * S - 1) * ((sides + S * r - 1) // (S * r) * (S * r)) ** 2 / rate
+        if scoring is not None:
+            time = np.where(fits16(scoring, lengths, t, r), time, time * INT32_SLOWER)
+        est.append(time)
+    c = np.argmin(np.stack(est), axis=0)  # the first of equal estimates
+    pick = (sides >= CHOICE_SIDES[0]) & (sides <= CHOICE_SIDES[1])
+    shapes = np.array(CHOICE, np.int64)
+    T, R = np.where(pick, shapes[c, 0], T), np.where(pick, shapes[c, 1], R)
     return T, R
 
 
@@ -273,7 +275,7 @@ def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
 
 def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False, wave: bool = False) -> str:
     """The template instantiation of a shape, as ``loader.module`` takes it (wave: the tile wave's variant,
-    which the host launches with a tile table; traceback in 16-bit lanes has none)."""
+    which the host launches with a tile table)."""
     kind = "trace" if trace else "score"
     return f"triplet_{kind}{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}, {int(bool(wave))}>"
 
@@ -310,7 +312,7 @@ class TripletHooks:
         ok = cfg.scoring.triplet_bound(lengths) < INT32_LIMIT
         ok &= border_ints(lengths, T, R) * 4 <= BORDER_BYTES
         if cfg.traceback:
-            need = dir_bytes(lengths, cfg.mode_code)
+            need = dir_bytes(lengths, cfg.mode_code, T, R)
             ok &= (need <= cfg.matrix_budget) & (need <= DIRS_BYTES)
         return ok
 
@@ -413,9 +415,11 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     launches of their own as a tile wave (``wave_table``), the items of
     each part that runs at once (``_parts``) by their own count. With
     traceback (``triplet_trace``, ``triplet_trace16``) likewise, in parts
-    whose direction bytes fit DIRS_BYTES too; the tile wave traces back in
-    int32 lanes only, so the 16-bit items it would take go there one
-    triplet each (the triplets of a single tile to the int32 sweep).
+    whose direction bytes fit the launch's share (``Tuning.dirs_bytes``) too;
+    local mode's wave items trace back in int32 lanes, one triplet each (a
+    triplet of a single tile or of fewer tiles than ``wave_tiles`` to the
+    int32 sweep): its 16-bit wave kernel spills (0.26-0.30 TCUPS at 200-1,024
+    bp against 0.30-0.36 in int32 lanes on an H100).
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     mode = int(cfg.mode_code)
@@ -456,8 +460,8 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
                     waves &= wave_items(sizes, t, r, tuning.sms)
                 else:
                     waves &= (JT * KT >= wave_tiles) & (wave_tiles > 0)
-                if pack and trace and waves.any():
-                    # the wave traces back in int32 lanes: its items' triplets one a group
+                if pack and trace and mode == Mode.LOCAL and waves.any():
+                    # local traceback in the wave: int32 lanes, one triplet a group (see the docstring)
                     alone = items[waves].reshape(-1)
                     alone = alone[alone >= 0]
                     JT1, KT1 = tiles(lengths[alone], t, r)
@@ -633,7 +637,7 @@ def compile_checks() -> dict[str, tuple[str, ...]]:
                            (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))
             + tuple(kernel_name(m, r, t, p, trace=True, wave=w) for m in MODES for t, r, p, w in
                     ((1, 4, False, False), (4, 6, False, False), (16, 6, False, False), (16, 6, False, True),
-                     (1, 4, True, False), (4, 6, True, False), (16, 6, True, False)))
+                     (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))
             + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))}
 
 
