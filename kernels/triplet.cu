@@ -83,8 +83,9 @@
 //   best stays), so the first of equal kinds wins as in triplet_trace.
 //
 // Kernel triplet_walk<MODE, R, T>  (one thread a triplet; the R and T of the
-//   triplet_trace launch, whose layout it reads)
-//   order, nwork  int32: the triplets to walk (those of a triplet_trace launch)
+//   triplet_trace or triplet_trace16 launch, whose layout it reads)
+//   order, nwork  int32: the triplets to walk (every slot of that launch's
+//               order, -1 for none)
 //   aoff, boff, coff, out, dirs, dir_off: as above (out: the end cells)
 //   run_off     int64 (ntriplets): triplet p's first run slot (room for
 //               n1 + n2 + n3 + 1 runs, the CPU engine's layout)
@@ -517,13 +518,11 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       std_[h] = n1[h] + 2 * S - 1;
     }
   }
-  // TRACE: half h's block of the lane's words at step t of tile (J, K), or none
-  auto code_block = [&](int h, int J, int K, int t) -> uint32_t* {
-    if (!TRACE || dw[TRACE ? h : 0] == nullptr || J >= jtd[TRACE ? h : 0] || K >= ktd[TRACE ? h : 0] ||
-        t >= std_[TRACE ? h : 0])
-      return nullptr;
-    const int64_t x = (int64_t)(J * ktd[TRACE ? h : 0] + K) * std_[TRACE ? h : 0] + t;
-    return dw[TRACE ? h : 0] + x * (CW * T) + lane;
+  // TRACE: half h's block of the lane's words at step ts of tile (tj, tk), or none
+  auto code_block = [&](int h, int tj, int tk, int ts) -> uint32_t* {
+    const int q = TRACE ? h : 0;
+    if (!TRACE || dw[q] == nullptr || tj >= jtd[q] || tk >= ktd[q] || ts >= std_[q]) return nullptr;
+    return dw[q] + ((int64_t)(tj * ktd[q] + tk) * std_[q] + ts) * (CW * T) + lane;
   };
 
   // best end cell seen by this lane, per half: the score in a register, its (i, j, k) in shared memory
@@ -1173,8 +1172,9 @@ __global__ void TRIPLET_TRACE16_BOUNDS triplet_trace16(TRIPLET_PARAMS, uint8_t* 
                                                    border_off, out, tiles, ntiles, sync, dirs, dir_off);
 }
 
-// One thread a triplet: from the end cell triplet_trace<MODE, R, T, W> found (out), back through the codes
-// of the triplet (that kernel's layout) to the first START, then the runs of kinds in forward order.
+// One thread a triplet: from the end cell triplet_trace<MODE, R, T, W> (or triplet_trace16) found (out),
+// back through the codes of the triplet (their layout) to the first START, then the runs of kinds in
+// forward order.
 template <int MODE, int R, int T>
 __global__ void __launch_bounds__(tri::THREADS)
     triplet_walk(const int* __restrict__ order, int nwork, const int64_t* __restrict__ aoff,
