@@ -396,6 +396,23 @@ def test_local_traceback_in_the_tile_wave_takes_int32_lanes():
     assert kinds == {(True, True): [0, 1], (True, False): [2, 3]}
 
 
+def test_traceback_parts_run_whole_rounds_of_the_gpu_groups():
+    """A 16-bit traceback part whose last round of the GPU's groups would be less than half full is cut to
+    whole rounds, its rest a part of its own (the tile wave takes it); a fuller last round stays."""
+    lengths = np.array([[30, 30, 30]] * 200)
+    per = int(gt.item_dir_bytes(np.array([[0, 1]]), lengths, 0, 16, 6)[0])  # a pair's codes
+    groups = gt.TRACE16_RESIDENT // 16  # one multiprocessor
+    cfg = cfg_of("global", traceback=True)
+    for items, want in ((groups + 2, [(groups, False), (2, True)]), (groups + 10, [(groups + 10, False)])):
+        tuning = gt.Tuning(shape=(16, 6), sms=1, dirs_bytes=per * items)
+        plans = _check_launches(lengths, np.arange(200), cfg, tuning)
+        assert [(pl.nwork, pl.tiles is not None) for pl in plans][:len(want)] == want
+    # int32 lanes: parts by their bytes alone
+    plans = _check_launches(lengths, np.arange(200), cfg, gt.Tuning(shape=(16, 6), sms=1, pack16=False,
+                                                                    dirs_bytes=per // 2 * (2 * groups + 2)))
+    assert plans[0].nwork == 2 * groups + 2
+
+
 def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypatch):
     lengths = np.array([[20, 20, 20]] * 7 + [[5, 5, 5]] * 4 + [[30, 30, 30]])
     cube, small, large = gt.dir_bytes(lengths[[0, 7, 11]], 0, 4, 6).tolist()

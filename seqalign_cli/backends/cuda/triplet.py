@@ -71,6 +71,8 @@ THREADS = 128
 WAVE_TILES = None
 #: resident threads a multiprocessor of the score kernels (two blocks of THREADS: 225-255 registers a lane)
 RESIDENT_THREADS = 2 * THREADS
+#: resident threads a multiprocessor of ``triplet_trace16`` (two blocks: TRIPLET_OPT_MINBT16)
+TRACE16_RESIDENT = 2 * THREADS
 #: modes the kernels compute
 MODES = (Mode.GLOBAL, Mode.SEMI_GLOBAL, Mode.LOCAL)
 #: int32 lanes hold every value whose bound stays below this (minus infinity is -2**30)
@@ -451,7 +453,8 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
         for all_items, pack in groups:
             every = item_lengths(all_items, lengths)
             dbytes = item_dir_bytes(all_items, lengths, mode, t, r) if trace else None
-            for part in _parts(every, dbytes, tuning.dirs_bytes or DIRS_BYTES, t, r):
+            waves_of = tuning.sms * TRACE16_RESIDENT // t if trace and pack else 0
+            for part in _parts(every, dbytes, tuning.dirs_bytes or DIRS_BYTES, t, r, waves_of):
                 items, sizes = all_items[part], every[part]
                 # several tiles, the scratch for a column buffer a tile row, and the rule or the number of tiles
                 JT, KT = tiles(sizes, t, r)
@@ -488,14 +491,24 @@ def item_dir_bytes(items: np.ndarray, lengths: np.ndarray, mode: int, T, R) -> n
     return need
 
 
-def _parts(sizes: np.ndarray, dbytes: np.ndarray | None, limit: int, t: int, r: int) -> list:
+def _parts(sizes: np.ndarray, dbytes: np.ndarray | None, limit: int, t: int, r: int, groups: int = 0) -> list:
     """The work items (``sizes``: their ``item_lengths``) that run at once as sweeps, and so decide the wave
     together: in parts whose sweeps' border scratch fits BORDER_BYTES and, with traceback, whose codes
     (``dbytes``: ``item_dir_bytes``) fit ``limit`` bytes (a part of a few hundred long items leaves most of
-    the GPU idle as sweeps of one group; a part's wave items are cut again to their own scratch)."""
+    the GPU idle as sweeps of one group; a part's wave items are cut again to their own scratch).
+
+    ``groups``: the groups the GPU holds at once; a part of more items whose last round of groups would be
+    less than half full is cut to whole rounds and its rest, a part of its own that goes to the tile wave
+    (H100, traceback: 2,225 items of 150 bp on 2,112 groups took two rounds, 0.41 TCUPS, cut 0.53; 3,536 of
+    128 bp, 1.67 rounds, ran 0.50 whole and 0.48 cut).
+    """
     parts = fitting_parts(np.arange(len(sizes)), border_ints(sizes, t, r), BORDER_BYTES // 4)
     if dbytes is not None:
         parts = [p[q] for p in parts for q in fitting_parts(np.arange(len(p)), dbytes[p], limit)]
+    if groups:
+        cut = [len(p) // groups * groups if len(p) > groups and len(p) % groups < groups / 2 else len(p)
+               for p in parts]
+        parts = [x for p, c in zip(parts, cut) for x in np.split(p, [c]) if len(x)]
     return parts
 
 
