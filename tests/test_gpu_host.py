@@ -357,3 +357,34 @@ def test_compiled_plan_equals_the_numpy_rules():
         multi = m > 320
         assert (off[items[multi, 0]] == (np.cumsum(sizes) - sizes)[multi]).all()
     assert border_offsets(items, q, t, 10**9, n)[1] == 0
+
+
+def test_scratch_areas_are_kept_by_name_and_stream_and_grow():
+    """``DeviceEngine.scratch``: one area a name and stream, reused while large enough, dropped by release."""
+    from types import SimpleNamespace
+
+    from seqalign_cli.backends.cuda.device import DeviceEngine
+
+    made = []
+
+    def empty(n, dtype):
+        made.append(n)
+        return np.empty(n, dtype)
+
+    stream = SimpleNamespace(ptr=1)
+    cp = SimpleNamespace(empty=empty, cuda=SimpleNamespace(get_current_stream=lambda: stream))
+    engine = object.__new__(DeviceEngine)  # no device: the fields scratch uses
+    engine.cp, engine._scratch, engine._held = cp, {}, None
+    a = engine.scratch("dirs", 100)
+    assert a.size == 100 and engine.scratch("dirs", 60).size == 60 and made == [100]
+    assert np.shares_memory(a, engine.scratch("dirs", 80))
+    engine.scratch("other", 10)  # another name: its own area
+    stream.ptr = 2
+    engine.scratch("dirs", 50)  # another stream: its own area
+    assert made == [100, 10, 50]
+    stream.ptr = 1
+    assert engine.scratch("dirs", 150).size == 150 and made[-1] == 150  # grown
+    assert engine.scratch("dirs", 0).size == 1
+    engine.release()
+    engine.scratch("dirs", 10)
+    assert made[-1] == 10 and len(made) == 5

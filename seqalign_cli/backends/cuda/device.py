@@ -11,7 +11,10 @@ last batch, and gives the scheduler its three calls:
 * ``align(batch, cfg, subset, out)``: the same, synchronously, for a piece of
   a batch (halves after an out-of-memory error); the batch is uploaded once
   while later calls bring more pieces of it;
-* ``release()``: drop the device copy.
+* ``release()``: drop the device copy (and the work areas).
+
+A family's launches take large work areas from ``scratch(name, nbytes)``,
+kept for each stream and reused by its later launches.
 
 A family supplies ``upload(batch, out, cfg, staged)`` (its device copy),
 ``queue(batch, cfg, subset, out, d, stream, clock)`` (kernels and copies
@@ -240,11 +243,32 @@ class DeviceEngine:
         self._held = None  # (batch, out, device copy) of the batch on the device
         self._streams = None  # created on first use, on the engine's device
         self._turn = 0
+        self._scratch: dict = {}  # (name, stream): a device work area kept for the stream's launches
         self.seconds: dict[str, float] = {}  # host time by step (upload, prepare, kernels, wait, results)
 
     def release(self):
-        """Drop the device copy of the last batch."""
+        """Drop the device copy of the last batch and the work areas (``scratch``)."""
         self._held = None
+        self._scratch.clear()
+
+    def scratch(self, name: str, nbytes: int):
+        """A device work area of ``nbytes`` (uint8, contents undefined) for launches on the current stream.
+
+        Kept by name and stream and reused while large enough: a launch's
+        traceback codes take a share of the device's memory, which the memory
+        pool would allocate anew for each launch and, freed on another
+        stream, not reuse (a ``cudaMalloc``; with the memory full, a release
+        of every cached block that waits for the device and stalls the
+        pipeline). Launches on one stream run in order, so the next one
+        writes the area only after the last one has read it.
+        """
+        key = (name, self.cp.cuda.get_current_stream().ptr)
+        buf = self._scratch.pop(key, None)
+        if buf is None or buf.size < nbytes:
+            buf = None  # the old area goes back to the pool first
+            buf = self.cp.empty(max(nbytes, 1), np.uint8)
+        self._scratch[key] = buf
+        return buf[:max(nbytes, 1)]
 
     def _stream(self):
         """The next of the engine's streams (batches in flight take turns)."""

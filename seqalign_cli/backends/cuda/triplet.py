@@ -576,13 +576,14 @@ class _Launch:
             self.walk_args = (self.order, np.int32(len(plan.order)), d.offs[0], d.offs[1], d.offs[2], d.out)
             self.walk_tail = (self.dir_off, d.run_off, d.run_op, d.run_len, d.info)
 
-    def run(self, cp):
+    def run(self, cp, scratch):
+        """Queue the launch on the current stream (``scratch``: ``DeviceEngine.scratch``, the codes' area)."""
         border = cp.empty(max(self.plan.border_size, 1), np.int32)
         sync = cp.zeros(self.plan.sync_size, np.int32) if self.plan.ntiles else self.tiles  # unused without tiles
         if not self.plan.trace:
             self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync,))
             return
-        dirs = cp.empty(max(self.plan.dir_size, 1), np.uint8)
+        dirs = scratch("dirs", self.plan.dir_size)
         self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync, dirs, self.dir_off))
         grid = (len(self.plan.order) + THREADS - 1) // THREADS
         self.walk((grid,), (THREADS,), self.walk_args + (dirs,) + self.walk_tail)
@@ -619,7 +620,7 @@ class CudaTriplet(DeviceEngine):
         launches = self.prepare(batch, cfg, subset, d)
         clock("prepare")
         for launch in launches:
-            launch.run(self.cp)
+            launch.run(self.cp, self.scratch)
         host = {"out": copy_back(d.out, (max(batch.size, 1), 4), stream)}
         if cfg.traceback:
             host["info"] = copy_back(d.info, (max(batch.size, 1), INFO), stream)
@@ -678,14 +679,14 @@ def time_triplets(engine: CudaTriplet, batch: TripletBatch, cfg: AlignConfig, re
     d = engine.upload(batch, out, cfg, None)
     launches = engine.prepare(batch, cfg, np.arange(batch.size), d)
     for launch in launches:
-        launch.run(cp)
+        launch.run(cp, engine.scratch)
     cp.cuda.Device().synchronize()
     times = []
     for _ in range(reps):
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         start.record()
         for launch in launches:
-            launch.run(cp)
+            launch.run(cp, engine.scratch)
         stop.record()
         stop.synchronize()
         times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
