@@ -87,9 +87,9 @@ BORDER_BYTES = 1 << 30
 #: codes at most this, else the CPU engine traces it back)
 DIRS_BYTES = 2 * 1024**3
 #: a device takes launches of direction bytes up to this share of its memory (at least DIRS_BYTES): the
-#: launch's triplets must fill the GPU, or its items go to the tile wave in int32 lanes. Two batches in
-#: flight hold two such buffers. 1,000 triplets of 150 bp take 4.4 GB of codes; an H100 runs 6,336 at
-#: once in 16-bit lanes.
+#: launch's triplets must fill the GPU, or its items go to the tile wave. Two batches in flight hold two
+#: such areas (``DeviceEngine.scratch``). 1,000 triplets of 150 bp take 4.4 GB of codes; an H100 runs
+#: 4,224 at once in 16-bit lanes (two blocks a multiprocessor).
 DIRS_SHARE = 0.25
 #: int32 values of ``info`` a triplet (traceback): start i, j, k and the run count
 INFO = 4
@@ -421,7 +421,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     local mode's wave items trace back in int32 lanes, one triplet each (a
     triplet of a single tile or of fewer tiles than ``wave_tiles`` to the
     int32 sweep): its 16-bit wave kernel spills (0.26-0.30 TCUPS at 200-1,024
-    bp against 0.30-0.36 in int32 lanes on an H100).
+    bp against 0.33-0.37 in int32 lanes on an H100).
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     mode = int(cfg.mode_code)
