@@ -69,7 +69,8 @@ THREADS = 128
 #: 0.06-0.11 for 264 triplets of 512 and 1,024 bp; the sweep leads for 14,305 triplets of 128 bp
 #: (0.98 against 0.63), whose items already fill the GPU.
 WAVE_TILES = None
-#: resident threads a multiprocessor of the score kernels (two blocks of THREADS: 225-255 registers a lane)
+#: resident threads a multiprocessor that the wave's rule counts (two blocks of THREADS, as measured; the
+#: score kernels of 16 lanes hold three since their __launch_bounds__)
 RESIDENT_THREADS = 2 * THREADS
 #: resident threads a multiprocessor of ``triplet_trace16`` (two blocks: TRIPLET_OPT_MINBT16)
 TRACE16_RESIDENT = 2 * THREADS
@@ -118,6 +119,9 @@ CHOICE = ((4, 6), (16, 6))
 CHOICE_SIDES = (33, 100)
 CHOICE_RATE = {Mode.GLOBAL: (1.0, 1.5), Mode.SEMI_GLOBAL: (1.0, 1.15), Mode.LOCAL: (1.0, 1.15)}
 CHOICE_RATE_TRACE = (1.0, 1.3)
+#: modes whose traceback runs the tile wave in 16-bit lanes; the others' wave items go to int32 lanes (local
+#: mode's 16-bit wave kernel spills: 0.26-0.30 TCUPS at 200-1,024 bp against 0.33-0.37 on an H100)
+WAVE16_TRACE = (Mode.GLOBAL, Mode.SEMI_GLOBAL)
 #: int32 lanes against 16-bit lanes of the same shape, time (H100: 1.75 at 128 bp, 1.9 at 32)
 INT32_SLOWER = 2.0
 #: group sizes the kernels take (T = S * S lanes dividing a warp)
@@ -418,10 +422,9 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     each part that runs at once (``_parts``) by their own count. With
     traceback (``triplet_trace``, ``triplet_trace16``) likewise, in parts
     whose direction bytes fit the launch's share (``Tuning.dirs_bytes``) too;
-    local mode's wave items trace back in int32 lanes, one triplet each (a
-    triplet of a single tile or of fewer tiles than ``wave_tiles`` to the
-    int32 sweep): its 16-bit wave kernel spills (0.26-0.30 TCUPS at 200-1,024
-    bp against 0.33-0.37 in int32 lanes on an H100).
+    outside ``WAVE16_TRACE`` the wave items trace back in int32 lanes, one
+    triplet each (a triplet of a single tile or of fewer tiles than
+    ``wave_tiles`` to the int32 sweep).
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     mode = int(cfg.mode_code)
@@ -463,8 +466,8 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
                     waves &= wave_items(sizes, t, r, tuning.sms)
                 else:
                     waves &= (JT * KT >= wave_tiles) & (wave_tiles > 0)
-                if pack and trace and mode == Mode.LOCAL and waves.any():
-                    # local traceback in the wave: int32 lanes, one triplet a group (see the docstring)
+                if pack and trace and mode not in WAVE16_TRACE and waves.any():
+                    # the wave's traceback in int32 lanes, one triplet a group
                     alone = items[waves].reshape(-1)
                     alone = alone[alone >= 0]
                     JT1, KT1 = tiles(lengths[alone], t, r)
