@@ -7,7 +7,8 @@
 # H100 where one after the other takes more than 9), a log a group and their last lines in suite.txt.
 # TESTS, BENCH_ARGS, SWEEP_ARGS, E2E_ARGS and MULTI_COPIES pass arguments through.
 # multi (a machine of several GPUs): the several-GPU tests, then one GPU against all of them end to end:
-# 1,000,000 GASAL2 pairs (TSV with CIGARs, score only), MULTI_COPIES copies (default 500), the mix of lengths.
+# 1,000,000 GASAL2 pairs (TSV with CIGARs, score only), MULTI_COPIES copies (default 500), the mix of lengths;
+# then (multi, or multi-families alone) triplets of mixed lengths and reads on the simulated graph, one GPU against all.
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/seqalign-out}
@@ -58,4 +59,17 @@ if [[ $what == multi ]]; then
   python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --runs 3 --score-only 2>&1 | tee "$OUT/multi_e2e_1m_score.txt"
   python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --runs 2 --copies "${MULTI_COPIES:-500}" 2>&1 | tee "$OUT/multi_e2e_10m.txt"
   (cd benchmarks && python3 e2e_mix.py --devices 0 all --runs 2) 2>&1 | tee "$OUT/multi_e2e_mix.txt"
+fi
+if [[ $what == multi || $what == multi-families ]]; then
+  # triplets of mixed lengths (8-1,024 bp; MULTI_TRIPLETS, default 30,000, in MULTI_TRIPLET_FORMATS, default
+  # tsv) and 10,000 reads of 150 bp on the simulated 5 Mbp graph, one GPU against all; .carry/sars_20.fa needed
+  for dev in 0 all; do
+    python3 benchmarks/e2e_triplet.py .carry/sars_20.fa --triplets "${MULTI_TRIPLETS:-30000}" --length 8-1024 \
+      --formats "${MULTI_TRIPLET_FORMATS:-tsv}" --runs 2 --devices "$dev" --out "/tmp/triplet_$dev" 2>&1 \
+      | tee -a "$OUT/multi_e2e_triplet.txt"
+    python3 benchmarks/e2e_graph.py --devices "$dev" --skip-cactus --sim-cases short --reps 1 --sim-dir /tmp/sim \
+      --out "/tmp/graph_$dev" 2>&1 | tail -n 12 | tee -a "$OUT/multi_e2e_graph.txt"
+    grep -h "^seqalign" /tmp/graph_"$dev"/sim*.log | tee -a "$OUT/multi_e2e_graph.txt"
+  done
+  md5sum /tmp/triplet_*.* /tmp/graph_*/*.tsv | tee -a "$OUT/multi_e2e_triplet.txt"
 fi

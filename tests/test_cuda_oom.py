@@ -263,10 +263,12 @@ def test_halves_always_make_two_parts():
 
 
 def test_several_devices_take_whole_batches_in_turn(cupy):
-    """Batches under ``split_cells`` go whole to the device with the fewest cells in flight; each
-    device's pipeline queues them while earlier ones are not collected, and results stay in order."""
+    """Batches under ``split_cells`` go whole to a device that has room; each device's pipeline queues
+    them while earlier ones are not collected, and results stay in order."""
     cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=True)
-    engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf) for dev in (0, 1)]
+    barrier = threading.Barrier(2)
+    engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf, barrier=barrier)
+               for dev in (0, 1)]
     b = backend(engines)
     b.spread_cells = 0  # every batch to the devices' pipelines
     assert b.depth == 4
@@ -278,23 +280,58 @@ def test_several_devices_take_whole_batches_in_turn(cupy):
     assert sorted(sizes) == sorted(batch.size for batch in batches)  # whole batches, each once
     assert all(n == m for e in engines for n, m, _ in e.calls)
     assert all(len(e.calls) for e in engines)  # both devices took batches
-    assert b.cpu.pairs == [] and all(lanes.load == 0 for lanes in b._lanes)
+    assert b.cpu.pairs == []
 
 
 def test_several_devices_share_a_batch_of_many_cells(cupy):
-    """A batch over ``split_cells`` is cut into pieces of similar cells, two for each device."""
+    """A batch over ``split_cells`` is cut into pieces of similar cells, ``pieces_per_gpu`` a device
+    at most and each of about ``split_cells / 2`` cells at least."""
     batch, cells = pairs(seed=21, count=300)
     cfg = AlignConfig(scoring=AFFINE, mode="local", traceback=False)
     barrier = threading.Barrier(2)
     engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf, barrier=barrier)
                for dev in (0, 1)]
     b = backend(engines)
-    b.split_cells, b.spread_cells = int(cells.sum()) - 1, 0
+    b.spread_cells = 0
+    for split, count in ((int(cells.sum()) // 16, 8), (int(cells.sum()) // 2, 4), (int(cells.sum()) - 1, 2)):
+        for e in engines:
+            e.calls = []
+        barrier.reset()
+        b.split_cells = split
+        assert_same(CpuPairwise(THREADS).align(batch, cfg), b.align(batch, cfg))
+        calls = [c for e in engines for c in e.calls]
+        assert len(calls) == count and sum(n for n, _, _ in calls) == batch.size
+        assert max(c for _, _, c in calls) < 2.5 * cells.sum() / count  # pieces of similar cells
+        assert all(len(e.calls) for e in engines)
+
+
+def test_a_busy_device_takes_no_more_pieces(cupy):
+    """Pieces wait in one queue and a device takes the next one when it has room: while one device is
+    held by its first piece, the other takes every other piece (dynamic partitioning)."""
+    batch, cells = pairs(seed=22, count=300)
+    cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=False)
+    engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf) for dev in (0, 1)]
+    b = backend(engines)
+    b.spread_cells, b.split_cells = 0, int(cells.sum()) // 16  # 8 pieces
+    rest = threading.Event()  # set once the free device has aligned the seven other pieces
+    holding = threading.Event()  # set once the held device has its piece
+    held = engines[1]
+    held_align, free_align = held.align, engines[0].align
+
+    def slow(*args):
+        holding.set()
+        assert rest.wait(30), "the free device did not take the other pieces"
+        held_align(*args)
+
+    def fast(*args):
+        assert holding.wait(30), "the other device took no piece"
+        free_align(*args)
+        if len(engines[0].calls) == 7:
+            rest.set()
+
+    held.align, engines[0].align = slow, fast
     assert_same(CpuPairwise(THREADS).align(batch, cfg), b.align(batch, cfg))
-    calls = [c for e in engines for c in e.calls]
-    assert len(calls) == 4 and sum(n for n, _, _ in calls) == batch.size
-    assert max(c for _, _, c in calls) < 0.5 * cells.sum()  # pieces, not halves of the batch
-    assert all(len(e.calls) for e in engines)
+    assert len(held.calls) == 1 and len(engines[0].calls) == 7
 
 
 def test_batches_of_short_records_stay_on_the_first_device(cupy):

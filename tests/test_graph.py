@@ -866,3 +866,37 @@ def test_bad_graph_is_one_clean_error(bad_runs, name):
         assert any(f"segment {s}" in lines[0] for s in on), (on, err)
     assert list(outdir.iterdir()) == [], "output left behind"
     assert proc.stdout == b""
+
+
+def _gpus() -> int:
+    from seqalign_cli.backends import gpu_status
+
+    if not gpu_status()[0]:
+        return 0
+    from seqalign_cli.backends.cuda import device_count
+
+    return device_count()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpus() < 2, reason="needs two GPUs")
+@pytest.mark.parametrize("traceback", [False, True])
+def test_several_gpus_equal_the_cpu(traceback):
+    """Every GPU through the shared scheduler (the graph uploaded once to each): batches whole to one GPU's
+    pipeline and in pieces over all of them, every mode, reads of 1 to 1,200 bases: records equal the CPU
+    engine's."""
+    from seqalign_cli import families
+    from seqalign_cli.backends import select_backend
+    from seqalign_cli.backends.cpu.graph import CpuGraph
+
+    rng = random.Random(131)
+    graph, og = load(random_gfa(rng, 12, max_len=300))
+    reads = [mutated_walk(rng, og, rate=0.05) or "A" for _ in range(150)]
+    reads += [random_seq(rng, rng.choice((1, 20, 150, 700, 1200)), "ACGTN") for _ in range(30)]
+    multi = select_backend(families.get("graph"), "cuda", 4, lambda m: None, "all")
+    multi.spread_cells = 0  # to the GPUs' pipelines, whatever the cells a read
+    for mode in MODES:
+        want = records(align(CpuGraph(4), graph, reads, DEFAULT, mode, traceback))
+        for split in (10**15, 0):  # whole batches, then pieces
+            multi.split_cells = split
+            assert records(align(multi, graph, reads, DEFAULT, mode, traceback)) == want, (mode, split)

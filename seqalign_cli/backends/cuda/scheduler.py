@@ -24,9 +24,11 @@ whatever the split.
 
 from __future__ import annotations
 
+import queue
 import sys
 import threading
-from dataclasses import dataclass
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -67,12 +69,16 @@ class GpuScheduler:
 
     With one GPU, ``start`` queues the batch on the engine's streams in the
     calling thread. With several, each GPU has a pipeline of its own
-    (``_Lanes``: a thread that prepares and queues its batches, a thread that
-    collects them), so the host work of the GPUs runs side by side. A batch
-    goes whole to the GPU with the fewest cells in flight; a batch of more
-    than ``split_cells`` cells is cut into pieces of similar cell counts
-    that go, largest first, to the GPUs with the fewest cells in flight
-    (dynamic partitioning by cell count). Results land in input order.
+    (``_Lanes``: a thread that takes work from the scheduler's queue whenever
+    its GPU has room for more, prepares and queues it, and a thread that
+    collects it), so the host work of the GPUs runs side by side. A batch
+    is one piece of that queue; a batch of more than ``split_cells`` cells
+    is cut into up to ``PIECES`` pieces a GPU, of similar cell counts, the
+    largest records first (dynamic partitioning: a GPU that finishes early
+    takes the next piece, whatever the cells of its pieces cost it; with
+    pieces handed out ahead by cell count, routes of different speeds a
+    cell left one GPU idle while the other finished). Results land in
+    input order.
 
     A batch of fewer than ``spread_cells`` cells a record on average takes
     the one-GPU path on the first GPU: its host work (reading, planning,
@@ -89,6 +95,8 @@ class GpuScheduler:
     _said_oom = False
     #: a batch of more cells than this is shared by several GPUs (pieces); smaller ones go whole to one
     split_cells = 8 * 10**9
+    #: pieces a GPU of a batch over ``split_cells`` (each of at least ``split_cells / 2`` cells)
+    pieces_per_gpu = 4
     #: cells a record on average from which a batch goes to the GPUs' pipelines (see the class docstring)
     spread_cells = 1 << 20
 
@@ -101,8 +109,8 @@ class GpuScheduler:
         self.log = log or _stderr
         #: batches in flight the runner may hand over before the first is written
         self.depth = 2 if len(self.engines) == 1 else 2 * len(self.engines)
-        self._lanes = [_Lanes(e) for e in self.engines] if len(self.engines) > 1 else []
-        self._load_lock = threading.Lock()
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()  # pieces for the GPUs' pipelines
+        self._lanes: list[_Lanes] = []  # made with the first piece
         self._submitting = {id(e): threading.Lock() for e in self.engines}  # one submit at a time an engine
         if device is None:
             devices = [e.device for e in self.engines]
@@ -137,7 +145,7 @@ class GpuScheduler:
         cpu_idx = np.flatnonzero(~on_gpu)
         job, pieces = None, []
         spilled = gpu_idx[:0]
-        if len(gpu_idx) and (not self._lanes or not self._spread(batch, gpu_idx)):
+        if len(gpu_idx) and (len(self.engines) == 1 or not self._spread(batch, gpu_idx)):
             job, spilled = self._submit(self.engines[0], batch, cfg, gpu_idx, out)
         elif len(gpu_idx):
             pieces = self._deal(batch, cfg, gpu_idx, out)
@@ -150,39 +158,23 @@ class GpuScheduler:
         return int(batch.cells_each()[idx].sum()) >= self.spread_cells * len(idx)
 
     def _deal(self, batch, cfg, idx, out) -> list["_Piece"]:
-        """Hand the records ``idx`` to the GPUs' pipelines: whole, or in pieces when they hold many cells."""
+        """Queue the records ``idx`` for the GPUs' pipelines: whole, or in pieces when they hold many cells."""
+        if not self._lanes:
+            self._lanes = [_Lanes(e, self._queue, self._submit) for e in self.engines]
         cells = batch.cells_each()
         total = int(cells[idx].sum())
         if total <= self.split_cells or len(idx) < 2:
-            return [self._give(batch, cfg, idx, out, total, None)]
-        pieces = []
-        for part_idx in split_by_cells(idx, cells, 2 * len(self._lanes)):
-            part = batch.subset(part_idx)  # a batch of its own: each GPU uploads only its pieces
-            part_out = self.hooks.allocate(part, cfg)
-            pieces.append(self._give(part, cfg, np.arange(len(part_idx)), part_out,
-                                     int(cells[part_idx].sum()), part_idx))
+            pieces = [_Piece(batch, cfg, idx, out, None)]
+        else:
+            count = max(2, min(self.pieces_per_gpu * len(self._lanes), 2 * total // max(self.split_cells, 1)))
+            pieces = []
+            for part_idx in split_by_cells(idx, cells, count):
+                part = batch.subset(part_idx)  # a batch of its own: each GPU uploads only its pieces
+                pieces.append(_Piece(part, cfg, np.arange(len(part_idx)), self.hooks.allocate(part, cfg),
+                                     part_idx))
+        for piece in pieces:
+            self._queue.put(piece)
         return pieces
-
-    def _give(self, batch, cfg, idx, out, cells: int, where) -> "_Piece":
-        """Queue one piece on the pipeline of the GPU with the fewest cells in flight."""
-        with self._load_lock:
-            lanes = min(self._lanes, key=lambda lane: lane.load)
-            lanes.load += cells
-        submitted = lanes.prepare.submit(self._submit, lanes.engine, batch, cfg, idx, out)
-        done = lanes.fetch.submit(self._collect, lanes, submitted, cells)
-        return _Piece(done, out, where)
-
-    def _collect(self, lanes: "_Lanes", submitted, cells: int) -> np.ndarray:
-        """In a GPU's collecting thread: wait for a piece's job and bring back its results; returns the
-        records spilled to the CPU engine (out of memory)."""
-        try:
-            job, spilled = submitted.result()
-            if job is not None:
-                lanes.engine.collect(job)
-            return spilled
-        finally:
-            with self._load_lock:
-                lanes.load -= cells
 
     def _submit(self, engine, batch, cfg, idx, out):
         """Queue the records ``idx`` on ``engine``: (job, no records spilled), or (None, spilled) when
@@ -247,29 +239,66 @@ class GpuScheduler:
 
 
 class _Lanes:
-    """One GPU's pipeline when there are several: a thread that prepares and queues the pieces given to
-    its engine (``prepare``), one that collects them in the same order (``fetch``), and the cells given
-    to it and not yet collected (``load``)."""
+    """One GPU's pipeline when there are several.
 
-    def __init__(self, engine):
+    Its ``take`` thread waits until the GPU has room (fewer than ``AHEAD``
+    of its pieces queued and not collected), takes the next piece of the
+    scheduler's queue, prepares and queues it on the engine (``submit``);
+    its ``fetch`` thread collects the pieces in the same order and
+    completes their ``done``. So a GPU takes work only when it can start on
+    it soon, and the GPU that is ahead takes more.
+    """
+
+    #: pieces of one GPU submitted and not yet collected (one running, one ready behind it)
+    AHEAD = 2
+
+    def __init__(self, engine, pieces: queue.SimpleQueue, submit):
         from concurrent.futures import ThreadPoolExecutor
 
         self.engine = engine
-        self.load = 0
+        self.room = threading.Semaphore(self.AHEAD)
         name = f"seqalign-gpu{engine.device}"
-        self.prepare = ThreadPoolExecutor(1, thread_name_prefix=f"{name}-prepare")
         self.fetch = ThreadPoolExecutor(1, thread_name_prefix=f"{name}-fetch")
+        threading.Thread(target=self._take, args=(pieces, submit), name=f"{name}-prepare", daemon=True).start()
+
+    def _take(self, pieces: queue.SimpleQueue, submit):
+        while True:
+            self.room.acquire()
+            piece = pieces.get()
+            try:
+                submitted = submit(self.engine, piece.batch, piece.cfg, piece.idx, piece.out)
+            except BaseException as exc:  # the piece's owner raises it
+                piece.done.set_exception(exc)
+                self.room.release()
+                continue
+            self.fetch.submit(self._collect, piece, submitted)
+
+    def _collect(self, piece: "_Piece", submitted):
+        """Wait for a piece's job and bring back its results; ``done``: the records spilled to the CPU
+        engine (out of memory)."""
+        try:
+            job, spilled = submitted
+            if job is not None:
+                self.engine.collect(job)
+            piece.done.set_result(spilled)
+        except BaseException as exc:
+            piece.done.set_exception(exc)
+        finally:
+            self.room.release()
 
 
 @dataclass
 class _Piece:
-    """Records of a batch handed to one GPU's pipeline: ``done`` (a future of the records spilled to the
-    CPU engine), the results they are written into, and, for a piece cut out of the batch, the
-    batch's numbers of its records (``where``; None: the batch itself)."""
+    """Records of a batch for the GPUs' pipelines: the records ``idx`` of ``batch`` aligned into
+    ``out``; ``where``: for a piece cut out of the scheduler's batch, the batch's numbers of its records
+    (None: the batch itself); ``done``: a future of the records spilled to the CPU engine."""
 
-    done: object
+    batch: object
+    cfg: object
+    idx: np.ndarray
     out: object
     where: np.ndarray | None
+    done: Future = field(default_factory=Future)
 
 
 class Pending:
