@@ -265,7 +265,7 @@ def test_several_gpus(traceback):
     assert_same((cpu, multi), qs, ts, AFFINE, "local", traceback)  # a batch goes whole to one GPU
     multi.spread_cells = 0  # a batch whole to one GPU's pipeline
     assert_same((cpu, multi), qs, ts, AFFINE, "local", traceback)
-    multi.split_cells = 0  # a batch in pieces over the GPUs
+    multi.split_cells = multi.piece_records = 0  # a batch in pieces over the GPUs
     assert_same((cpu, multi), qs, ts, AFFINE, "local", traceback)
 
 
@@ -281,6 +281,7 @@ def test_several_gpus_write_what_one_writes(tmp_path, monkeypatch, route):
         monkeypatch.setattr(GpuScheduler, "spread_cells", 0)
     if route == "pieces":
         monkeypatch.setattr(GpuScheduler, "split_cells", 0)
+        monkeypatch.setattr(GpuScheduler, "piece_records", 0)
     qs, ts = random_pairs(98, 3000, long_share=0.05)
     files = [tmp_path / "q.fa", tmp_path / "t.fa"]
     for path, seqs in zip(files, (qs, ts)):

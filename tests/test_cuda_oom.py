@@ -197,7 +197,7 @@ def test_several_devices_halve_the_pieces_they_take(cupy):
                for dev in (0, 1)]
     said = []
     b = backend(engines, said.append)
-    b.split_cells = b.spread_cells = 0  # every batch in pieces over the devices
+    b.split_cells = b.spread_cells = b.piece_records = 0  # every batch in pieces over the devices
     res = b.align(batch, cfg)
     assert_same(CpuPairwise(THREADS).align(batch, cfg), res)
     assert_each_pair_once(b, batch, cells)
@@ -285,7 +285,7 @@ def test_several_devices_take_whole_batches_in_turn(cupy):
 
 def test_several_devices_share_a_batch_of_many_cells(cupy):
     """A batch over ``split_cells`` is cut into pieces of similar cells, ``pieces_per_gpu`` a device
-    at most and each of about ``split_cells / 2`` cells at least."""
+    at most, each of about ``split_cells / 2`` cells and ``piece_records`` records at least."""
     batch, cells = pairs(seed=21, count=300)
     cfg = AlignConfig(scoring=AFFINE, mode="local", traceback=False)
     barrier = threading.Barrier(2)
@@ -293,11 +293,12 @@ def test_several_devices_share_a_batch_of_many_cells(cupy):
                for dev in (0, 1)]
     b = backend(engines)
     b.spread_cells = 0
-    for split, count in ((int(cells.sum()) // 16, 8), (int(cells.sum()) // 2, 4), (int(cells.sum()) - 1, 2)):
+    total = int(cells.sum())
+    for split, records, count in ((total // 16, 1, 8), (total // 2, 1, 4), (total - 1, 1, 2), (total // 16, 100, 3)):
         for e in engines:
             e.calls = []
         barrier.reset()
-        b.split_cells = split
+        b.split_cells, b.piece_records = split, records
         assert_same(CpuPairwise(THREADS).align(batch, cfg), b.align(batch, cfg))
         calls = [c for e in engines for c in e.calls]
         assert len(calls) == count and sum(n for n, _, _ in calls) == batch.size
@@ -312,7 +313,7 @@ def test_a_busy_device_takes_no_more_pieces(cupy):
     cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=False)
     engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf) for dev in (0, 1)]
     b = backend(engines)
-    b.spread_cells, b.split_cells = 0, int(cells.sum()) // 16  # 8 pieces
+    b.spread_cells, b.split_cells, b.piece_records = 0, int(cells.sum()) // 16, 1  # 8 pieces
     rest = threading.Event()  # set once the free device has aligned the seven other pieces
     holding = threading.Event()  # set once the held device has its piece
     held = engines[1]

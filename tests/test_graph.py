@@ -894,7 +894,7 @@ def test_several_gpus_equal_the_cpu(traceback):
     reads = [mutated_walk(rng, og, rate=0.05) or "A" for _ in range(150)]
     reads += [random_seq(rng, rng.choice((1, 20, 150, 700, 1200)), "ACGTN") for _ in range(30)]
     multi = select_backend(families.get("graph"), "cuda", 4, lambda m: None, "all")
-    multi.spread_cells = 0  # to the GPUs' pipelines, whatever the cells a read
+    multi.spread_cells = multi.piece_records = 0  # to the GPUs' pipelines, whatever the cells a read
     for mode in MODES:
         want = records(align(CpuGraph(4), graph, reads, DEFAULT, mode, traceback))
         for split in (10**15, 0):  # whole batches, then pieces

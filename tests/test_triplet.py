@@ -286,7 +286,8 @@ def _gpus() -> int:
 @pytest.mark.skipif(_gpus() < 2, reason="needs two GPUs")
 @pytest.mark.parametrize("traceback", [False, True])
 def test_several_gpus_equal_the_cpu(traceback):
-    """Pieces of similar cell counts over every GPU (the shared scheduler), mixed lengths."""
+    """Every GPU through the shared scheduler, mixed lengths: batches whole to one GPU's pipeline and in
+    pieces of similar cell counts over all of them."""
     from seqalign_cli import families
     from seqalign_cli.backends import select_backend
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
@@ -295,9 +296,12 @@ def test_several_gpus_equal_the_cpu(traceback):
     trip = [related_triplet(rng, int(2 ** rng.uniform(0, 8))) for _ in range(300)]
     a, b, c = (list(x) for x in zip(*trip))
     multi = select_backend(families.get("triplet"), "cuda", 4, lambda m: None, "all")
+    multi.spread_cells = multi.piece_records = 0  # to the GPUs' pipelines, whatever the cells a triplet
     for mode in MODES:
-        assert records(align(multi, a, b, c, LINEAR, mode, traceback)) == \
-            records(align(CpuTriplet(4), a, b, c, LINEAR, mode, traceback))
+        want = records(align(CpuTriplet(4), a, b, c, LINEAR, mode, traceback))
+        for split in (10**15, 0):  # whole batches, then pieces
+            multi.split_cells = split
+            assert records(align(multi, a, b, c, LINEAR, mode, traceback)) == want, (mode, split)
 
 
 @pytest.mark.gpu
