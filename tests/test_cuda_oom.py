@@ -294,7 +294,7 @@ def test_several_devices_share_a_batch_of_many_cells(cupy):
     b = backend(engines)
     b.spread_cells = 0
     total = int(cells.sum())
-    for split, records, count in ((total // 16, 1, 8), (total // 2, 1, 4), (total - 1, 1, 2), (total // 16, 100, 3)):
+    for split, records, count in ((total // 16, 1, 4), (total * 2 // 3, 1, 3), (total - 1, 1, 2), (total // 16, 100, 3)):
         for e in engines:
             e.calls = []
         barrier.reset()
@@ -313,7 +313,7 @@ def test_a_busy_device_takes_no_more_pieces(cupy):
     cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=False)
     engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf) for dev in (0, 1)]
     b = backend(engines)
-    b.spread_cells, b.split_cells, b.piece_records = 0, int(cells.sum()) // 16, 1  # 8 pieces
+    b.spread_cells, b.split_cells, b.piece_records, b.pieces_per_gpu = 0, int(cells.sum()) // 16, 1, 4  # 8 pieces
     rest = threading.Event()  # set once the free device has aligned the seven other pieces
     holding = threading.Event()  # set once the held device has its piece
     held = engines[1]

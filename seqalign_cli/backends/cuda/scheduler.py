@@ -73,7 +73,7 @@ class GpuScheduler:
     its GPU has room for more, prepares and queues it, and a thread that
     collects it), so the host work of the GPUs runs side by side. A batch
     is one piece of that queue; a batch of more than ``split_cells`` cells
-    is cut into up to ``PIECES`` pieces a GPU, of similar cell counts, the
+    is cut into up to ``pieces_per_gpu`` pieces a GPU, of similar cell counts, the
     largest records first (dynamic partitioning: a GPU that finishes early
     takes the next piece, whatever the cells of its pieces cost it; with
     pieces handed out ahead by cell count, routes of different speeds a
@@ -96,9 +96,11 @@ class GpuScheduler:
     #: a batch of more cells than this is shared by several GPUs (pieces); smaller ones go whole to one
     split_cells = 8 * 10**9
     #: pieces a GPU of a batch over ``split_cells``, each of at least ``split_cells / 2`` cells and
-    #: ``piece_records`` records: a launch of fewer records leaves a GPU's groups idle (10,000 reads of
-    #: 150 bp on a 5 Mbp graph, two H200: 8 pieces of 1,250 reads ran at 1.32x one GPU)
-    pieces_per_gpu = 4
+    #: ``piece_records`` records: smaller launches leave a GPU's groups idle. Measured on two H200
+    #: (RESULTS.md): 10,000 reads of 150 bp on a 5 Mbp graph ran at 1.32x one GPU in 8 pieces of 1,250
+    #: reads, 1.58x in 2 of 5,000; 120,000 pairs of 16 bp-20 kb at 1.35x in 8 pieces a batch (each
+    #: piece's checkpointed tracebacks one stage a round, in rounds of fewer pairs).
+    pieces_per_gpu = 2
     piece_records = 4096
     #: cells a record on average from which a batch goes to the GPUs' pipelines (see the class docstring)
     spread_cells = 1 << 20
