@@ -900,3 +900,49 @@ def test_several_gpus_equal_the_cpu(traceback):
         for split in (10**15, 0):  # whole batches, then pieces
             multi.split_cells = split
             assert records(align(multi, graph, reads, DEFAULT, mode, traceback)) == want, (mode, split)
+
+
+def test_host_arrays_made_once_for_every_device():
+    """Devices asking for a graph's arrays at once get the same arrays, made once (the others wait)."""
+    from seqalign_cli.backends.cuda import graph as cuda_graph
+
+    graph, _ = load(random_gfa(random.Random(3), 9, max_len=20))
+    graph.__dict__.pop("_host_graphs", None)
+    made = []
+    real = cuda_graph._HostGraph
+
+    class Counting(real):
+        def __init__(self, *args):
+            made.append(args[1])
+            super().__init__(*args)
+
+    cuda_graph._HostGraph = Counting
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            hosts = list(pool.map(lambda rows: cuda_graph.host_graph(graph, rows), [64, 64, 64, 1]))
+    finally:
+        cuda_graph._HostGraph = real
+    assert sorted(made) == [1, 64] and hosts[0] is hosts[1] is hosts[2] and hosts[3] is not hosts[0]
+    assert hosts[3].sec[-1] == graph.n_bases and len(hosts[3].sec) >= len(hosts[0].sec)
+
+
+def test_row_records_follow_their_definition():
+    """The kernels' per-row records, row by row as ``row_records`` documents them, on random graphs."""
+    from seqalign_cli.backends.cuda.graph import MANY_PREDS, graph_arrays, row_records
+
+    rng = random.Random(12)
+    for k in range(40):
+        graph, _ = load(random_gfa(rng, rng.randint(1, 12), max_len=rng.choice((1, 3, 30))), k % 3 == 0)
+        codes, pred_off, pred, slot, source, sink, _ = graph_arrays(graph)
+        flags = source.astype(np.uint8) | (sink.astype(np.uint8) << 1)
+        meta, eslot = row_records(codes, pred_off, pred, slot, flags)
+        meta = meta.reshape(-1, 4)
+        for v in range(graph.n_bases):
+            entries = range(pred_off[v], pred_off[v + 1])
+            for p in entries:
+                assert eslot[p] == (-1 if pred[p] == v - 1 else slot[pred[p]])
+            lone = len(entries) == 1
+            word = (min(len(entries), MANY_PREDS) | int(flags[v]) << 12 | int(lone and pred[pred_off[v]] == v - 1) << 14
+                    | (int(codes[v]) * 0x1111 | 0x8880) << 16)
+            assert meta[v].tolist() == [pred_off[v], word - (1 << 32) if word >= 1 << 31 else word, slot[v],
+                                        eslot[pred_off[v]] if lone else -1]

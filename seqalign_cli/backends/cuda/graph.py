@@ -20,7 +20,8 @@ best end cell over its sections (the same order of end cells as one
 sweep), so a read's sweep is as long as its longest section.
 
 The graph is uploaded once per device and engine (``_DeviceGraph``) and
-stays there; batches carry reads only. Rows that node starts read later
+stays there; batches carry reads only. Its arrays are made on the host once
+a run (``host_graph``), whatever the number of devices. Rows that node starts read later
 live in per-warp slots (``Graph.slot``).
 
 Traceback: ``graph_score<K, MODE, true, ...>`` also saves a checkpoint every
@@ -54,6 +55,7 @@ engine aligns the rest in the same batch, with the same results.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -231,22 +233,44 @@ class GraphHooks:
 HOOKS = GraphHooks()
 
 
+class _HostGraph:
+    """A graph's arrays as the kernels take them, on the host: made once a run (``host_graph``), uploaded
+    by every device."""
+
+    def __init__(self, graph, section_rows: int):
+        codes, pred_off, pred, slot, source, sink, multi = graph_arrays(graph)
+        flags = source.astype(np.uint8) | (sink.astype(np.uint8) << 1)
+        self.arrays = (codes, pred_off, pred, slot, flags, graph.node.astype(np.int32), multi,
+                       *row_records(codes, pred_off, pred, slot, flags))
+        self.multi = multi
+        self.sec = sections(pred_off, pred, max(section_rows, -(-graph.n_bases // MAX_SECTIONS)))
+
+
+_host_lock = threading.Lock()
+
+
+def host_graph(graph, section_rows: int) -> _HostGraph:
+    """The host arrays of ``graph`` for ``section_rows``, made by the first device that asks (the others
+    wait for them rather than making them again beside it)."""
+    with _host_lock:
+        made = graph.__dict__.setdefault("_host_graphs", {})
+        if section_rows not in made:
+            made[section_rows] = _HostGraph(graph, section_rows)
+        return made[section_rows]
+
+
 class _DeviceGraph:
     """A graph's arrays on one device (uploaded once, kept while the engine lives)."""
 
     def __init__(self, cp, graph, section_rows: int):
-        codes, pred_off, pred, slot, source, sink, multi = graph_arrays(graph)
-        flags = source.astype(np.uint8) | (sink.astype(np.uint8) << 1)
+        host = host_graph(graph, section_rows)
         self.graph = graph
-        self.arrays = tuple(cp.asarray(a) for a in (
-            codes, pred_off, pred, slot, flags, graph.node.astype(np.int32), multi,
-            *row_records(codes, pred_off, pred, slot, flags)))
+        self.arrays = tuple(cp.asarray(a) for a in host.arrays)
         self.n = graph.n_bases
         self.n_slots = max(graph.n_slots, 1)
-        self.multi = multi
-        bounds = sections(pred_off, pred, max(section_rows, -(-self.n // MAX_SECTIONS)))
-        self.sec = cp.asarray(bounds)
-        self.nsec = len(bounds) - 1
+        self.multi = host.multi
+        self.sec = cp.asarray(host.sec)
+        self.nsec = len(host.sec) - 1
         # the copies went on the stream of the batch that came first, and batches on the other streams read
         # the graph too: it is whole on the device before any of them starts
         cp.cuda.get_current_stream().synchronize()
@@ -270,24 +294,27 @@ def row_records(codes, pred_off, pred, slot, flags) -> tuple[np.ndarray, np.ndar
     before (kernels/graph.cu reads the records a chunk of rows ahead).
     """
     n = len(codes)
-    npred = np.diff(pred_off)
-    owner = np.repeat(np.arange(n, dtype=np.int64), npred)
-    before = pred.astype(np.int64) == owner - 1
-    eslot = np.where(before, -1, slot[pred]).astype(np.int32)
+    npred = np.diff(pred_off).astype(np.int32)
+    owner = np.repeat(np.arange(-1, n - 1, dtype=np.int32), npred)  # each entry's row, less one
+    before = pred == owner
+    eslot = slot[pred]
+    eslot[before] = -1
     lone = npred == 1
     first = pred_off[:-1]
-    lone_before = np.zeros(n, bool)
-    lone_before[lone] = before[first[lone]]
+    lone_first = first[lone]
+    lone_before = np.zeros(n, np.uint32)
+    lone_before[lone] = before[lone_first]
     meta = np.empty((max(n, 1), 4), np.int32)
     meta[:n, 0] = first
-    code = codes.astype(np.int64)
-    selector = code * 0x1111 | 0x8880  # byte `code` of the profile, its sign spread over the word
-    y = (np.minimum(npred, MANY_PREDS) | (flags.astype(np.int64) << 12) | (lone_before.astype(np.int64) << 14)
-         | (selector << 16))
-    meta[:n, 1] = y.astype(np.uint32).view(np.int32)
+    # 32-bit words: the selector (at most 0x4444 | 0x8880) fills the upper half exactly
+    y = np.minimum(npred, MANY_PREDS).astype(np.uint32)
+    y |= flags.astype(np.uint32) << 12
+    y |= lone_before << 14
+    y |= (codes.astype(np.uint32) * 0x1111 | 0x8880) << 16
+    meta[:n, 1] = y.view(np.int32)
     meta[:n, 2] = slot
     meta[:n, 3] = -1
-    meta[:n, 3][lone] = eslot[first[lone]]
+    meta[:n, 3][lone] = eslot[lone_first]
     return meta.reshape(-1), eslot if len(eslot) else np.full(1, -1, np.int32)
 
 
