@@ -453,6 +453,12 @@ def test_wave_table_lists_each_items_tiles_after_those_they_wait_for():
     assert len(row) == len(table)  # each tile once; the slots first + J*KT + K are then distinct
     diagonal = table[:, 1] + table[:, 2]
     assert (np.diff(diagonal) >= 0).all()
+    # the documented order, on random items too: anti-diagonal, then item, then J
+    rng = np.random.default_rng(4)
+    for lengths in (lengths, rng.integers(0, 300, (40, 3)), np.zeros((0, 3), np.int64)):
+        table = gt.wave_table(lengths, 16, 6)
+        keys = [(J + K, w, J) for w, J, K, _ in table.tolist()]
+        assert keys == sorted(set(keys)) and len(table) == (np.prod(gt.tiles(lengths, 16, 6), 0)).sum()
 
 
 def test_wave_scratch_holds_a_column_buffer_a_tile_row():

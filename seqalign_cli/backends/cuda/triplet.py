@@ -204,12 +204,18 @@ def wave_table(lengths: np.ndarray, T: int, R: int) -> np.ndarray:
     JT, KT = tiles(lengths, T, R)
     count = JT * KT
     first = np.cumsum(count) - count
-    item = np.repeat(np.arange(len(count)), count)
-    local = np.arange(int(count.sum())) - np.repeat(first, count)
-    kt = np.repeat(KT, count)
-    J, K = local // kt, local % kt
-    rows = np.lexsort((J, item, J + K))
-    return np.stack([item, J, K, np.repeat(first, count)], 1)[rows].astype(np.int32)
+    table = np.empty((int(count.sum()), 4), np.int32)  # made by item, then J, then K (row-major tiles)
+    table[:, 0] = np.repeat(np.arange(len(count), dtype=np.int32), count)
+    table[:, 3] = np.repeat(first, count)
+    # the tile rows of every item, then their tiles
+    row_kt = np.repeat(KT, JT)
+    row_first = np.cumsum(row_kt) - row_kt
+    table[:, 1] = np.repeat(np.arange(len(row_kt), dtype=np.int64) - np.repeat(np.cumsum(JT) - JT, JT), row_kt)
+    table[:, 2] = np.arange(len(table), dtype=np.int64) - np.repeat(row_first, row_kt)
+    # a stable sort by anti-diagonal alone keeps item, then J, among equal ones (a radix sort of 16 bits)
+    diagonal = table[:, 1] + table[:, 2]
+    small = len(diagonal) == 0 or diagonal.max() < 1 << 16
+    return table[np.argsort(diagonal.astype(np.uint16) if small else diagonal, kind="stable")]
 
 
 def code_words(R) -> np.ndarray:
