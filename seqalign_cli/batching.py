@@ -26,13 +26,31 @@ def _lengths(off: np.ndarray) -> np.ndarray:
 
 
 def gather_runs(values: np.ndarray, off: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The runs ``values[off[k]:off[k + 1]]`` of the records ``idx``, back to back, and their offsets."""
-    starts = off[idx].astype(np.int64)
-    lens = off[idx + 1].astype(np.int64) - starts
+    """The runs ``values[off[k]:off[k + 1]]`` of the records ``idx``, back to back, and their offsets.
+
+    Every family's ``subset`` (the GPU scheduler's pieces, the CPU engine's share of a batch): one
+    compiled pass that releases the interpreter lock, no temporaries of the runs' size.
+    """
+    off = np.require(off, np.int64, "C")
+    idx = np.require(idx, np.int64, "C")
     new_off = np.zeros(len(idx) + 1, np.int64)
-    np.cumsum(lens, out=new_off[1:])
-    src = np.repeat(starts - new_off[:-1], lens) + np.arange(new_off[-1], dtype=np.int64)
-    return values[src], new_off
+    np.cumsum(off[idx + 1] - off[idx], out=new_off[1:])
+    out = np.empty(int(new_off[-1]), values.dtype)
+    _gather(values, off, idx, new_off, out)
+    return out, new_off
+
+
+@nb.njit(cache=True, nogil=True)
+def _gather(values, off, idx, new_off, out):
+    for k in range(idx.shape[0]):
+        start = off[idx[k]]
+        out[new_off[k]:new_off[k + 1]] = values[start:start + new_off[k + 1] - new_off[k]]
+
+
+def compile_ahead():
+    """Compile ``gather_runs`` for the codes of a batch (``precompile``: a GPU run's first subset then
+    compiles nothing)."""
+    gather_runs(np.zeros(3, np.uint8), np.arange(4), np.arange(2))
 
 
 @dataclass

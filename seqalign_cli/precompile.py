@@ -13,7 +13,8 @@ use, as before.
 
 It needs only the package's own dependencies: from the GPU side it imports
 only the pairwise engine's host plan (``backends/cuda/pairwise_plan.py``,
-compiled code that runs on the host), which it compiles too.
+compiled code that runs on the host), which it compiles too, as it does
+the subsets of a batch that the GPU scheduler makes (``batching.gather_runs``).
 ``python -m seqalign_cli.precompile [--quiet] [SUBCOMMAND...]``.
 """
 
@@ -150,6 +151,9 @@ def precompile(say=lambda m: print(m, file=sys.stderr), commands=None, backend: 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="seqalign-compile-") as folder:
         failed = run_jobs(folder, say, commands, backend)
+    from . import batching
+
+    batching.compile_ahead()  # the GPU scheduler's subsets of a batch, needing no GPU to compile
     if not commands or "pair" in commands:
         from .backends.cuda.pairwise_plan import compile_ahead
 

@@ -90,3 +90,33 @@ def test_the_gpu_host_plan_takes_read_only_lengths_without_compiling():
     assert not batch.qlen.flags.writeable  # a batch's lengths are read-only
     plan.route_pairs(batch.qlen, batch.tlen, AlignConfig(), 1 << 31, 1 << 24, 1 << 29)
     assert len(plan._route.signatures) == before
+
+
+def test_subsets_of_every_familys_batch_compile_nothing_after_compile_ahead():
+    """``batching.compile_ahead`` (run by precompile) compiles the one ``gather_runs`` that the subsets of a
+    pair, triplet or read batch take, and a subset holds the records asked for, in that order."""
+    import numpy as np
+
+    from seqalign_cli import batching
+    from seqalign_cli.io.encode import encode_many, make_batch
+    from seqalign_cli.io.graph import GraphBatch
+    from seqalign_cli.io.triplet import make_triplets
+
+    batching.compile_ahead()
+    before = len(batching._gather.signatures)
+    seqs = [b"ACGT", b"", b"GGA", b"T" * 9]
+    pairs = make_batch(seqs, seqs[::-1])
+    triplets = make_triplets(seqs, seqs[::-1], seqs)
+    codes, offs = encode_many(seqs)
+    reads = GraphBatch(codes, offs, graph=None)
+    idx = np.array([3, 1, 0])
+    sub = pairs.subset(idx)
+    assert [sub.query(k).tobytes() for k in range(3)] == [pairs.query(k).tobytes() for k in idx]
+    assert [sub.target(k).tobytes() for k in range(3)] == [pairs.target(k).tobytes() for k in idx]
+    sub = triplets.subset(idx)
+    assert all(sub.seq(s, k).tobytes() == triplets.seq(s, int(j)).tobytes() for s in range(3)
+               for k, j in enumerate(idx))
+    sub = reads.subset(idx)
+    assert [sub.seq(k).tobytes() for k in range(3)] == [reads.seq(int(j)).tobytes() for j in idx]
+    assert reads.subset(np.array([], np.int64)).size == 0
+    assert len(batching._gather.signatures) == before

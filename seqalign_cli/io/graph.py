@@ -16,6 +16,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ..batching import gather_runs
 from ..errors import UsageError
 from .block import RecordBlock
 from .fastx import FastxReader
@@ -59,11 +60,8 @@ class GraphBatch:
 
     def subset(self, idx: np.ndarray) -> "GraphBatch":
         """A new batch holding the reads ``idx`` in that order, against the same graph."""
-        parts = [self.seq(int(k)) for k in idx]
-        off = np.zeros(len(parts) + 1, np.int64)
-        np.cumsum([len(p) for p in parts], out=off[1:])
-        codes = np.concatenate(parts) if parts else self.codes[:0]
-        return GraphBatch(codes, off, self.graph)
+        codes, offs = gather_runs(self.codes, self.offs, idx)
+        return GraphBatch(codes, offs, self.graph)
 
 
 @dataclass(eq=False)

@@ -19,6 +19,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ..batching import gather_runs
 from ..errors import InputError
 from .block import RecordBlock
 from .fastx import FastxReader
@@ -61,13 +62,7 @@ class TripletBatch:
 
     def subset(self, idx: np.ndarray) -> "TripletBatch":
         """A new batch holding the triplets ``idx`` in that order."""
-        codes, offs = [], []
-        for s in range(3):
-            parts = [self.seq(s, int(k)) for k in idx]
-            off = np.zeros(len(idx) + 1, np.int64)
-            np.cumsum([len(p) for p in parts], out=off[1:])
-            codes.append(np.concatenate(parts) if parts else self.codes[s][:0])
-            offs.append(off)
+        codes, offs = zip(*(gather_runs(c, o, idx) for c, o in zip(self.codes, self.offs)))
         return TripletBatch(tuple(codes), tuple(offs))
 
 
