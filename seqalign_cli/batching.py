@@ -47,10 +47,29 @@ def _gather(values, off, idx, new_off, out):
         out[new_off[k]:new_off[k + 1]] = values[start:start + new_off[k + 1] - new_off[k]]
 
 
+def scatter_runs(store, idx: np.ndarray, other):
+    """``RunStore.take``'s copy: the runs of ``other``'s records 0.. (``count`` of them each) into the slots of
+    records ``idx`` of ``store``, in one compiled pass that releases the interpreter lock."""
+    _scatter(store.op, store.length, np.require(store.off, np.int64, "C"), np.require(idx, np.int64, "C"),
+             other.op, other.length, np.require(other.off, np.int64, "C"), np.require(other.count, np.int64, "C"))
+
+
+@nb.njit(cache=True, nogil=True)
+def _scatter(op, length, off, idx, other_op, other_length, other_off, count):
+    for k in range(idx.shape[0]):
+        s, o, n = off[idx[k]], other_off[k], count[k]
+        op[s:s + n] = other_op[o:o + n]
+        length[s:s + n] = other_length[o:o + n]
+
+
 def compile_ahead():
-    """Compile ``gather_runs`` for the codes of a batch (``precompile``: a GPU run's first subset then
-    compiles nothing)."""
+    """Compile ``gather_runs`` and ``scatter_runs`` for the arrays of a run (``precompile``: a GPU run's
+    first subset and merge of results then compile nothing)."""
+    from .results import RunStore
+
     gather_runs(np.zeros(3, np.uint8), np.arange(4), np.arange(2))
+    store = RunStore.allocate(np.full(2, 3, np.int64), 2)
+    store.take(np.arange(2), RunStore.allocate(np.full(2, 3, np.int64), 2))
 
 
 @dataclass

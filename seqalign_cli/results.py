@@ -82,11 +82,9 @@ class RunStore:
         self.count[idx] = other.count
         if len(self.op) <= 1:  # score only
             return
-        for k, p in enumerate(idx):
-            ops, lens = other.runs(k)
-            s = self.off[p]
-            self.op[s:s + len(ops)] = ops
-            self.length[s:s + len(lens)] = lens
+        from .batching import scatter_runs  # compiled code: imported once runs are in use
+
+        scatter_runs(self, np.asarray(idx, np.int64), other)
 
     def packed(self, subset: np.ndarray) -> tuple[np.ndarray, int]:
         """A layout with room for exactly the runs in use of ``subset`` and the full room of every other record.

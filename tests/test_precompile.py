@@ -120,3 +120,35 @@ def test_subsets_of_every_familys_batch_compile_nothing_after_compile_ahead():
     assert [sub.seq(k).tobytes() for k in range(3)] == [reads.seq(int(j)).tobytes() for j in idx]
     assert reads.subset(np.array([], np.int64)).size == 0
     assert len(batching._gather.signatures) == before
+
+
+def test_results_merged_by_records_compile_nothing_after_compile_ahead():
+    """``RunStore.take`` (the scheduler merging a piece's or the CPU engine's results into a batch's) copies
+    each record's runs into its slots with the one ``scatter_runs`` that ``compile_ahead`` compiles."""
+    import numpy as np
+
+    from seqalign_cli import batching
+    from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.backends.cuda.pairwise import HOOKS as PAIRS
+    from seqalign_cli.backends.cuda.triplet import HOOKS as TRIPLETS
+    from seqalign_cli.config import AlignConfig, Scoring
+    from seqalign_cli.io.encode import make_batch
+    from seqalign_cli.io.triplet import make_triplets
+    from seqalign_cli.results import CIGAR_LETTERS, COLUMN_LETTERS
+
+    batching.compile_ahead()
+    before = len(batching._scatter.signatures)
+    seqs = [b"ACGTACGTTA", b"", b"GGA", b"TTGCA" * 9, b"ACCA"]
+    cfg = AlignConfig(mode="local", traceback=True, scoring=Scoring(gap_open=0))
+    for batch, cpu, hooks, letters in ((make_batch(seqs, seqs[::-1]), CpuPairwise(1), PAIRS, CIGAR_LETTERS),
+                                       (make_triplets(seqs, seqs[::-1], seqs), CpuTriplet(1), TRIPLETS,
+                                        COLUMN_LETTERS)):
+        whole = cpu.align(batch, cfg)
+        merged = hooks.allocate(batch, cfg)
+        for part in (np.array([4, 1, 3]), np.array([0, 2])):
+            merged.take(part, cpu.align(batch.subset(part), cfg))
+        store = getattr(merged, "cigar", None) or merged.columns
+        want = getattr(whole, "cigar", None) or whole.columns
+        assert store.strings(letters) == want.strings(letters)
+    assert len(batching._scatter.signatures) == before
