@@ -1,4 +1,4 @@
-"""Test helpers shared by several test modules: result comparison and TSV parsing."""
+"""Test helpers shared by several test modules: result comparison, TSV parsing, the GPUs at hand."""
 
 from __future__ import annotations
 
@@ -64,3 +64,14 @@ class FakeDeviceEngine:
 
     def release(self):
         self.releases += 1
+
+
+def gpu_count() -> int:
+    """The GPUs the cuda backend can use here (0 without a usable GPU)."""
+    from seqalign_cli.backends import gpu_status
+
+    if not gpu_status()[0]:
+        return 0
+    from seqalign_cli.backends.cuda import device_count
+
+    return device_count()

@@ -50,6 +50,7 @@ from graph_oracles import (
     pair_scores, random_gfa, random_seq, random_walk, read_fastx, read_text, ref_align, revcomp, row_is_available,
     cactus_rows, cycle_segments, slot_plan, small_dag_rows, spell_steps, vg_scoring,
 )
+from helpers import gpu_count
 
 DATA = GRAPH_DATA
 MODES = ("global", "glocal", "local")
@@ -868,18 +869,8 @@ def test_bad_graph_is_one_clean_error(bad_runs, name):
     assert proc.stdout == b""
 
 
-def _gpus() -> int:
-    from seqalign_cli.backends import gpu_status
-
-    if not gpu_status()[0]:
-        return 0
-    from seqalign_cli.backends.cuda import device_count
-
-    return device_count()
-
-
 @pytest.mark.gpu
-@pytest.mark.skipif(_gpus() < 2, reason="needs two GPUs")
+@pytest.mark.skipif(gpu_count() < 2, reason="needs two GPUs")
 @pytest.mark.parametrize("traceback", [False, True])
 def test_several_gpus_equal_the_cpu(traceback):
     """Every GPU through the shared scheduler (the graph uploaded once to each): batches whole to one GPU's

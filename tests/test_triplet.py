@@ -37,6 +37,7 @@ from seqalign_cli.io.encode import make_batch
 from seqalign_cli.io.triplet import make_triplets
 
 from conftest import make_backend
+from helpers import gpu_count
 
 from triplet_oracles import brute_force, gapped_rows, projection_score, ref_align, rescore
 
@@ -272,18 +273,8 @@ def test_sars_cov_2_triplets(triplet_backend, mode):
     check_invariants(a, b, c, res, LINEAR)
 
 
-def _gpus() -> int:
-    from seqalign_cli.backends import gpu_status
-
-    if not gpu_status()[0]:
-        return 0
-    from seqalign_cli.backends.cuda import device_count
-
-    return device_count()
-
-
 @pytest.mark.gpu
-@pytest.mark.skipif(_gpus() < 2, reason="needs two GPUs")
+@pytest.mark.skipif(gpu_count() < 2, reason="needs two GPUs")
 @pytest.mark.parametrize("traceback", [False, True])
 def test_several_gpus_equal_the_cpu(traceback):
     """Every GPU through the shared scheduler, mixed lengths: batches whole to one GPU's pipeline and in
@@ -305,7 +296,7 @@ def test_several_gpus_equal_the_cpu(traceback):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(_gpus() < 1, reason="needs a GPU")
+@pytest.mark.skipif(gpu_count() < 1, reason="needs a GPU")
 @pytest.mark.parametrize("traceback", [False, True])
 def test_tile_wave_equals_the_cpu(monkeypatch, traceback):
     """Every triplet of several tiles as a tile wave (each tile its own group): lengths around the tiles'
@@ -327,7 +318,7 @@ def test_tile_wave_equals_the_cpu(monkeypatch, traceback):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(_gpus() < 1, reason="needs a GPU")
+@pytest.mark.skipif(gpu_count() < 1, reason="needs a GPU")
 def test_traceback_in_both_lane_widths_equals_the_cpu():
     """Traceback in 16-bit lanes (two triplets a group, each one's codes laid out by its own lengths: partners
     of unequal lengths, empty sequences) and in int32 lanes (forced), every mode, the sweep only (the tile
