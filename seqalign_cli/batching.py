@@ -31,8 +31,8 @@ def gather_runs(values: np.ndarray, off: np.ndarray, idx: np.ndarray) -> tuple[n
     Every family's ``subset`` (the GPU scheduler's pieces, the CPU engine's share of a batch): one
     compiled pass that releases the interpreter lock, no temporaries of the runs' size.
     """
-    off = np.require(off, np.int64, "C")
-    idx = np.require(idx, np.int64, "C")
+    off = np.require(off, np.int64, "CW")  # the one array type compiled ahead (a read-only one is another)
+    idx = np.require(idx, np.int64, "CW")
     new_off = np.zeros(len(idx) + 1, np.int64)
     np.cumsum(off[idx + 1] - off[idx], out=new_off[1:])
     out = np.empty(int(new_off[-1]), values.dtype)
@@ -50,8 +50,8 @@ def _gather(values, off, idx, new_off, out):
 def scatter_runs(store, idx: np.ndarray, other):
     """``RunStore.take``'s copy: the runs of ``other``'s records 0.. (``count`` of them each) into the slots of
     records ``idx`` of ``store``, in one compiled pass that releases the interpreter lock."""
-    _scatter(store.op, store.length, np.require(store.off, np.int64, "C"), np.require(idx, np.int64, "C"),
-             other.op, other.length, np.require(other.off, np.int64, "C"), np.require(other.count, np.int64, "C"))
+    _scatter(store.op, store.length, np.require(store.off, np.int64, "CW"), np.require(idx, np.int64, "CW"),
+             other.op, other.length, np.require(other.off, np.int64, "CW"), np.require(other.count, np.int64, "CW"))
 
 
 @nb.njit(cache=True, nogil=True)

@@ -75,10 +75,9 @@ class GpuScheduler:
     is one piece of that queue; a batch of more than ``split_cells`` cells
     is cut into up to ``pieces_per_gpu`` pieces a GPU, of similar cell counts, the
     largest records first (dynamic partitioning: a GPU that finishes early
-    takes the next piece, whatever the cells of its pieces cost it; with
-    pieces handed out ahead by cell count, routes of different speeds a
-    cell left one GPU idle while the other finished). Results land in
-    input order.
+    takes the next piece, however long its pieces took; pieces handed out
+    ahead by cell count assume every cell costs the same, which routes of
+    different speeds a cell break). Results land in input order.
 
     A batch of fewer than ``spread_cells`` cells a record on average takes
     the one-GPU path on the first GPU: its host work (reading, planning,
@@ -97,9 +96,8 @@ class GpuScheduler:
     split_cells = 8 * 10**9
     #: pieces a GPU of a batch over ``split_cells``, each of at least ``split_cells / 2`` cells and
     #: ``piece_records`` records: smaller launches leave a GPU's groups idle. Measured on two H200
-    #: (RESULTS.md): 10,000 reads of 150 bp on a 5 Mbp graph ran at 1.32x one GPU in 8 pieces of 1,250
-    #: reads, 1.58x in 2 of 5,000; 120,000 pairs of 16 bp-20 kb at 1.35x in 8 pieces a batch (each
-    #: piece's checkpointed tracebacks one stage a round, in rounds of fewer pairs).
+    #: (RESULTS.md): 10,000 reads of 150 bp on a 5 Mbp graph ran at 1.34x one GPU in 8 pieces of 1,250
+    #: reads, 1.58x in 2 of 5,000; 120,000 pairs of 16 bp-20 kb at 1.35x in 8 pieces a batch, 1.36x in 4.
     pieces_per_gpu = 2
     piece_records = 4096
     #: cells a record on average from which a batch goes to the GPUs' pipelines (see the class docstring)
