@@ -92,8 +92,9 @@ class CpuGraph:
             args = kernel_args(cfg, graph, wide)
             fit = fits_lanes(lengths[sel], cfg, graph) if self.lanes and not wide else np.zeros(len(sel), bool)
             if not fit.all():
-                align_each(G, node, batch.codes, batch.offs, sel[~fit], *args, runs.off, runs.op, runs.length,
-                           room, nodes, res)
+                with nb.parallel_chunksize(1):  # longest first, threads take them one at a time
+                    align_each(G, node, batch.codes, batch.offs, sel[~fit], *args, runs.off, runs.op,
+                               runs.length, room, nodes, res)
             if fit.any():
                 groups = lane_groups(lengths[sel[fit]], cfg, graph)
                 with nb.parallel_chunksize(1):  # groups differ in length: threads take them one at a time

@@ -6,7 +6,8 @@ float64 lanes where scores could pass 2**24, and the checkpointed route
 pass the budget. Long pairs (``long_pair.routed``) go through ``long_pair``,
 vectorised inside the pair.
 
-``align_groups`` runs every group of a batch (numba, threads over groups):
+``align_groups`` runs every group of a batch (numba, threads over groups, the
+largest first, each thread taking the next group when it is free):
 forward sweep, end cell, and, when asked, a full-matrix traceback. Pairs too
 large for a traceback matrix go through ``align_long``: the forward sweep saves
 H and F every ``block`` rows (checkpoints); the traceback then recomputes one
@@ -67,7 +68,8 @@ def align_groups(qbuf, qoff, gM, tbuf, toff, gN, qlen, tlen, index, bounds, mode
     gives each pair's place in run_op/run_len.
     """
     G = gM.shape[0]
-    for g in nb.prange(G):
+    for last in nb.prange(G):
+        g = G - 1 - last  # the groups come shortest first: the largest are taken first
         M = gM[g]
         N = gN[g]
         p0 = bounds[g]
@@ -229,9 +231,10 @@ class CpuPairwise:
         sc = np.array(cfg.scoring.as_list(), dtype)
         scores = np.zeros(out.size, dtype)
         runs = out.cigar
-        align_groups(g.q_buf, g.q_off, g.q_dim, g.t_buf, g.t_off, g.t_dim, g.qlen, g.tlen, g.index,
-                     g.bounds, int(cfg.mode_code), sc, cfg.traceback, scores, out.qstart, out.qend,
-                     out.tstart, out.tend, runs.off, runs.count, runs.op, runs.length, out.stats)
+        with nb.parallel_chunksize(1):  # groups differ in length: threads take them one at a time
+            align_groups(g.q_buf, g.q_off, g.q_dim, g.t_buf, g.t_off, g.t_dim, g.qlen, g.tlen, g.index,
+                         g.bounds, int(cfg.mode_code), sc, cfg.traceback, scores, out.qstart, out.qend,
+                         out.tstart, out.tend, runs.off, runs.count, runs.op, runs.length, out.stats)
         out.score[subset] = scores[subset].astype(np.int64)
 
     def _long(self, batch, k, wide, cfg, out):

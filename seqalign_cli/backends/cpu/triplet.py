@@ -3,7 +3,7 @@
 Triplets are aligned one at a time by ``triplet_cube`` (SIMD along the rows
 of each slice; the whole cube of direction bytes within the traceback
 budget, the checkpointed walk beyond it), threads across triplets, largest
-first. Cells are int32 where the score bound allows, int64 otherwise.
+first, each thread taking the next triplet when it is free. Cells are int32 where the score bound allows, int64 otherwise.
 """
 
 from __future__ import annotations
@@ -57,7 +57,9 @@ class CpuTriplet:
             sel = np.flatnonzero((bound >= INT32_LIMIT) == wide)
             if len(sel):
                 sel = sel[np.argsort(-batch.cells_each()[sel], kind="stable")]  # largest first
-                align_each(*seqs, sel, *args, cfg.matrix_budget, runs.off, runs.op, runs.length, res)
+                with nb.parallel_chunksize(1):  # threads take them one at a time (equal shares would give
+                    # the first thread all the largest)
+                    align_each(*seqs, sel, *args, cfg.matrix_budget, runs.off, runs.op, runs.length, res)
         out.score[:] = res[:, 0]
         out.start[:] = res[:, 1:4]
         out.end[:] = res[:, 4:7]
