@@ -139,6 +139,44 @@ def test_hooks_send_traceback_runs_to_the_gpu_within_the_matrix_budget():
         assert gt.HOOKS.on_gpu(batch, cfg).all()
 
 
+def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine():
+    """The scheduler says one line, the first time a batch has triplets for the CPU engine, naming the
+    commonest reason (``TripletHooks.routes``); the results are the CPU engine's either way."""
+    from helpers import FakeDeviceEngine
+
+    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.backends.cuda.scheduler import GpuScheduler
+
+    class Engine(FakeDeviceEngine):
+        def align(self, batch, cfg, subset, out):
+            out.take(subset, CpuTriplet(1).align(batch.subset(subset), cfg))
+
+    batch = batch_of([[10, 10, 10], [50, 40, 30], [0, 0, 0], [99, 99, 99], [100, 99, 99]])
+    budget = int(gt.dir_bytes(np.array([[99, 99, 99]]), gt.Mode.GLOBAL)[0])
+    cfg = AlignConfig(scoring=LINEAR, traceback=True, matrix_budget=budget)
+    assert gt.HOOKS.routes(batch, cfg).tolist() == [0, 0, 0, 0, 4]
+    said = []
+    gpu = GpuScheduler([Engine(0)], CpuTriplet(1), gt.HOOKS, said.append, device="fake GPU")
+    want = CpuTriplet(1).align(batch, cfg)
+    for _ in range(2):
+        res = gpu.align(batch, cfg)
+        assert res.score.tolist() == want.score.tolist() and res.column_strings() == want.column_strings()
+    assert said == [f"1 of 5 triplets of a batch go to the CPU engine: traceback codes past --max-matrix-mb "
+                    f"({budget >> 20} MB; up to 2048 keeps them on the GPU)"]
+    # the other reasons, and none where every triplet fits
+    big = AlignConfig(scoring=Scoring(200, 4, 0, 2, 1))
+    assert gt.HOOKS.cpu_note(batch, big, np.arange(5)).endswith("scoring values above 127 (the GPU kernels' "
+                                                                "byte profiles)")
+    wide = AlignConfig(scoring=Scoring(120, 120, 0, 120, 120), traceback=False)
+    long = batch_of([[10**6, 10**6, 10**6], [5, 5, 5]])
+    assert gt.HOOKS.routes(long, wide).tolist() == [2, 0]
+    assert gt.HOOKS.cpu_note(long, wide, np.array([1])) is None
+    said.clear()
+    GpuScheduler([Engine(0)], CpuTriplet(1), gt.HOOKS, said.append, device="fake GPU").align(
+        batch, cfg_of(traceback=True))
+    assert said == []
+
+
 def test_direction_bytes_are_the_layout_or_none_for_empty_semi_global_triplets():
     lengths = np.array([[3, 4, 5], [0, 0, 0], [0, 7, 9], [1000, 0, 1000]])
     # passes * steps (n1 + 2S - 1) * T lanes * whole words of R*R codes:

@@ -7,7 +7,9 @@ It knows records, cells and results only through the family's pieces:
   the halves of a batch after an out-of-memory error, ``release``);
 * ``cpu``: the family's CPU engine (``align(batch, cfg)``);
 * ``hooks``: ``on_gpu(batch, cfg)``, the records a GPU can hold exactly (the
-  family's routing), and ``allocate(batch, cfg)``, an empty result;
+  family's routing), ``allocate(batch, cfg)``, an empty result, and
+  optionally ``cpu_note(batch, cfg, idx)``, the line said once on stderr
+  when records ``idx`` go to the CPU engine;
 * the batch: ``size``, ``subset(idx)``, ``cells_each()``; the result:
   ``take(idx, other)`` and ``finish(cfg)``.
 
@@ -92,6 +94,7 @@ class GpuScheduler:
 
     name = "cuda"
     _said_oom = False
+    _said_cpu = False
     #: a batch of more cells than this is shared by several GPUs (pieces); smaller ones go whole to one
     split_cells = 8 * 10**9
     #: pieces a GPU of a batch over ``split_cells``, each of at least ``split_cells / 2`` cells and
@@ -152,9 +155,20 @@ class GpuScheduler:
             job, spilled = self._submit(self.engines[0], batch, cfg, gpu_idx, out)
         elif len(gpu_idx):
             pieces = self._deal(batch, cfg, gpu_idx, out)
+        if len(cpu_idx) and not self._said_cpu:
+            self._note_cpu(batch, cfg, cpu_idx)
         cpu_idx = np.sort(np.concatenate([cpu_idx, spilled]))
         cpu_res = self.cpu.align(batch.subset(cpu_idx), cfg) if len(cpu_idx) else None  # while the GPU works
         return Pending(self, batch, out, job, pieces, cpu_idx, cpu_res, cfg)
+
+    def _note_cpu(self, batch, cfg, idx):
+        """Say once a run why records of a GPU run go to the CPU engine, where the family says
+        (``hooks.cpu_note``; a family without it says nothing)."""
+        note = getattr(self.hooks, "cpu_note", None)
+        text = note(batch, cfg, idx) if note is not None else None
+        if text:
+            self._said_cpu = True
+            self.log(text)
 
     def _spread(self, batch, idx) -> bool:
         """Whether the records ``idx`` hold enough cells a record to go to the GPUs' pipelines."""

@@ -315,18 +315,45 @@ class TripletHooks:
         alone would pass BORDER_BYTES stays on the CPU too, and with
         traceback one whose direction bytes (``dir_bytes``) pass
         ``cfg.matrix_budget`` (or DIRS_BYTES): the CPU engine traces it
-        back by checkpoints.
+        back by checkpoints. ``routes`` says why.
         """
+        return TripletHooks.routes(batch, cfg) == 0
+
+    @staticmethod
+    def routes(batch: TripletBatch, cfg: AlignConfig) -> np.ndarray:
+        """Each triplet's route: 0 the GPU, else the CPU engine because of the reason ``CPU_REASONS[r - 1]``."""
         lengths = batch.lengths
         if not scoring_fits(cfg):
-            return np.zeros(len(lengths), bool)
+            return np.full(len(lengths), 1, np.int8)
         T, R = plan_shapes(lengths, cfg.mode_code, cfg.traceback, cfg.scoring)
-        ok = cfg.scoring.triplet_bound(lengths) < INT32_LIMIT
-        ok &= border_ints(lengths, T, R) * 4 <= BORDER_BYTES
+        route = np.zeros(len(lengths), np.int8)
         if cfg.traceback:
             need = dir_bytes(lengths, cfg.mode_code, T, R)
-            ok &= (need <= cfg.matrix_budget) & (need <= DIRS_BYTES)
-        return ok
+            route[(need > cfg.matrix_budget) | (need > DIRS_BYTES)] = 4
+        route[border_ints(lengths, T, R) * 4 > BORDER_BYTES] = 3
+        route[cfg.scoring.triplet_bound(lengths) >= INT32_LIMIT] = 2
+        return route
+
+    @staticmethod
+    def cpu_note(batch: TripletBatch, cfg: AlignConfig, idx: np.ndarray) -> str | None:
+        """The line a GPU run says (once) when the triplets ``idx`` of ``batch`` go to the CPU engine."""
+        route = TripletHooks.routes(batch, cfg)[idx]
+        route = route[route > 0]
+        if not len(route):
+            return None
+        why = CPU_REASONS[int(np.bincount(route).argmax()) - 1]
+        return f"{len(idx)} of {batch.size} triplets of a batch go to the CPU engine: {why}" + (
+            f" ({cfg.matrix_budget >> 20} MB; up to {DIRS_BYTES >> 20} keeps them on the GPU)"
+            if why.endswith("--max-matrix-mb") else "")
+
+
+#: why the CPU engine aligns a triplet of a GPU run (``TripletHooks.routes``)
+CPU_REASONS = (
+    "scoring values above 127 (the GPU kernels' byte profiles)",
+    "scores that could pass 32-bit lanes",
+    "a cube too large for the GPU's border scratch",
+    "traceback codes past --max-matrix-mb",
+)
 
 
 HOOKS = TripletHooks()
