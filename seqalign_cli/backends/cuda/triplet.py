@@ -336,7 +336,10 @@ class TripletHooks:
 
     @staticmethod
     def cpu_note(batch: TripletBatch, cfg: AlignConfig, idx: np.ndarray) -> str | None:
-        """The line a GPU run says (once) when the triplets ``idx`` of ``batch`` go to the CPU engine."""
+        """The line a GPU run says (once) when the triplets ``idx`` of ``batch`` go to the CPU engine (none for a
+        configuration the CPU engine refuses: its error says it)."""
+        if cfg.scoring.gap_open or cfg.mode_code not in MODES:
+            return None
         route = TripletHooks.routes(batch, cfg)[idx]
         route = route[route > 0]
         if not len(route):
