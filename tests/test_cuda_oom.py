@@ -294,7 +294,8 @@ def test_several_devices_share_a_batch_of_many_cells(cupy):
     b = backend(engines)
     b.spread_cells = 0
     total = int(cells.sum())
-    for split, records, count in ((total // 16, 1, 4), (total * 2 // 3, 1, 3), (total - 1, 1, 2), (total // 16, 100, 3)):
+    for split, records, count in ((total // 16, 1, 4), (total * 2 // 3, 1, 3), (total - 1, 1, 2),
+                                  (total // 16, 100, 3)):
         for e in engines:
             e.calls = []
         barrier.reset()

@@ -3,7 +3,8 @@
 Triplets are aligned one at a time by ``triplet_cube`` (SIMD along the rows
 of each slice; the whole cube of direction bytes within the traceback
 budget, the checkpointed walk beyond it), threads across triplets, largest
-first, each thread taking the next triplet when it is free. Cells are int32 where the score bound allows, int64 otherwise.
+first, each thread taking the next triplet when it is free. Cells are int32
+where the score bound allows, int64 otherwise.
 """
 
 from __future__ import annotations

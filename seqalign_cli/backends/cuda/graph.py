@@ -21,8 +21,8 @@ sweep), so a read's sweep is as long as its longest section.
 
 The graph is uploaded once per device and engine (``_DeviceGraph``) and
 stays there; batches carry reads only. Its arrays are made on the host once
-a run (``host_graph``), whatever the number of devices. Rows that node starts read later
-live in per-warp slots (``Graph.slot``).
+a run (``host_graph``), whatever the number of devices. Rows that node
+starts read later live in per-warp slots (``Graph.slot``).
 
 Traceback: ``graph_score<K, MODE, true, ...>`` also saves a checkpoint every
 ``BLOCK_ROWS`` steps of each stripe (each lane's row before, its columns of

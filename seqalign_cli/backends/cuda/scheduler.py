@@ -98,7 +98,8 @@ class GpuScheduler:
     #: a batch of more cells than this is shared by several GPUs (pieces); smaller ones go whole to one
     split_cells = 8 * 10**9
     #: pieces a GPU of a batch over ``split_cells``, each of at least ``split_cells / 2`` cells and
-    #: ``piece_records`` records: smaller launches leave a GPU's groups idle. Measured on two H200
+    #: ``piece_records`` records (two pieces at least, however few its records): smaller launches
+    #: leave a GPU's groups idle. Measured on two H200
     #: (RESULTS.md): 10,000 reads of 150 bp on a 5 Mbp graph ran at 1.34x one GPU in 8 pieces of 1,250
     #: reads, 1.58x in 2 of 5,000; 120,000 pairs of 16 bp-20 kb at 1.35x in 8 pieces a batch, 1.36x in 4.
     pieces_per_gpu = 2
