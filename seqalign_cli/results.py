@@ -84,7 +84,7 @@ class RunStore:
             return
         from .batching import scatter_runs  # compiled code: imported once runs are in use
 
-        scatter_runs(self, np.asarray(idx, np.int64), other)
+        scatter_runs(self, idx, other)
 
     def packed(self, subset: np.ndarray) -> tuple[np.ndarray, int]:
         """A layout with room for exactly the runs in use of ``subset`` and the full room of every other record.
