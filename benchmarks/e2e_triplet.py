@@ -2,6 +2,7 @@
 
 Usage: python benchmarks/e2e_triplet.py GENOMES.fa [--triplets 1000000] [--length 150 | 8-1024] [--backend cuda]
                                        [-t 16] [--runs 2] [--formats tsv,maf] [--mode global] [--devices 0,1]
+                                       [--max-matrix-mb 256]
 
 Windows of ``--length`` bp at the same offset of three different genomes
 (the genomes are near-identical, so the windows are related: a few
@@ -75,6 +76,7 @@ def main():
     ap.add_argument("--batch-size", type=int, default=65536)
     ap.add_argument("--runs", type=int, default=2, help="the first run compiles; later runs reuse the caches")
     ap.add_argument("--formats", default="tsv,maf", help="tsv: score only; maf: with traceback")
+    ap.add_argument("--max-matrix-mb", type=int, default=None, help="passed to seqalign (traceback memory)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp()
     t0 = time.perf_counter()
@@ -84,6 +86,8 @@ def main():
         out = f"{args.out}.{fmt}" if args.out else os.path.join(tmp, f"out.{fmt}")
         extra = ["--score-only"] if fmt == "tsv" else []
         devices = ["--devices", args.devices] if args.devices else []
+        if args.max_matrix_mb:
+            devices += ["--max-matrix-mb", str(args.max_matrix_mb)]
         cmd = [sys.executable, "-m", "seqalign_cli", "triplet", "--backend", args.backend, "-t", str(args.threads),
                "--mode", args.mode, "--batch-size", str(args.batch_size), *devices, *extra, *paths, "-o", out]
         for run in range(args.runs):

@@ -66,6 +66,13 @@
 //               slice i is within 0..n1, nothing at the others; nothing for
 //               a semi-global triplet with an empty sequence (no DP)
 //   dir_off     int64 (ntriplets): each triplet's bytes in dirs
+//   W           bit 0: the tile wave, as for triplet_score; bit 1: traceback in windows (wslices)
+//   wslices, wq  int32 (ntriplets), int: read with W & 2 only (else the codes of every slice 0..n1):
+//               triplet p with wslices[p] = m > 0 keeps only the slices of its window wq, windows of m
+//               slices counted from the end (window_of: [max(0, hi - m), hi), hi = n1 + 1 - wq*m), in
+//               the layout above with m + 2S - 2 steps a pass, step t - lo for slice i = t - u - v
+//               (the traceback of a triplet whose codes pass the memory budget: one launch a window,
+//               each followed by triplet_walk of the same window, from the last window to the first)
 //   A cell's code is the column kind that produces D (0..6 in the order
 //   M a b c A B C: the seven candidates compared with strict > in that
 //   order, so the first of equal ones wins), or 7 (START) where the
@@ -94,7 +101,12 @@
 //   info        int32 (ntriplets, 4): start i, j, k, run count (an empty
 //               alignment: its end cell and 0 runs; semi-global with an
 //               empty sequence: 0, 0, 0, 0)
+//   wslices, wq  as for triplet_trace: the window whose codes dirs holds
 //   From the end cell the walk follows the codes back to the first START.
+//   In windows: the walk of window 0 starts at the end cell, the others
+//   where the walk above left the triplet; a walk that leaves its window
+//   (slice lo - 1) writes that cell and -1 - runs in info (the runs so far,
+//   from the end back), and the next window's walk goes on from there.
 //
 // Thread mapping (TrioSeq): T = S*S lanes a group (T = 1, 4 or 16; several
 // groups a warp), lane l = u*S + v owning the R x R square of rows
@@ -424,7 +436,24 @@ __device__ __forceinline__ void take_first(int& best, int& d, int x, int kind) {
   if (x > best) { best = x; d = kind; }
 }
 
-template <int MODE, int R, int T, class L, bool WAVE, bool TRACE = false>
+// The slices whose codes a traceback launch keeps: all of 0..n1 (m = 0), or window q of a triplet traced
+// back in windows of m slices, counted from the end: [lo, hi) = [max(0, hi - m), n1 + 1 - q*m), empty
+// (lo = hi = 0) once hi <= 0. Returns the steps a pass of the window's codes holds: its slices and the
+// wavefront's fill and drain (hi - lo + 2S - 2; m + 2S - 2 for every window of m).
+template <int S>
+__device__ __forceinline__ int window_of(int n1, int m, int q, int& lo, int& hi) {
+  if (m <= 0) {
+    lo = 0;
+    hi = n1 + 1;
+    return n1 + 2 * S - 1;
+  }
+  hi = n1 + 1 - q * m;
+  lo = max(0, hi - m);
+  if (hi <= 0) lo = hi = 0;
+  return m + 2 * S - 2;
+}
+
+template <int MODE, int R, int T, class L, bool WAVE, bool TRACE = false, bool WIN = false>
 __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64_t* __restrict__ aoff,
                                       const uint8_t* __restrict__ b, const int64_t* __restrict__ boff,
                                       const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
@@ -432,7 +461,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
                                       int* __restrict__ border, const int64_t* __restrict__ border_off,
                                       int* __restrict__ out, const int* __restrict__ tiles, int ntiles,
                                       int* __restrict__ sync, uint8_t* __restrict__ dirs = nullptr,
-                                      const int64_t* __restrict__ dir_off = nullptr) {
+                                      const int64_t* __restrict__ dir_off = nullptr,
+                                      const int* __restrict__ wslices = nullptr, int wq = 0) {
   using V = typename L::V;
   constexpr int H = L::H;
   constexpr int S = Side<T>::S;
@@ -505,24 +535,28 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   int seen_up = J0 > 0 ? 0 : 0x7fffffff, seen_left = K0 > 0 ? 0 : 0x7fffffff;
   // TRACE: each half's direction words (none for an empty semi-global triplet: no DP), laid out by the
   // triplet's own lengths (its tiles and steps: what triplet_walk reads); a step's block of CW words per
-  // lane, word q of lane l at q * T + l. A half writes the steps of its own tiles and slices only.
+  // lane, word q of lane l at q * T + l. A half writes the steps of its own tiles and of its window only
+  // (every slice 0..n1, or window wq of wslices: window_of): steps ts - lo of 0 .. std_ - 1, slices
+  // ts - u - v past the window's included (the lane's own slots, which the walk does not read).
   constexpr int CW = Codes<R>::WORDS;
   uint32_t* dw[TRACE ? H : 1] = {};
-  int ktd[TRACE ? H : 1] = {}, jtd[TRACE ? H : 1] = {}, std_[TRACE ? H : 1] = {};
+  int ktd[TRACE ? H : 1] = {}, jtd[TRACE ? H : 1] = {}, std_[TRACE ? H : 1] = {}, wlo[TRACE ? H : 1] = {};
   if constexpr (TRACE) {
 #pragma unroll
     for (int h = 0; h < H; ++h) {
-      dw[h] = track[h] ? (uint32_t*)(dirs + dir_off[p[h]]) : nullptr;
+      int hi;
+      std_[h] = window_of<S>(n1[h], WIN && track[h] ? wslices[p[h]] : 0, wq, wlo[h], hi);
+      dw[h] = track[h] && hi > 0 ? (uint32_t*)(dirs + dir_off[p[h]]) : nullptr;
       jtd[h] = (n2[h] + SR) / SR;
       ktd[h] = (n3[h] + SR) / SR;
-      std_[h] = n1[h] + 2 * S - 1;
     }
   }
   // TRACE: half h's block of the lane's words at step ts of tile (tj, tk), or none
   auto code_block = [&](int h, int tj, int tk, int ts) -> uint32_t* {
     const int q = TRACE ? h : 0;
-    if (!TRACE || dw[q] == nullptr || tj >= jtd[q] || tk >= ktd[q] || ts >= std_[q]) return nullptr;
-    return dw[q] + ((int64_t)(tj * ktd[q] + tk) * std_[q] + ts) * (CW * T) + lane;
+    if (!TRACE || dw[q] == nullptr || tj >= jtd[q] || tk >= ktd[q] || (unsigned)(ts - wlo[q]) >= (unsigned)std_[q])
+      return nullptr;
+    return dw[q] + ((int64_t)(tj * ktd[q] + tk) * std_[q] + ts - wlo[q]) * (CW * T) + lane;
   };
 
   // best end cell seen by this lane, per half: the score in a register, its (i, j, k) in shared memory
@@ -1158,18 +1192,22 @@ __global__ void TRIPLET_SCORE16_BOUNDS triplet_score16(TRIPLET_PARAMS) {
 
 template <int MODE, int R, int T, int W>
 __global__ void TRIPLET_TRACE_BOUNDS triplet_trace(TRIPLET_PARAMS, uint8_t* __restrict__ dirs,
-                                                   const int64_t* __restrict__ dir_off) {
+                                                   const int64_t* __restrict__ dir_off,
+                                                   const int* __restrict__ wslices, int wq) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
-  tri::sweep<MODE, R, T, tri::Lane32, W != 0, true>(a, aoff, b, boff, c, coff, order, nwork, sc, border,
-                                                    border_off, out, tiles, ntiles, sync, dirs, dir_off);
+  tri::sweep<MODE, R, T, tri::Lane32, (W & 1) != 0, true, (W & 2) != 0>(
+      a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out, tiles, ntiles, sync, dirs, dir_off,
+      wslices, wq);
 }
 
 template <int MODE, int R, int T, int W>
 __global__ void TRIPLET_TRACE16_BOUNDS triplet_trace16(TRIPLET_PARAMS, uint8_t* __restrict__ dirs,
-                                                     const int64_t* __restrict__ dir_off) {
+                                                     const int64_t* __restrict__ dir_off,
+                                                     const int* __restrict__ wslices, int wq) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
-  tri::sweep<MODE, R, T, tri::Lane16, W != 0, true>(a, aoff, b, boff, c, coff, order, nwork, sc, border,
-                                                   border_off, out, tiles, ntiles, sync, dirs, dir_off);
+  tri::sweep<MODE, R, T, tri::Lane16, (W & 1) != 0, true, (W & 2) != 0>(
+      a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out, tiles, ntiles, sync, dirs, dir_off,
+      wslices, wq);
 }
 
 // One thread a triplet: from the end cell triplet_trace<MODE, R, T, W> (or triplet_trace16) found (out),
@@ -1181,7 +1219,7 @@ __global__ void __launch_bounds__(tri::THREADS)
                  const int64_t* __restrict__ boff, const int64_t* __restrict__ coff, const int* __restrict__ out,
                  const uint8_t* __restrict__ dirs, const int64_t* __restrict__ dir_off,
                  const int64_t* __restrict__ run_off, uint8_t* __restrict__ run_op, int* __restrict__ run_len,
-                 int* __restrict__ info) {
+                 int* __restrict__ info, const int* __restrict__ wslices, int wq) {
   const int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (w >= nwork) return;
   const int p = order[w];
@@ -1192,19 +1230,29 @@ __global__ void __launch_bounds__(tri::THREADS)
     inf[0] = 0; inf[1] = 0; inf[2] = 0; inf[3] = 0;
     return;
   }
-  // the layout of triplet_trace<MODE, R, T, W>: tile, step, word, lane (see the header)
+  // the layout of triplet_trace<MODE, R, T, W>: tile, step, word, lane (see the header), of window wq
   constexpr int S = tri::Side<T>::S, SR = S * R, CW = tri::Codes<R>::WORDS;
   const uint8_t* base = dirs + dir_off[p];
-  const int64_t KT = (n3 + SR) / SR, steps = n1 + 2 * S - 1;
+  const int m = wslices != nullptr ? wslices[p] : 0;
+  int lo, hi;
+  const int64_t KT = (n3 + SR) / SR, steps = tri::window_of<S>(n1, m, wq, lo, hi);
   uint8_t* op = run_op + run_off[p];
   int* len = run_len + run_off[p];
-  int i = out[4 * (int64_t)p + 1], j = out[4 * (int64_t)p + 2], k = out[4 * (int64_t)p + 3];
-  int nr = 0, cur = -1, count = 0;
+  int i, j, k, nr = 0, cur = -1, count = 0;
+  if (m > 0 && wq > 0) {  // a window below the first: the walk goes on where the window above left it
+    if (inf[3] >= 0 || hi <= 0) return;  // the walk has ended
+    i = inf[0]; j = inf[1]; k = inf[2]; nr = -inf[3] - 1;
+    if (nr > 0) { --nr; cur = op[nr]; count = len[nr]; }  // the last run may go on
+  } else {
+    i = out[4 * (int64_t)p + 1]; j = out[4 * (int64_t)p + 2]; k = out[4 * (int64_t)p + 3];
+  }
   // runs from the end back (a triplet's room: n1 + n2 + n3 + 1 runs, at most one a column)
+  bool done = true;
   while (i >= 0 && j >= 0 && k >= 0) {
+    if (i < lo) { done = false; break; }  // below the window: the next window's walk goes on
     const int J = j / SR, K = k / SR, jj = j - J * SR, kk = k - K * SR;
     const int u = jj / R, v = kk / R, e = (jj - u * R) * R + (kk - v * R);
-    const int64_t x = (J * KT + K) * steps + (i + u + v);
+    const int64_t x = (J * KT + K) * steps + (i - lo + u + v);
     const int d = base[((x * CW + e / 4) * T + u * S + v) * 4 + e % 4];
     if (d >= tri::START) break;
     if (d == cur) {
@@ -1219,6 +1267,10 @@ __global__ void __launch_bounds__(tri::THREADS)
     k -= (d == 0 || d == 1 || d == 2 || d == 6);
   }
   if (cur >= 0) { op[nr] = (uint8_t)cur; len[nr] = count; ++nr; }
+  if (!done) {  // where the walk stands, and its runs so far (count -1 - runs: not ended)
+    inf[0] = i; inf[1] = j; inf[2] = k; inf[3] = -1 - nr;
+    return;
+  }
   for (int x = 0, y = nr - 1; x < y; ++x, --y) {  // forward order: start to end
     const uint8_t to = op[x]; op[x] = op[y]; op[y] = to;
     const int tl = len[x]; len[x] = len[y]; len[y] = tl;
@@ -1233,7 +1285,7 @@ __global__ void __launch_bounds__(tri::THREADS)
       const int*, int, int, int, int, int, int, int*, const int64_t*, int*, const int*, int, int*
 #define WALK_ARGS                                                                                 \
   const int*, int, const int64_t*, const int64_t*, const int64_t*, const int*, const uint8_t*,    \
-      const int64_t*, const int64_t*, uint8_t*, int*, int*
+      const int64_t*, const int64_t*, uint8_t*, int*, int*, const int*, int
 #define TRIPLET_VARIANTS(M)                                               \
   template __global__ void triplet_score<M, 4, 1, 0>(TRIPLET_ARGS);       \
   template __global__ void triplet_score<M, 4, 4, 0>(TRIPLET_ARGS);       \
@@ -1245,15 +1297,18 @@ __global__ void __launch_bounds__(tri::THREADS)
   template __global__ void triplet_score16<M, 6, 16, 0>(TRIPLET_ARGS);    \
   template __global__ void triplet_score16<M, 6, 16, 1>(TRIPLET_ARGS);    \
   template __global__ void triplet_score16<M, 8, 16, 0>(TRIPLET_ARGS);    \
-  template __global__ void triplet_trace<M, 4, 1, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*);   \
-  template __global__ void triplet_trace<M, 6, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*);   \
-  template __global__ void triplet_trace<M, 6, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
-  template __global__ void triplet_trace<M, 6, 16, 1>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
-  template __global__ void triplet_trace<M, 8, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*);  \
-  template __global__ void triplet_trace16<M, 4, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*); \
-  template __global__ void triplet_trace16<M, 6, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*); \
-  template __global__ void triplet_trace16<M, 6, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*); \
-  template __global__ void triplet_trace16<M, 6, 16, 1>(TRIPLET_ARGS, uint8_t*, const int64_t*); \
+  template __global__ void triplet_trace<M, 4, 1, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);   \
+  template __global__ void triplet_trace<M, 6, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);   \
+  template __global__ void triplet_trace<M, 6, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);  \
+  template __global__ void triplet_trace<M, 6, 16, 1>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);  \
+  template __global__ void triplet_trace<M, 8, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);  \
+  template __global__ void triplet_trace<M, 6, 16, 3>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);  \
+  template __global__ void triplet_trace16<M, 6, 16, 2>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
+  template __global__ void triplet_trace16<M, 6, 16, 3>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
+  template __global__ void triplet_trace16<M, 4, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
+  template __global__ void triplet_trace16<M, 6, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
+  template __global__ void triplet_trace16<M, 6, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
+  template __global__ void triplet_trace16<M, 6, 16, 1>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
   template __global__ void triplet_walk<M, 4, 1>(WALK_ARGS);              \
   template __global__ void triplet_walk<M, 6, 4>(WALK_ARGS);              \
   template __global__ void triplet_walk<M, 6, 16>(WALK_ARGS);             \

@@ -345,6 +345,41 @@ def test_traceback_in_both_lane_widths_equals_the_cpu():
             e.tuning = replace(e.tuning, pack16=True, wave_tiles=None)
 
 
+@pytest.mark.gpu
+@pytest.mark.skipif(gpu_count() < 1, reason="needs a GPU")
+def test_traceback_in_windows_of_slices_equals_the_cpu():
+    """Triplets whose codes pass the budget trace back on the GPU in windows of slices (a sweep and a walk a
+    window, from the end): every mode, 16-bit and int32 lanes, the tile wave and the sweep, one slice a
+    window up to many; the walk carries its runs from window to window."""
+    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.backends.cuda import triplet as gt
+
+    rng = random.Random(95)
+    trip = [related_triplet(rng, n) for n in (20, 24, 25, 48, 49, 70, 95, 130, 160)]
+    trip += [[random_dna(rng, rng.randint(1, 120)) for _ in range(3)] for _ in range(12)]
+    a, b, c = (list(x) for x in zip(*trip))
+    batch = make_triplets(*([x.encode() for x in xs] for xs in (a, b, c)))
+    gpu = make_backend("triplet", "cuda")
+    engines = gpu.engines
+    try:
+        for budget in (60_000, 400_000):
+            for mode in MODES:
+                cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=budget)
+                T, R = gt.plan_shapes(batch.lengths, cfg.mode_code, True, cfg.scoring)
+                m = gt.window_slices(batch.lengths, cfg.mode_code, budget, T, R)
+                assert (m > 0).sum() >= 5 and (m == 0).any(), (budget, m)
+                want = records(align(CpuTriplet(4), a, b, c, LINEAR, mode))
+                # the plan's lanes (the tile wave: few triplets); in global mode int32 lanes and the sweep too
+                for pack16, wave in ((True, None),) + (((False, None), (True, 0)) if mode == "global" else ()):
+                    for e in engines:
+                        e.tuning = replace(e.tuning, pack16=pack16, wave_tiles=wave)
+                    got = records(align(gpu, a, b, c, LINEAR, mode, budget=budget))
+                    assert got == want, (budget, mode, pack16, wave)
+    finally:
+        for e in engines:
+            e.tuning = replace(e.tuning, pack16=True, wave_tiles=None)
+
+
 # ------------------------------------------------------------ command line
 
 

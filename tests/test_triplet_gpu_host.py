@@ -127,10 +127,22 @@ def test_hooks_send_traceback_runs_to_the_gpu_within_the_matrix_budget():
     for mode in ("global", "semi-global", "local"):
         assert gt.HOOKS.on_gpu(batch, cfg_of(mode, traceback=True)).all()  # 64 MiB by default
         assert gt.HOOKS.on_gpu(batch, cfg_of(mode, traceback=False)).all()
-        # the budget is per triplet, on its direction bytes (dir_bytes: the trace kernel's layout)
+        # the budget is per triplet, on its direction bytes (dir_bytes: the trace kernel's layout); past it,
+        # windows of slices (window_slices), each within the budget
         budget = int(gt.dir_bytes(np.array([[99, 99, 99]]), gt.Mode.parse(mode))[0])
         cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=budget)
-        assert gt.HOOKS.on_gpu(batch, cfg).tolist() == [True, True, True, True, False]
+        assert gt.HOOKS.on_gpu(batch, cfg).all()
+        T, R = gt.plan_shapes(batch.lengths, cfg.mode_code, True, cfg.scoring)
+        m = gt.window_slices(batch.lengths, cfg.mode_code, budget, T, R)
+        assert m.tolist()[:4] == [0, 0, 0, 0] and 1 <= m[4] <= 100
+        assert gt.dir_bytes(batch.lengths[4:], cfg.mode_code, T[4:], R[4:], m[4:])[0] <= budget
+        # not even one slice (and the wavefront's fill) within the budget, or more than MAX_WINDOWS windows
+        # (101 slices in windows of 1, 2): the CPU engine
+        step = int(gt.step_bytes(batch.lengths[4:], T[4:], R[4:])[0])
+        S = int(gt.lanes_side(T[4]))
+        for low, want in ((step * (2 * S), True), (step * (2 * S) - 1, False), (step * (2 * S - 1) - 1, False)):
+            cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=low)
+            assert gt.HOOKS.on_gpu(batch_of([[100, 99, 99]]), cfg).tolist() == [want]
         cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=0)
         # semi-global: three empty sequences need no DP (no direction bytes)
         assert gt.HOOKS.on_gpu(batch, cfg).tolist() == [False, False, mode == "semi-global", False, False]
@@ -139,7 +151,7 @@ def test_hooks_send_traceback_runs_to_the_gpu_within_the_matrix_budget():
         assert gt.HOOKS.on_gpu(batch, cfg).all()
 
 
-def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine():
+def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine(monkeypatch):
     """The scheduler says one line, the first time a batch has triplets for the CPU engine, naming the
     commonest reason (``TripletHooks.routes``); the results are the CPU engine's either way."""
     from helpers import FakeDeviceEngine
@@ -154,6 +166,8 @@ def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine():
     batch = batch_of([[10, 10, 10], [50, 40, 30], [0, 0, 0], [99, 99, 99], [100, 99, 99]])
     budget = int(gt.dir_bytes(np.array([[99, 99, 99]]), gt.Mode.GLOBAL)[0])
     cfg = AlignConfig(scoring=LINEAR, traceback=True, matrix_budget=budget)
+    assert gt.HOOKS.routes(batch, cfg).tolist() == [0, 0, 0, 0, 0]  # the last in windows of slices
+    monkeypatch.setattr(gt, "MAX_WINDOWS", 0)  # none: past the budget, the CPU engine
     assert gt.HOOKS.routes(batch, cfg).tolist() == [0, 0, 0, 0, 4]
     said = []
     gpu = GpuScheduler([Engine(0)], CpuTriplet(1), gt.HOOKS, said.append, device="fake GPU")
@@ -162,7 +176,7 @@ def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine():
         res = gpu.align(batch, cfg)
         assert res.score.tolist() == want.score.tolist() and res.column_strings() == want.column_strings()
     assert said == [f"1 of 5 triplets of a batch go to the CPU engine: traceback codes past --max-matrix-mb "
-                    f"({budget >> 20} MB; up to 2048 keeps them on the GPU)"]
+                    f"even in windows of slices ({budget >> 20} MB)"]
     # the other reasons, and none where every triplet fits
     big = AlignConfig(scoring=Scoring(200, 4, 0, 2, 1))
     assert gt.HOOKS.cpu_note(batch, big, np.arange(5)).endswith("scoring values above 127 (the GPU kernels' "
@@ -194,6 +208,40 @@ def test_direction_bytes_are_the_layout_or_none_for_empty_semi_global_triplets()
     assert gt.HOOKS.on_gpu(batch_of(lengths), cfg).tolist() == [False, True, True, True]
 
 
+def windows_of(n1: int, m: int) -> list[tuple[int, int]]:
+    """The kernels' windows (window_of): [lo, hi) of m slices from the end, the first window's shorter."""
+    out = []
+    for q in range(n1 + 1):
+        hi = n1 + 1 - q * m
+        if hi <= 0:
+            return out
+        out.append((max(0, hi - m), hi))
+    return out
+
+
+@pytest.mark.parametrize("n, T, R, m", [((30, 50, 37), 16, 6, 4), ((7, 13, 2), 4, 3, 1), ((12, 9, 11), 1, 4, 13),
+                                         ((25, 30, 24), 4, 6, 6)])
+def test_windows_cover_every_slice_once_and_each_fits_its_direction_bytes(n, T, R, m):
+    """Traceback in windows: m slices each from the end; a window's cells each a byte of their own within
+    dir_bytes(slices=m), the layout of the whole cube shifted by lo steps (code_index's window)."""
+    n1, n2, n3 = n
+    wins = windows_of(n1, m)
+    assert len(wins) == -(-(n1 + 1) // m)
+    assert sorted(i for lo, hi in wins for i in range(lo, hi)) == list(range(n1 + 1))
+    assert all(hi - lo == m for lo, hi in wins[:-1]) and wins[0][1] == n1 + 1
+    size = int(gt.dir_bytes(np.array([n]), 0, T, R, np.array([m]))[0])
+    assert size == int(gt.step_bytes(np.array([n]), T, R)[0]) * (m + 2 * int(gt.lanes_side(T)) - 2)
+    for lo, hi in wins:
+        i, j, k = np.meshgrid(np.arange(lo, hi), np.arange(n2 + 1), np.arange(n3 + 1), indexing="ij")
+        at = gt.code_index(n1, n3, T, R, i, j, k, (lo, m)).reshape(-1)
+        assert at.min() >= 0 and at.max() < size and len(np.unique(at)) == at.size
+        whole = gt.code_index(n1, n3, T, R, i, j, k)
+        block = T * 4 * int(gt.code_words(R))
+        steps = n1 + 2 * int(gt.lanes_side(T)) - 1
+        tile, step = whole // block // steps, whole // block % steps
+        assert ((at // block).reshape(i.shape) == tile * (m + 2 * int(gt.lanes_side(T)) - 2) + step - lo).all()
+
+
 @pytest.mark.parametrize("n, T, R", [((3, 4, 5), 4, 6), ((30, 50, 37), 16, 6), ((0, 0, 0), 1, 4), ((7, 13, 2), 4, 3),
                                       ((9, 5, 11), 16, 1), ((4, 9, 9), 1, 2)])
 def test_direction_layout_gives_each_cell_a_byte_and_a_step_one_run(n, T, R):
@@ -215,11 +263,22 @@ def test_direction_layout_gives_each_cell_a_byte_and_a_step_one_run(n, T, R):
     assert ((word % T) == (u * S + v).reshape(-1)).all()
 
 
-def test_traceback_stays_on_the_cpu_past_the_device_direction_bytes(monkeypatch):
+def test_traceback_goes_to_windows_past_the_device_direction_bytes(monkeypatch):
     batch = batch_of([[9, 9, 9], [10, 10, 10]])
     assert gt.dir_bytes(batch.lengths, 0).tolist() == [1728, 1872]
     monkeypatch.setattr(gt, "DIRS_BYTES", 1800)
     cfg = AlignConfig(scoring=LINEAR, mode="local", traceback=True, matrix_budget=10**9)
+    assert gt.trace_budget(cfg) == 1800
+    assert gt.HOOKS.on_gpu(batch, cfg).tolist() == [True, True]
+    T, R = gt.plan_shapes(batch.lengths, cfg.mode_code, True)
+    # 4 lanes of 6 x 6 (S = 2), one tile: 144 bytes a step, 11 slices + 2 of the wavefront in 1872;
+    # 1800 holds 12 steps: windows of 10 slices, evened out to 6 (two windows)
+    assert gt.step_bytes(batch.lengths, T, R).tolist() == [144, 144]
+    assert gt.window_slices(batch.lengths, cfg.mode_code, 1800, T, R).tolist() == [0, 6]
+    assert gt.window_slices(batch.lengths, cfg.mode_code, 3 * 144 - 1, T, R).tolist() == [-1, -1]
+    monkeypatch.setattr(gt, "DIRS_BYTES", 3 * 144)  # one slice a window: 11 windows
+    assert gt.window_slices(batch.lengths, cfg.mode_code, gt.trace_budget(cfg), T, R).tolist() == [1, 1]
+    monkeypatch.setattr(gt, "MAX_WINDOWS", 10)
     assert gt.HOOKS.on_gpu(batch, cfg).tolist() == [True, False]
 
 
@@ -296,7 +355,8 @@ def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
         assert (items[:, 0] >= 0).all()  # the first half always holds a triplet (its scratch is at its offset)
         seen += [int(p) for p in pl.order if p >= 0]
         assert pl.trace == cfg.traceback
-        assert pl.name == gt.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace, pl.tiles is not None)
+        assert pl.name == gt.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace, pl.tiles is not None,
+                                         pl.wslices is not None)
         assert pl.grid * gt.THREADS >= pl.nwork * pl.T
         big = gt.item_lengths(items, lengths)
         if pl.pack16:
@@ -325,8 +385,15 @@ def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
         if pl.trace:
             # each triplet's codes by its own lengths (the walk's layout)
             trip = pl.order[pl.order >= 0]
-            need = gt.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R)
+            slices = None if pl.wslices is None else pl.wslices[trip]
+            need = gt.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R, slices)
             assert pl.dir_size == need.sum() and (pl.dir_size <= gt.DIRS_BYTES or pl.nwork == 1)
+            if slices is None:
+                assert pl.windows == 1
+            else:  # windows of slices, each within the budget, as many for every triplet of the launch
+                assert (slices > 0).all() and (need <= gt.trace_budget(cfg)).all()
+                assert ((-(-(lengths[trip, 0] + 1) // slices)) == pl.windows).all()
+                assert (gt.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R) > gt.trace_budget(cfg)).all()
             # the triplets' cubes tile the launch's direction bytes without overlap
             off = pl.dir_off[trip]
             order = np.argsort(off, kind="stable")
@@ -459,10 +526,11 @@ def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypat
     plans = _check_launches(lengths, np.arange(12), cfg_of("global", traceback=True),
                             gt.Tuning(shape=(4, 6), wave_tiles=0, pack16=False))
     sizes = [pl.nwork for pl in plans]
-    # largest first: the 30 alone (past the limit by itself), then 3 + 3 of the 20s, the last 20 with the 5s
-    assert large > 3 * cube and sizes[0] == 1 and plans[0].dir_size == large
-    assert sizes[1:] == [3, 3, 5] and plans[-1].dir_size == cube + 4 * small
-    assert all(pl.dir_size <= 3 * cube for pl in plans[1:])
+    # largest first: 3 + 3 of the 20s, the last 20 with the 5s; then the 30 alone (past the limit by itself:
+    # in windows of slices, a launch of their own)
+    assert sizes == [3, 3, 5, 1] and plans[2].dir_size == cube + 4 * small
+    assert large > 3 * cube and plans[3].windows == 2 and plans[3].wslices[11] == 16
+    assert all(pl.dir_size <= 3 * cube for pl in plans)
     # both limits at once: border scratch and direction bytes
     lengths = np.array([[40, 60, 60]] * 10)
     T, R = gt.plan_shapes(lengths)
@@ -604,7 +672,7 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert list(checks) == ["triplet.cu"]
     names = checks["triplet.cu"]
     assert len(names) == len(set(names)) >= 6
-    pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace(?:16)?)<([013]), (\d+), (\d+), ([01])>$")
+    pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace(?:16)?)<([013]), (\d+), (\d+), ([0-3])>$")
     walk = re.compile(r"^triplet_walk<([013]), (\d+), (\d+)>$")
     source = KERNEL_SOURCE.read_text()
     modes, walks, shapes_walked, shapes_traced, waves = set(), set(), set(), set(), set()
@@ -626,7 +694,7 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert modes == {0, 1, 3} and walks == {0, 1, 3}
     # the sweep and the tile wave of each kernel
     assert waves == {(k, w) for k in ("triplet_score", "triplet_score16", "triplet_trace", "triplet_trace16")
-                     for w in (0, 1)}
+                     for w in (0, 1)} | {("triplet_trace", 3), ("triplet_trace16", 3)}  # bit 1: windows
     assert shapes_walked == shapes_traced  # a walk for each trace shape (the layout is the shape's)
     assert re.search(r"\n\s+triplet_walk\(", source)
     assert {n.startswith("triplet_score16") for n in names} == {True, False}
@@ -636,6 +704,8 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert gt.kernel_name(1, 6, 4, trace=True) == "triplet_trace<1, 6, 4, 0>"
     assert gt.kernel_name(3, 6, 16, True, trace=True) == "triplet_trace16<3, 6, 16, 0>"
     assert gt.kernel_name(0, 6, 16, True, wave=True) == "triplet_score16<0, 6, 16, 1>"
+    assert gt.kernel_name(0, 6, 16, True, trace=True, windows=True) == "triplet_trace16<0, 6, 16, 2>"
+    assert gt.kernel_name(3, 6, 16, trace=True, wave=True, windows=True) == "triplet_trace<3, 6, 16, 3>"
     assert gt.walk_name(3, 6, 16) == "triplet_walk<3, 6, 16>"
 
 

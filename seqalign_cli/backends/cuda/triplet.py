@@ -56,6 +56,7 @@ from ...config import AlignConfig, Mode, Scoring
 from ...io.triplet import TripletBatch
 from ...results import TripletAlignments
 from .device import DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, shape_groups, upload, upload_runs
+from .launch import NULL
 from .loader import module
 
 KERNEL = "triplet.cu"
@@ -87,6 +88,9 @@ BORDER_BYTES = 1 << 30
 #: direction bytes (traceback) held on the device at once: launches are split to fit (a triplet's own
 #: codes at most this, else the CPU engine traces it back)
 DIRS_BYTES = 2 * 1024**3
+#: a triplet whose codes pass ``trace_budget`` traces back in windows of slices, each a forward sweep of its
+#: own; at most this many windows (``window_slices``), else the CPU engine
+MAX_WINDOWS = 64
 #: a device takes launches of direction bytes up to this share of its memory (at least DIRS_BYTES): the
 #: launch's triplets must fill the GPU, or its items go to the tile wave. Two batches in flight hold two
 #: such areas (``DeviceEngine.scratch``). 1,000 triplets of 150 bp take 4.4 GB of codes; an H100 runs
@@ -223,26 +227,55 @@ def code_words(R) -> np.ndarray:
     return (np.asarray(R, np.int64) ** 2 + 3) // 4
 
 
-def dir_bytes(lengths: np.ndarray, mode, T=None, R=None) -> np.ndarray:
+def dir_bytes(lengths: np.ndarray, mode, T=None, R=None, slices=None) -> np.ndarray:
     """Direction bytes of each triplet's traceback in ``triplet_trace``'s layout (T, R: the plan's by default).
 
     Every step of every pass, each of the T lanes' R x R codes in whole
     words: passes * (n1 + 2S - 1) * T * 4 * ceil(R*R / 4). None for a
     semi-global triplet with an empty sequence (no DP: its alignment is
-    empty).
+    empty). ``slices``: a window's slices a triplet (``window_slices``; 0
+    or None: every slice): passes * (slices + 2S - 2) * T * 4 * ceil(R*R / 4).
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     if T is None or R is None:
         T, R = plan_shapes(lengths, mode, trace=True)
-    T, R = np.asarray(T, np.int64), np.asarray(R, np.int64)
-    JT, KT = tiles(lengths, T, R)
-    size = JT * KT * (lengths[:, 0] + 2 * lanes_side(T) - 1) * T * 4 * code_words(R)
+    steps = lengths[:, 0] + 1
+    if slices is not None:
+        steps = np.where(np.asarray(slices) > 0, slices, steps)
+    size = step_bytes(lengths, T, R) * (steps + 2 * lanes_side(T) - 2)
     if int(mode) == Mode.SEMI_GLOBAL:
         size = np.where((lengths == 0).any(axis=1), 0, size)
     return size
 
 
-def code_index(n1: int, n3: int, T: int, R: int, i, j, k):
+def step_bytes(lengths: np.ndarray, T, R) -> np.ndarray:
+    """Direction bytes of one wavefront step of every pass: JT * KT * T lanes * 4 * ceil(R*R / 4)."""
+    T, R = np.asarray(T, np.int64), np.asarray(R, np.int64)
+    JT, KT = tiles(lengths, T, R)
+    return JT * KT * T * 4 * code_words(R)
+
+
+def window_slices(lengths: np.ndarray, mode, budget: int, T, R) -> np.ndarray:
+    """Each triplet's traceback windows: 0 where its codes fit ``budget`` bytes at once, else m > 0 slices a window.
+
+    A triplet past the budget keeps the codes of m slices at a time: one
+    forward sweep a window, from the end (``triplet_trace``'s ``wslices``),
+    each followed by the walk through that window. m is the most slices
+    whose codes fit the budget, then evened out over the windows it makes;
+    -1 where not even one slice's fits, or more than MAX_WINDOWS windows
+    would be needed (the CPU engine traces it back).
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    whole = dir_bytes(lengths, mode, T, R)
+    most = budget // step_bytes(lengths, T, R) - (2 * lanes_side(T) - 2)
+    slices = lengths[:, 0] + 1
+    windows = -(-slices // np.maximum(most, 1))
+    even = -(-slices // windows)
+    ok = (most >= 1) & (windows <= MAX_WINDOWS)
+    return np.where(whole <= budget, 0, np.where(ok, even, -1))
+
+
+def code_index(n1: int, n3: int, T: int, R: int, i, j, k, window: tuple[int, int] | None = None):
     """The byte of cell (i, j, k) in a triplet's direction bytes: what ``triplet_trace`` writes, ``triplet_walk`` reads.
 
     Pass P = J * KT + K of tile (J, K) = (j // SR, k // SR) (SR = S * R,
@@ -250,15 +283,23 @@ def code_index(n1: int, n3: int, T: int, R: int, i, j, k):
     computes slice i at wavefront step t = i + u + v of n1 + 2S - 1; its
     R x R codes of the step, row-major (e = (j % R) * R + k % R), fill
     ceil(R*R / 4) words; word q of lane l = u*S + v lies at q * T + l of
-    the step's block of the group. Reference for tests (numpy arrays or ints).
+    the step's block of the group. ``window`` (lo, m): the codes of a
+    window of m slices from slice lo, steps t - lo of m + 2S - 2 a pass.
+    Reference for tests (numpy arrays or ints).
     """
     S = int(lanes_side(T))
     SR, CW = S * R, int(code_words(R))
-    KT, steps = (n3 + SR) // SR, n1 + 2 * S - 1
+    lo, steps = (0, n1 + 2 * S - 1) if window is None else (window[0], window[1] + 2 * S - 2)
+    KT = (n3 + SR) // SR
     J, K, jj, kk = j // SR, k // SR, j % SR, k % SR
     u, v, e = jj // R, kk // R, (jj % R) * R + kk % R
-    x = (J * KT + K) * steps + i + u + v
+    x = (J * KT + K) * steps + i - lo + u + v
     return ((x * CW + e // 4) * T + u * S + v) * 4 + e % 4
+
+
+def trace_budget(cfg: AlignConfig) -> int:
+    """Direction bytes a triplet may hold at once on the device: ``--max-matrix-mb``, at most DIRS_BYTES."""
+    return min(cfg.matrix_budget, DIRS_BYTES)
 
 
 def scoring_fits(cfg: AlignConfig) -> bool:
@@ -285,11 +326,13 @@ def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
     return per * (lengths.sum(axis=1) + 2 * SR + 1) < INT16_LIMIT
 
 
-def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False, wave: bool = False) -> str:
+def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False, wave: bool = False,
+                windows: bool = False) -> str:
     """The template instantiation of a shape, as ``loader.module`` takes it (wave: the tile wave's variant,
-    which the host launches with a tile table)."""
+    which the host launches with a tile table; windows: traceback in windows of slices, ``window_slices``)."""
     kind = "trace" if trace else "score"
-    return f"triplet_{kind}{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}, {int(bool(wave))}>"
+    W = int(bool(wave)) | 2 * int(bool(windows) and trace)
+    return f"triplet_{kind}{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}, {W}>"
 
 
 def walk_name(mode: int, R: int, T: int) -> str:
@@ -307,15 +350,15 @@ class TripletHooks:
 
     @staticmethod
     def on_gpu(batch: TripletBatch, cfg: AlignConfig) -> np.ndarray:
-        """The triplets a GPU aligns: scores within int32 lanes; with traceback, direction bytes within budget.
+        """The triplets a GPU aligns: scores within int32 lanes; with traceback, windows of codes within budget.
 
         None where the configuration is one the kernels do not take
         (affine gaps, glocal, scoring values past the byte profile: the CPU
         engine reports what it refuses); a triplet whose border scratch
         alone would pass BORDER_BYTES stays on the CPU too, and with
         traceback one whose direction bytes (``dir_bytes``) pass
-        ``cfg.matrix_budget`` (or DIRS_BYTES): the CPU engine traces it
-        back by checkpoints. ``routes`` says why.
+        ``trace_budget`` even in windows of slices (``window_slices``): the
+        CPU engine traces it back by checkpoints. ``routes`` says why.
         """
         return TripletHooks.routes(batch, cfg) == 0
 
@@ -328,8 +371,7 @@ class TripletHooks:
         T, R = plan_shapes(lengths, cfg.mode_code, cfg.traceback, cfg.scoring)
         route = np.zeros(len(lengths), np.int8)
         if cfg.traceback:
-            need = dir_bytes(lengths, cfg.mode_code, T, R)
-            route[(need > cfg.matrix_budget) | (need > DIRS_BYTES)] = 4
+            route[window_slices(lengths, cfg.mode_code, trace_budget(cfg), T, R) < 0] = 4
         route[border_ints(lengths, T, R) * 4 > BORDER_BYTES] = 3
         route[cfg.scoring.triplet_bound(lengths) >= INT32_LIMIT] = 2
         return route
@@ -346,8 +388,8 @@ class TripletHooks:
             return None
         why = CPU_REASONS[int(np.bincount(route).argmax()) - 1]
         return f"{len(idx)} of {batch.size} triplets of a batch go to the CPU engine: {why}" + (
-            f" ({cfg.matrix_budget >> 20} MB; up to {DIRS_BYTES >> 20} keeps them on the GPU)"
-            if why.endswith("--max-matrix-mb") else "")
+            f" ({cfg.matrix_budget >> 20} MB)"
+            if "--max-matrix-mb" in why else "")
 
 
 #: why the CPU engine aligns a triplet of a GPU run (``TripletHooks.routes``)
@@ -355,7 +397,7 @@ CPU_REASONS = (
     "scoring values above 127 (the GPU kernels' byte profiles)",
     "scores that could pass 32-bit lanes",
     "a cube too large for the GPU's border scratch",
-    "traceback codes past --max-matrix-mb",
+    "traceback codes past --max-matrix-mb even in windows of slices",
 )
 
 
@@ -389,6 +431,8 @@ class LaunchPlan:
     dir_off: np.ndarray | None = None  # int64 (ntriplets): each triplet's direction bytes (trace)
     dir_size: int = 0  # direction bytes of the launch (trace)
     tiles: np.ndarray | None = None  # the tile wave's table (``wave_table``); None: whole items
+    wslices: np.ndarray | None = None  # int32 (ntriplets): traceback in windows of these slices (``window_slices``)
+    windows: int = 1  # sweeps and walks of the launch: its triplets' most windows
 
     @property
     def ntiles(self) -> int:
@@ -471,11 +515,20 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     else:
         T, R = (np.full(len(subset), v, np.int64) for v in tuning.shape)
     wave_tiles = WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles
+    # traceback in windows of slices (window_slices; with a fixed shape, past the budget: all at once), in
+    # launches of their own, one for each count of windows (every triplet of a launch sweeps each window)
+    slices = np.zeros(len(lengths), np.int64)
+    if trace:
+        slices[subset] = np.maximum(window_slices(lengths[subset], mode, trace_budget(cfg), T, R), 0)
+    windows = np.where(slices > 0, -(-(lengths[:, 0] + 1) // np.maximum(slices, 1)), 0)[subset]
     key = T * 64 + R
     cells = (lengths[:, 0] + 1) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
+    whole = windows == 0
     plans = []
-    for k, sel in shape_groups(subset, key, cells):
-        t, r = k // 64, k % 64
+    for k, sel in shape_groups(subset[whole], key[whole], cells) + \
+            shape_groups(subset[~whole], key[~whole] * 128 + windows[~whole], cells):
+        win = slices if k >= 8192 else None  # shapes' keys stay below 8192 (T <= 16, R <= 16)
+        t, r = divmod(k // 128 if win is not None else k, 64)
         groups = []  # (items (n, H), pack16)
         if tuning.pack16 and r <= PACK16_MAX_R:
             items = pair_up(sel, lengths, cfg.scoring, t, r)
@@ -491,7 +544,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
             groups.append((sel.reshape(-1, 1).astype(np.int32), False))
         for all_items, pack in groups:
             every = item_lengths(all_items, lengths)
-            dbytes = item_dir_bytes(all_items, lengths, mode, t, r) if trace else None
+            dbytes = item_dir_bytes(all_items, lengths, mode, t, r, win) if trace else None
             waves_of = tuning.sms * TRACE16_RESIDENT // t if trace and pack else 0
             for part in _parts(every, dbytes, tuning.dirs_bytes or DIRS_BYTES, t, r, waves_of):
                 items, sizes = all_items[part], every[part]
@@ -512,21 +565,23 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
                         pick = alone[own == wave]
                         if len(pick):
                             plans += _launches(pick.reshape(-1, 1).astype(np.int32), lengths[pick], lengths, mode,
-                                               t, r, False, trace, wave)
+                                               t, r, False, trace, wave, win)
                     items, sizes, waves = items[~waves], sizes[~waves], waves[~waves]
                 for wave in (False, True):
                     if (waves == wave).any():
                         plans += _launches(items[waves == wave], sizes[waves == wave], lengths, mode, t, r,
-                                           pack, trace, wave)
+                                           pack, trace, wave, win)
     return plans
 
 
-def item_dir_bytes(items: np.ndarray, lengths: np.ndarray, mode: int, T, R) -> np.ndarray:
-    """Direction bytes of each work item ((n, H) triplets, -1 for none): the sum of its triplets' own."""
+def item_dir_bytes(items: np.ndarray, lengths: np.ndarray, mode: int, T, R, slices=None) -> np.ndarray:
+    """Direction bytes of each work item ((n, H) triplets, -1 for none): the sum of its triplets' own (``slices``:
+    a window's, by triplet; ``window_slices``)."""
     need = np.zeros(len(items), np.int64)
     for h in range(items.shape[1]):
         live = items[:, h] >= 0
-        need[live] += dir_bytes(lengths[items[live, h]], mode, T, R)
+        trip = items[live, h]
+        need[live] += dir_bytes(lengths[trip], mode, T, R, None if slices is None else slices[trip])
     return need
 
 
@@ -552,10 +607,11 @@ def _parts(sizes: np.ndarray, dbytes: np.ndarray | None, limit: int, t: int, r: 
 
 
 def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: int, t: int, r: int, pack: bool,
-              trace: bool, wave: bool) -> list:
+              trace: bool, wave: bool, slices: np.ndarray | None = None) -> list:
     """The launches of work items of one shape and lane width (``sizes``: their ``item_lengths``; one of
     ``_parts``, whose codes fit DIRS_BYTES), in parts whose border scratch fits (the wave's is larger).
-    Traceback: each triplet's direction bytes by its own lengths (``dir_bytes``, the walk's layout)."""
+    Traceback: each triplet's direction bytes by its own lengths (``dir_bytes``, the walk's layout), of a
+    window of ``slices[p]`` slices where given (``window_slices``: one sweep and walk a window)."""
     ntriplets = len(lengths)
     ints = border_ints(sizes, t, r, wave)
     plans = []
@@ -565,17 +621,21 @@ def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: i
         if need.any():
             off = np.zeros(ntriplets, np.int64)
             off[sub[:, 0]] = np.cumsum(need) - need
-        plan = LaunchPlan(kernel_name(mode, r, t, pack, trace, wave), t, r, pack,
+        plan = LaunchPlan(kernel_name(mode, r, t, pack, trace, wave, slices is not None), t, r, pack,
                           np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
         if wave:
             plan.tiles = wave_table(sizes[part], t, r)
         if trace:
             trip = sub.reshape(-1)
             trip = trip[trip >= 0]
-            dneed = dir_bytes(lengths[trip], mode, t, r)
+            dneed = dir_bytes(lengths[trip], mode, t, r, None if slices is None else slices[trip])
             plan.dir_off = np.zeros(ntriplets, np.int64)
             plan.dir_off[trip] = np.cumsum(dneed) - dneed
             plan.dir_size = int(dneed.sum())
+            if slices is not None:
+                plan.wslices = np.zeros(ntriplets, np.int32)
+                plan.wslices[trip] = slices[trip]
+                plan.windows = int((-(-(lengths[trip, 0] + 1) // slices[trip])).max())
         plans.append(plan)
     return plans
 
@@ -611,6 +671,7 @@ class _Launch:
         if plan.trace:
             self.walk = mod.get_function(walk)
             self.dir_off = cp.asarray(plan.dir_off)
+            self.wslices = cp.asarray(plan.wslices) if plan.wslices is not None else NULL
             # one thread a triplet: every slot of order (two a work item in 16-bit lanes)
             self.walk_args = (self.order, np.int32(len(plan.order)), d.offs[0], d.offs[1], d.offs[2], d.out)
             self.walk_tail = (self.dir_off, d.run_off, d.run_op, d.run_len, d.info)
@@ -623,9 +684,14 @@ class _Launch:
             self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync,))
             return
         dirs = scratch("dirs", self.plan.dir_size)
-        self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync, dirs, self.dir_off))
         grid = (len(self.plan.order) + THREADS - 1) // THREADS
-        self.walk((grid,), (THREADS,), self.walk_args + (dirs,) + self.walk_tail)
+        for q in range(self.plan.windows):  # from the last window (the end cell's) to the first
+            if q and self.plan.ntiles:
+                sync.fill(0)
+            window = (self.wslices, np.int32(q))
+            self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync, dirs, self.dir_off)
+                    + window)
+            self.walk((grid,), (THREADS,), self.walk_args + (dirs,) + self.walk_tail + window)
 
 
 class CudaTriplet(DeviceEngine):
@@ -684,13 +750,15 @@ class CudaTriplet(DeviceEngine):
 
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
-    """Kernel variants ``seqalign info`` compiles: every mode, each group size, int32 and 16-bit lanes, traceback."""
+    """Kernel variants ``seqalign info`` compiles: every mode, each group size, int32 and 16-bit lanes, traceback
+    (in windows too)."""
     return {KERNEL: tuple(kernel_name(m, r, t, p, wave=w) for m in MODES for t, r, p, w in
                           ((1, 4, False, False), (4, 6, False, False), (16, 8, False, False), (16, 6, False, True),
                            (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))
             + tuple(kernel_name(m, r, t, p, trace=True, wave=w) for m in MODES for t, r, p, w in
                     ((1, 4, False, False), (4, 6, False, False), (16, 6, False, False), (16, 6, False, True),
                      (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))
+            + tuple(kernel_name(m, 6, 16, p, trace=True, wave=True, windows=True) for m in MODES for p in (False, True))
             + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))}
 
 
