@@ -19,8 +19,9 @@ kernel's header).
 
 What ``HOOKS.on_gpu`` sends here is the triplets whose score bound fits
 int32 lanes, whose pair scores fit the kernels' byte profiles and, with
-traceback, whose direction bytes (``dir_bytes``) fit ``cfg.matrix_budget``; the
-rest go to the CPU engine (``backends/cpu/triplet.py``), which gives the
+traceback, whose direction bytes (``dir_bytes``) fit ``trace_budget``
+(``--max-matrix-mb``), whole or in windows of slices; the rest go to the
+CPU engine (``backends/cpu/triplet.py``), which gives the
 same scores, end cells and alignments. Score only, ``results`` fills score
 and end (``TripletAlignments.finish`` sets the starts).
 
@@ -39,7 +40,14 @@ the triplet's slots of ``out.columns`` (as the CPU engine lays them out),
 the start and the run count in ``info``. Launches are split so that their
 direction bytes fit a share of the device's memory (``DIRS_SHARE``; a
 launch whose triplets do not fill the GPU sends its items to the tile
-wave); ``results`` brings the runs back with ``device.fetch_runs``.
+wave); ``results`` brings the runs back with ``device.fetch_runs``. A
+triplet whose codes pass the budget traces back in windows of m slices
+(``window_slices``: the most whose codes fit, evened out): its launch
+(``windows`` bit of the kernels' W) sweeps the whole cube once a window,
+keeping the codes of that window only, from the window of the end cell
+down, and the walk of each window goes on where the one above left the
+triplet (its cell and runs so far in ``info``); at most MAX_WINDOWS
+sweeps a triplet, triplets of one count of windows a launch.
 
 Benchmarks: ``time_triplets`` (kernel time of one batch) and ``bench_run``
 (TCUPS by length and mode, what ``seqalign bench --family triplet`` runs).
