@@ -158,6 +158,10 @@ def precompile(say=lambda m: print(m, file=sys.stderr), commands=None, backend: 
         from .backends.cuda.pairwise_plan import compile_ahead
 
         compile_ahead()  # the GPU engine's host plan is compiled code too, needing no GPU to compile
+    if not commands or "triplet" in commands:
+        from .backends.cuda.triplet import compile_ahead as triplet_ahead
+
+        triplet_ahead()  # the triplet GPU engine's tile wave table likewise
     return time.perf_counter() - start, failed
 
 

@@ -152,3 +152,20 @@ def test_results_merged_by_records_compile_nothing_after_compile_ahead():
         want = getattr(whole, "cigar", None) or whole.columns
         assert store.strings(letters) == want.strings(letters)
     assert len(batching._scatter.signatures) == before
+
+
+def test_the_triplet_wave_table_compiles_nothing_after_compile_ahead():
+    """The tile wave's table is compiled code (one pass that releases the interpreter lock); the triplet GPU
+    engine's ``compile_ahead`` (run by precompile) compiles it with the types of a run's plan."""
+    import numpy as np
+
+    from seqalign_cli.backends.cuda import triplet as gt
+    from seqalign_cli.config import AlignConfig
+
+    gt.compile_ahead()
+    before = len(gt._wave_table.signatures)
+    assert before
+    lengths = np.array([[300, 500, 200], [5, 5, 5], [100, 24, 23]])
+    plans = gt.plan_launches(lengths, np.arange(3), AlignConfig(), gt.Tuning(wave_tiles=2))
+    assert any(pl.ntiles for pl in plans)
+    assert len(gt._wave_table.signatures) == before

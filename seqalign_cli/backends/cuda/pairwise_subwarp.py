@@ -213,6 +213,9 @@ class Checkpointed:
         self.order = cp.asarray(part.astype(np.int32))
         self.walkers = cp.zeros(WALKER_INTS * npairs, np.int32)
         self.blocks = (len(part) * G + THREADS - 1) // THREADS
+        # rounds of the walk: the stages of the longest query, a bound the host knows without waiting for the
+        # forward pass's end cells (a walker done before, in local or semi-global mode, skips the last rounds)
+        self.rounds = int(max(int(qlen[part].max(initial=0)) - 1, 0) // self.rows) + 1
 
     def run(self, cp, between=None):
         """Queue the rounds (``between`` is Launch.run's; the forward pass and walks interleave here)."""
@@ -226,7 +229,7 @@ class Checkpointed:
         stage = cp.maximum((qend - 1) // self.rows, 0).astype(np.int32)
         dirs = cp.empty(self.dir_words + 1, np.uint32)
         tblocks = (len(self.part) + THREADS - 1) // THREADS
-        for _ in range(int(stage.max()) + 1):  # each round moves every walker up one stage at least
+        for _ in range(self.rounds):  # each round moves every walker up one stage at least
             self.rec((self.blocks,), (THREADS,), head + (dirs, self.dir_off, d.ends, stage, keep))
             self.walk((tblocks,), (THREADS,), (d.q, d.qoff, d.t, d.toff, self.order, nwork,
                                               np.int32(self.cfg.mode_code), dirs, self.dir_off, d.ends, stage,

@@ -61,6 +61,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...config import AlignConfig, Mode, Scoring
+from ...jit import nb
 from ...io.triplet import TripletBatch
 from ...results import TripletAlignments
 from .device import DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, shape_groups, upload, upload_runs
@@ -211,23 +212,45 @@ def wave_table(lengths: np.ndarray, T: int, R: int) -> np.ndarray:
     counters at first + J*KT + K), in the order groups take them: by
     anti-diagonal J + K, then item, then J, so every tile comes after those
     it waits for (the one above and the one on its left) and the tiles taken
-    together can start together.
+    together can start together. One compiled pass that releases the
+    interpreter lock (the prepare threads of several GPUs plan at once).
     """
     JT, KT = tiles(lengths, T, R)
-    count = JT * KT
-    first = np.cumsum(count) - count
-    table = np.empty((int(count.sum()), 4), np.int32)  # made by item, then J, then K (row-major tiles)
-    table[:, 0] = np.repeat(np.arange(len(count), dtype=np.int32), count)
-    table[:, 3] = np.repeat(first, count)
-    # the tile rows of every item, then their tiles
-    row_kt = np.repeat(KT, JT)
-    row_first = np.cumsum(row_kt) - row_kt
-    table[:, 1] = np.repeat(np.arange(len(row_kt), dtype=np.int64) - np.repeat(np.cumsum(JT) - JT, JT), row_kt)
-    table[:, 2] = np.arange(len(table), dtype=np.int64) - np.repeat(row_first, row_kt)
-    # a stable sort by anti-diagonal alone keeps item, then J, among equal ones (a radix sort of 16 bits)
-    diagonal = table[:, 1] + table[:, 2]
-    small = len(diagonal) == 0 or diagonal.max() < 1 << 16
-    return table[np.argsort(diagonal.astype(np.uint16) if small else diagonal, kind="stable")]
+    return _wave_table(np.require(JT, np.int64, "CW"), np.require(KT, np.int64, "CW"))
+
+
+@nb.njit(cache=True, nogil=True)
+def _wave_table(JT, KT):
+    # a counting sort by anti-diagonal of the tiles in row-major order (item, J, K): stable, so equal
+    # diagonals keep item, then J
+    total, last = 0, 0
+    for w in range(JT.shape[0]):
+        total += JT[w] * KT[w]
+        last = max(last, JT[w] + KT[w] - 1)
+    at = np.zeros(last + 1, np.int64)
+    for w in range(JT.shape[0]):
+        for J in range(JT[w]):
+            for K in range(KT[w]):
+                at[J + K] += 1
+    start = 0
+    for d in range(last + 1):
+        start, at[d] = start + at[d], start
+    table = np.empty((total, 4), np.int32)
+    first = 0
+    for w in range(JT.shape[0]):
+        for J in range(JT[w]):
+            for K in range(KT[w]):
+                r = at[J + K]
+                at[J + K] = r + 1
+                table[r, 0], table[r, 1], table[r, 2], table[r, 3] = w, J, K, first
+        first += JT[w] * KT[w]
+    return table
+
+
+def compile_ahead():
+    """Compile the host plan's compiled step (``wave_table``) with the argument types of a run, so that numba's
+    cache holds it before the first GPU run (``precompile``: no GPU needed)."""
+    wave_table(np.array([[30, 50, 20], [5, 5, 5]]), 16, 6)
 
 
 def code_words(R) -> np.ndarray:
