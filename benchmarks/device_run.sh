@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One run on a GPU machine: install wheels from .whl/ (packages the machine
-# lacks, if any), report the GPU, run the GPU tests, then the kernel and
+# One run on a GPU machine: install wheels from .whl/ (packages the machine lacks: pysam, pyfaidx and the
+# test oracles parasail and biopython), report the GPU, run the GPU tests, then the kernel and
 # end-to-end benchmarks (GASAL2 files copied to .carry/). Logs go to $OUT.
 # Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|suite|sweep|bench|e2e|multi|all]
 # suite: the whole GPU suite (pytest -m gpu) in five groups of files run side by side (about 3 minutes on an
