@@ -61,8 +61,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...config import AlignConfig, Mode, Scoring
-from ...jit import nb
 from ...io.triplet import TripletBatch
+from ...jit import nb
 from ...results import TripletAlignments
 from .device import DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, shape_groups, upload, upload_runs
 from .launch import NULL
@@ -94,8 +94,8 @@ INT16_LIMIT = 16000
 PROFILE_LIMIT = 127
 #: scratch for the borders of multi-pass triplets held on the device at once
 BORDER_BYTES = 1 << 30
-#: direction bytes (traceback) held on the device at once: launches are split to fit (a triplet's own
-#: codes at most this, else the CPU engine traces it back)
+#: direction bytes (traceback) held on the device at once: launches are split to fit (a triplet's own codes
+#: at once at most this, ``trace_budget``: past it, windows of slices)
 DIRS_BYTES = 2 * 1024**3
 #: a triplet whose codes pass ``trace_budget`` traces back in windows of slices, each a forward sweep of its
 #: own; at most this many windows (``window_slices``), else the CPU engine
@@ -463,7 +463,7 @@ class LaunchPlan:
     dir_size: int = 0  # direction bytes of the launch (trace)
     tiles: np.ndarray | None = None  # the tile wave's table (``wave_table``); None: whole items
     wslices: np.ndarray | None = None  # int32 (ntriplets): traceback in windows of these slices (``window_slices``)
-    windows: int = 1  # sweeps and walks of the launch: its triplets' most windows
+    windows: int = 1  # sweeps and walks of the launch: its triplets' windows (one count a launch)
 
     @property
     def ntiles(self) -> int:
