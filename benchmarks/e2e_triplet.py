@@ -1,8 +1,8 @@
 """End to end: 1,000,000 triplets of 150 bp windows of SARS-CoV-2 genomes, file to TSV (score only) and to MAF.
 
 Usage: python benchmarks/e2e_triplet.py GENOMES.fa [--triplets 1000000] [--length 150 | 8-1024] [--backend cuda]
-                                       [-t 16] [--runs 2] [--formats tsv,maf] [--mode global] [--devices 0,1]
-                                       [--max-matrix-mb 256]
+                                       [-t 16] [--runs 2] [--formats tsv,maf] [--mode global]
+                                       [--devices 0 all] [--max-matrix-mb 256]
 
 Windows of ``--length`` bp at the same offset of three different genomes
 (the genomes are near-identical, so the windows are related: a few
@@ -10,11 +10,17 @@ substitutions and, where the genomes have indels, shifted ends), written
 uncompressed as three lockstep FASTA files in a temporary folder; then
 ``seqalign triplet`` runs on them and its summary line is printed (wall
 time and the time of each stage). Seeded: the same files every run.
+
+Several ``--devices`` settings (``0 all``: one GPU, then every GPU) are timed
+in turn on the same files; a summary line a setting and format gives the last
+run's wall, its triplets per second against the first setting's and whether
+its output is the same file, byte for byte, as the first setting's.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import subprocess
 import sys
@@ -68,7 +74,8 @@ def main():
     ap.add_argument("genomes")
     ap.add_argument("--triplets", type=int, default=1_000_000)
     ap.add_argument("--length", default="150", help="bp of every window, or a range LO-HI (log-uniform)")
-    ap.add_argument("--devices", default=None, help="passed to seqalign (several GPUs: 0,1 or all)")
+    ap.add_argument("--devices", nargs="*", default=[None],
+                    help="device settings timed in turn, each passed to seqalign (a GPU number, 0,1 or all)")
     ap.add_argument("--out", default=None, help="keep the outputs as OUT.tsv, OUT.maf")
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("-t", "--threads", type=int, default=os.cpu_count())
@@ -84,18 +91,31 @@ def main():
     print(f"wrote {args.triplets} triplets of {args.length} bp in {time.perf_counter() - t0:.1f} s", flush=True)
     for fmt in args.formats.split(","):
         out = f"{args.out}.{fmt}" if args.out else os.path.join(tmp, f"out.{fmt}")
-        extra = ["--score-only"] if fmt == "tsv" else []
-        devices = ["--devices", args.devices] if args.devices else []
-        if args.max_matrix_mb:
-            devices += ["--max-matrix-mb", str(args.max_matrix_mb)]
-        cmd = [sys.executable, "-m", "seqalign_cli", "triplet", "--backend", args.backend, "-t", str(args.threads),
-               "--mode", args.mode, "--batch-size", str(args.batch_size), *devices, *extra, *paths, "-o", out]
-        for run in range(args.runs):
-            t0 = time.perf_counter()
-            subprocess.run(cmd, check=True)
-            wall = time.perf_counter() - t0
-            print(f"{fmt} run {run + 1}: {wall:.2f} s wall, {args.triplets / wall:.0f} triplets/s, "
-                  f"{cells / wall / 1e12:.3f} TCUPS end to end", flush=True)
+        first = None  # the first setting's (wall, digest)
+        for setting in args.devices:
+            extra = ["--score-only"] if fmt == "tsv" else []
+            extra += ["--devices", setting] if setting else []
+            if args.max_matrix_mb:
+                extra += ["--max-matrix-mb", str(args.max_matrix_mb)]
+            cmd = [sys.executable, "-m", "seqalign_cli", "triplet", "--backend", args.backend, "-t",
+                   str(args.threads), "--mode", args.mode, "--batch-size", str(args.batch_size), *extra, *paths,
+                   "-o", out]
+            name = f"{fmt} devices={setting or 'default'}"
+            for run in range(args.runs):
+                t0 = time.perf_counter()
+                subprocess.run(cmd, check=True)
+                wall = time.perf_counter() - t0
+                print(f"{name} run {run + 1}: {wall:.2f} s wall, {args.triplets / wall:.0f} triplets/s, "
+                      f"{cells / wall / 1e12:.3f} TCUPS end to end", flush=True)
+            digest = hashlib.md5()
+            with open(out, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 24), b""):
+                    digest.update(block)
+            digest = digest.hexdigest()
+            first = first or (wall, digest)
+            print(f"summary: {name} {wall:.2f} s, {args.triplets / wall:.0f} triplets/s, {first[0] / wall:.2f}x the "
+                  f"first setting's, output {'identical to' if digest == first[1] else 'DIFFERENT from'} the first "
+                  f"setting's (md5 {digest})", flush=True)
 
 
 if __name__ == "__main__":
