@@ -137,7 +137,7 @@ def test_hooks_send_traceback_runs_to_the_gpu_within_the_matrix_budget():
         assert m.tolist()[:4] == [0, 0, 0, 0] and 1 <= m[4] <= 100
         assert gt.dir_bytes(batch.lengths[4:], cfg.mode_code, T[4:], R[4:], m[4:])[0] <= budget
         # not even one slice (and the wavefront's fill) within the budget, or more than MAX_WINDOWS windows
-        # (101 slices in windows of 1, 2): the CPU engine
+        # (101 slices: 51 windows of 2 fit, 101 of 1 do not): the CPU engine
         step = int(gt.step_bytes(batch.lengths[4:], T[4:], R[4:])[0])
         S = int(gt.lanes_side(T[4]))
         for low, want in ((step * (2 * S), True), (step * (2 * S) - 1, False), (step * (2 * S - 1) - 1, False)):
@@ -209,7 +209,7 @@ def test_direction_bytes_are_the_layout_or_none_for_empty_semi_global_triplets()
 
 
 def windows_of(n1: int, m: int) -> list[tuple[int, int]]:
-    """The kernels' windows (window_of): [lo, hi) of m slices from the end, the first window's shorter."""
+    """The kernels' windows (window_of): [lo, hi) of m slices from the end, the one of slice 0 shorter."""
     out = []
     for q in range(n1 + 1):
         hi = n1 + 1 - q * m
