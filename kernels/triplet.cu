@@ -173,7 +173,7 @@
 // triplet_score16: the same sweep with two triplets in the low and high
 // 16-bit halves of every register (one DPX instruction updates two cells);
 // the host pairs triplets of similar shape and sends only items whose every
-// value fits (seqalign_cli/backends/cuda/triplet.py: fits16). Loops cover
+// value fits (seqalign_cli/backends/cuda/triplet_plan.py: fits16). Loops cover
 // the larger lengths of the two; each half keeps its own end cell.
 #include "common.cuh"
 

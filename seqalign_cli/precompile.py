@@ -159,7 +159,7 @@ def precompile(say=lambda m: print(m, file=sys.stderr), commands=None, backend: 
 
         compile_ahead()  # the GPU engine's host plan is compiled code too, needing no GPU to compile
     if not commands or "triplet" in commands:
-        from .backends.cuda.triplet import compile_ahead as triplet_ahead
+        from .backends.cuda.triplet_plan import compile_ahead as triplet_ahead
 
         triplet_ahead()  # the triplet GPU engine's tile wave table likewise
     return time.perf_counter() - start, failed

@@ -159,13 +159,13 @@ def test_the_triplet_wave_table_compiles_nothing_after_compile_ahead():
     engine's ``compile_ahead`` (run by precompile) compiles it with the types of a run's plan."""
     import numpy as np
 
-    from seqalign_cli.backends.cuda import triplet as gt
+    from seqalign_cli.backends.cuda import triplet_plan as tp
     from seqalign_cli.config import AlignConfig
 
-    gt.compile_ahead()
-    before = len(gt._wave_table.signatures)
+    tp.compile_ahead()
+    before = len(tp._wave_table.signatures)
     assert before
     lengths = np.array([[300, 500, 200], [5, 5, 5], [100, 24, 23]])
-    plans = gt.plan_launches(lengths, np.arange(3), AlignConfig(), gt.Tuning(wave_tiles=2))
+    plans = tp.plan_launches(lengths, np.arange(3), AlignConfig(), tp.Tuning(wave_tiles=2))
     assert any(pl.ntiles for pl in plans)
-    assert len(gt._wave_table.signatures) == before
+    assert len(tp._wave_table.signatures) == before

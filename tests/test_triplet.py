@@ -192,7 +192,7 @@ def test_scores_near_the_int32_cell_limit(triplet_backend, mode):
 def test_scores_near_the_16bit_lane_limit(triplet_backend, mode):
     """Score only, values that reach the 16-bit lanes' bound from above (identical sequences: match a residue)
     and from below (a residue alone in its column: two gaps); the GPU takes them in 16-bit lanes."""
-    from seqalign_cli.backends.cuda import triplet as gt
+    from seqalign_cli.backends.cuda import triplet_plan as tp
 
     rng = random.Random(70 + MODES.index(mode))
     x = random_dna(rng, 44)
@@ -206,8 +206,8 @@ def test_scores_near_the_16bit_lane_limit(triplet_backend, mode):
     for sc, trip in cases.items():
         a, b, c = (list(t) for t in zip(*trip))
         lengths = np.array([[len(a[t]), len(b[t]), len(c[t])] for t in range(len(a))])
-        T, R = gt.plan_shapes(lengths, Mode.parse(mode), scoring=sc)
-        assert gt.fits16(sc, lengths, T, R).all()
+        T, R = tp.plan_shapes(lengths, Mode.parse(mode), scoring=sc)
+        assert tp.fits16(sc, lengths, T, R).all()
         res = align(triplet_backend, a, b, c, sc, mode, traceback=False)
         for t in range(len(a)):
             want = ref_align(a[t], b[t], c[t], sc, mode)
@@ -302,9 +302,9 @@ def test_tile_wave_equals_the_cpu(monkeypatch, traceback):
     """Every triplet of several tiles as a tile wave (each tile its own group): lengths around the tiles'
     sides, unequal tile counts, 16-bit and int32 lanes, an empty sequence among long ones."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
-    from seqalign_cli.backends.cuda import triplet as gt
+    from seqalign_cli.backends.cuda import triplet_plan as tp
 
-    monkeypatch.setattr(gt, "WAVE_TILES", 2)
+    monkeypatch.setattr(tp, "WAVE_TILES", 2)
     rng = random.Random(91)
     trip = [related_triplet(rng, n) for n in (11, 12, 13, 23, 24, 25, 47, 48, 49, 60, 95, 130)]
     trip += [[random_dna(rng, rng.randint(0, 140)) for _ in range(3)] for _ in range(30)]
@@ -352,7 +352,7 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
     window, from the end): every mode, 16-bit and int32 lanes, the tile wave and the sweep, one slice a
     window up to many; the walk carries its runs from window to window."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
-    from seqalign_cli.backends.cuda import triplet as gt
+    from seqalign_cli.backends.cuda import triplet_plan as tp
 
     rng = random.Random(95)
     trip = [related_triplet(rng, n) for n in (20, 24, 25, 48, 49, 70, 95, 130, 160)]
@@ -365,8 +365,8 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
         for budget in (60_000, 400_000):
             for mode in MODES:
                 cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=budget)
-                T, R = gt.plan_shapes(batch.lengths, cfg.mode_code, True, cfg.scoring)
-                m = gt.window_slices(batch.lengths, cfg.mode_code, budget, T, R)
+                T, R = tp.plan_shapes(batch.lengths, cfg.mode_code, True, cfg.scoring)
+                m = tp.window_slices(batch.lengths, cfg.mode_code, budget, T, R)
                 assert (m > 0).sum() >= 5 and (m == 0).any(), (budget, m)
                 want = records(align(CpuTriplet(4), a, b, c, LINEAR, mode))
                 # the plan's lanes (the tile wave: few triplets); in global mode int32 lanes and the sweep too

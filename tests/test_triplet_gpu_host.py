@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from seqalign_cli.backends.cuda import triplet as gt
+from seqalign_cli.backends.cuda import triplet_plan as tp
 from seqalign_cli.backends.cuda.device import Job, fitting_parts
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.triplet import TripletBatch
@@ -39,57 +40,57 @@ def cfg_of(mode="global", traceback=False, scoring=LINEAR):
 # ---------------------------------------------------------------- the plan
 
 def test_plan_is_ordered_and_takes_groups_the_kernels_have():
-    sides = [row[0] for row in gt.PLAN]
+    sides = [row[0] for row in tp.PLAN]
     assert sides == sorted(sides) and len(set(sides)) == len(sides)
-    for _, T, R in gt.PLAN + ((None,) + gt.LONG,):
-        assert T in gt.GROUPS and 1 <= R <= 16
+    for _, T, R in tp.PLAN + ((None,) + tp.LONG,):
+        assert T in tp.GROUPS and 1 <= R <= 16
 
 
 def test_plan_covers_every_length_in_tiles():
     n = np.array([0, 1, 2, 3, 5, 7, 8, 11, 12, 15, 16, 23, 24, 31, 32, 33, 64, 100, 150, 257, 1000, 5000])
     lengths = np.stack([n + 3, n, n // 2], 1)  # the larger of n2, n3 decides
-    T, R = gt.plan_shapes(lengths)
-    S = gt.lanes_side(T)
-    side = gt.side(lengths)
+    T, R = tp.plan_shapes(lengths)
+    S = tp.lanes_side(T)
+    side = tp.side(lengths)
     assert (side == n + 1).all()
-    JT, KT = gt.tiles(lengths, T, R)
-    covered = side <= gt.PLAN[-1][0]
+    JT, KT = tp.tiles(lengths, T, R)
+    covered = side <= tp.PLAN[-1][0]
     # the first row covers its sides in one pass; past the table and the choice: the long shape;
     # everywhere as many tiles as the side needs, none wasted
-    first = side <= gt.PLAN[0][0]
+    first = side <= tp.PLAN[0][0]
     assert (JT[first] == 1).all() and (KT[first] == 1).all()
-    long = side > max(gt.PLAN[-1][0], gt.CHOICE_SIDES[1])
-    assert (T[long] == gt.LONG[0]).all() and (R[long] == gt.LONG[1]).all()
+    long = side > max(tp.PLAN[-1][0], tp.CHOICE_SIDES[1])
+    assert (T[long] == tp.LONG[0]).all() and (R[long] == tp.LONG[1]).all()
     SR = S * R
     assert ((JT - 1) * SR < lengths[:, 1] + 1).all() and (JT * SR >= lengths[:, 1] + 1).all()
     assert ((KT - 1) * SR < lengths[:, 2] + 1).all() and (KT * SR >= lengths[:, 2] + 1).all()
     # the group is never more than needed: the previous row of the table does not cover the side
-    limits = np.array([row[0] for row in gt.PLAN])
-    table = covered & (side < gt.CHOICE_SIDES[0])
+    limits = np.array([row[0] for row in tp.PLAN])
+    table = covered & (side < tp.CHOICE_SIDES[0])
     k = np.searchsorted(limits, side[table])
     assert (k == 0).all() or (side[table][k > 0] > limits[k[k > 0] - 1]).all()
     # traceback: the table and the choice by its own rates
-    T, R = gt.plan_shapes(lengths, trace=True)
+    T, R = tp.plan_shapes(lengths, trace=True)
     k = np.searchsorted(limits, side)
-    shapes = np.array([row[1:] for row in gt.PLAN] + [gt.LONG])
-    outside = (side < gt.CHOICE_SIDES[0]) | (side > gt.CHOICE_SIDES[1])
+    shapes = np.array([row[1:] for row in tp.PLAN] + [tp.LONG])
+    outside = (side < tp.CHOICE_SIDES[0]) | (side > tp.CHOICE_SIDES[1])
     assert (T == shapes[k, 0])[outside].all() and (R == shapes[k, 1])[outside].all()
-    assert {tuple(x) for x in np.stack([T, R], 1)[~outside].tolist()} <= set(gt.CHOICE)
+    assert {tuple(x) for x in np.stack([T, R], 1)[~outside].tolist()} <= set(tp.CHOICE)
 
 
-@pytest.mark.parametrize("mode", gt.MODES)
+@pytest.mark.parametrize("mode", tp.MODES)
 def test_score_shapes_take_the_least_estimated_time_where_padding_decides(mode):
     n = np.arange(0, 140)
     lengths = np.stack([n, n, n], 1)
-    T, R = gt.plan_shapes(lengths, mode)
-    side = gt.side(lengths)
-    inside = (side >= gt.CHOICE_SIDES[0]) & (side <= gt.CHOICE_SIDES[1])
+    T, R = tp.plan_shapes(lengths, mode)
+    side = tp.side(lengths)
+    inside = (side >= tp.CHOICE_SIDES[0]) & (side <= tp.CHOICE_SIDES[1])
     shapes = {tuple(s) for s in np.stack([T, R], 1)[inside].tolist()}
-    assert shapes <= set(gt.CHOICE) and len(shapes) == 2  # both shapes win somewhere
+    assert shapes <= set(tp.CHOICE) and len(shapes) == 2  # both shapes win somewhere
     # the estimate: steps x the padded slice / the shape's rate, for the shape taken and the other one
     est = {}
-    for (t, r), rate in zip(gt.CHOICE, gt.CHOICE_RATE[mode]):
-        S = int(gt.lanes_side(t))
+    for (t, r), rate in zip(tp.CHOICE, tp.CHOICE_RATE[mode]):
+        S = int(tp.lanes_side(t))
         est[t, r] = (n + 2 * S - 1) * (((side + S * r - 1) // (S * r)) * S * r) ** 2 / rate
     taken = np.array([est[t, r][q] for q, (t, r) in enumerate(zip(T.tolist(), R.tolist())) if inside[q]])
     assert np.allclose(taken, np.min(list(est.values()), axis=0)[inside])
@@ -98,22 +99,22 @@ def test_score_shapes_take_the_least_estimated_time_where_padding_decides(mode):
     # a side of 65 fills 3 x 3 tiles of 24 as well as 6 x 6 of 12: the larger group
     assert (T[n == 64] == 16).all()
     # outside the choice: the table (short) and the long shape
-    assert (T[side < gt.CHOICE_SIDES[0]] != 16).all() and (T[side > gt.CHOICE_SIDES[1]] == gt.LONG[0]).all()
+    assert (T[side < tp.CHOICE_SIDES[0]] != 16).all() and (T[side > tp.CHOICE_SIDES[1]] == tp.LONG[0]).all()
     # near the 16-bit bound the padding decides the lanes too: 44 bp under match 100 fits 16-bit lanes in
     # tiles of 12 only, and the shape that keeps them wins though tiles of 24 are faster
     big = Scoring(match=100, mismatch=1, gap_open=0, gap_extend=1, n_penalty=1)
     x = np.array([[44, 44, 44]])
-    assert int(gt.plan_shapes(x, gt.Mode.GLOBAL)[0][0]) == 16
-    assert not gt.fits16(big, x, 16, 6).all() and gt.fits16(big, x, 4, 6).all()
-    assert int(gt.plan_shapes(x, gt.Mode.GLOBAL, scoring=big)[0][0]) == 4
+    assert int(tp.plan_shapes(x, gt.Mode.GLOBAL)[0][0]) == 16
+    assert not tp.fits16(big, x, 16, 6).all() and tp.fits16(big, x, 4, 6).all()
+    assert int(tp.plan_shapes(x, gt.Mode.GLOBAL, scoring=big)[0][0]) == 4
 
 
 def test_border_scratch_only_for_several_passes():
     lengths = np.array([[100, 10, 10], [100, 31, 31], [100, 32, 5], [7, 100, 40], [0, 64, 64]])
     T = np.full(len(lengths), 16)
     R = np.full(len(lengths), 8)
-    ints = gt.border_ints(lengths, T, R)
-    JT, KT = gt.tiles(lengths, T, R)
+    ints = tp.border_ints(lengths, T, R)
+    JT, KT = tp.tiles(lengths, T, R)
     assert ints[0] == 0 and ints[1] == 0  # 32 x 32 covers rows and columns 0..31
     assert JT[2] == 2 and KT[2] == 1 and ints[2] == 101 * (32 + 33)
     assert JT[3] == 4 and KT[3] == 2 and ints[3] == 8 * (64 + 33)
@@ -129,17 +130,17 @@ def test_hooks_send_traceback_runs_to_the_gpu_within_the_matrix_budget():
         assert gt.HOOKS.on_gpu(batch, cfg_of(mode, traceback=False)).all()
         # the budget is per triplet, on its direction bytes (dir_bytes: the trace kernel's layout); past it,
         # windows of slices (window_slices), each within the budget
-        budget = int(gt.dir_bytes(np.array([[99, 99, 99]]), gt.Mode.parse(mode))[0])
+        budget = int(tp.dir_bytes(np.array([[99, 99, 99]]), gt.Mode.parse(mode))[0])
         cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=budget)
         assert gt.HOOKS.on_gpu(batch, cfg).all()
-        T, R = gt.plan_shapes(batch.lengths, cfg.mode_code, True, cfg.scoring)
-        m = gt.window_slices(batch.lengths, cfg.mode_code, budget, T, R)
+        T, R = tp.plan_shapes(batch.lengths, cfg.mode_code, True, cfg.scoring)
+        m = tp.window_slices(batch.lengths, cfg.mode_code, budget, T, R)
         assert m.tolist()[:4] == [0, 0, 0, 0] and 1 <= m[4] <= 100
-        assert gt.dir_bytes(batch.lengths[4:], cfg.mode_code, T[4:], R[4:], m[4:])[0] <= budget
+        assert tp.dir_bytes(batch.lengths[4:], cfg.mode_code, T[4:], R[4:], m[4:])[0] <= budget
         # not even one slice (and the wavefront's fill) within the budget, or more than MAX_WINDOWS windows
         # (101 slices: 51 windows of 2 fit, 101 of 1 do not): the CPU engine
-        step = int(gt.step_bytes(batch.lengths[4:], T[4:], R[4:])[0])
-        S = int(gt.lanes_side(T[4]))
+        step = int(tp.step_bytes(batch.lengths[4:], T[4:], R[4:])[0])
+        S = int(tp.lanes_side(T[4]))
         for low, want in ((step * (2 * S), True), (step * (2 * S) - 1, False), (step * (2 * S - 1) - 1, False)):
             cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=low)
             assert gt.HOOKS.on_gpu(batch_of([[100, 99, 99]]), cfg).tolist() == [want]
@@ -164,10 +165,10 @@ def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine(monkeypatch):
             out.take(subset, CpuTriplet(1).align(batch.subset(subset), cfg))
 
     batch = batch_of([[10, 10, 10], [50, 40, 30], [0, 0, 0], [99, 99, 99], [100, 99, 99]])
-    budget = int(gt.dir_bytes(np.array([[99, 99, 99]]), gt.Mode.GLOBAL)[0])
+    budget = int(tp.dir_bytes(np.array([[99, 99, 99]]), gt.Mode.GLOBAL)[0])
     cfg = AlignConfig(scoring=LINEAR, traceback=True, matrix_budget=budget)
     assert gt.HOOKS.routes(batch, cfg).tolist() == [0, 0, 0, 0, 0]  # the last in windows of slices
-    monkeypatch.setattr(gt, "MAX_WINDOWS", 0)  # none: past the budget, the CPU engine
+    monkeypatch.setattr(tp, "MAX_WINDOWS", 0)  # none: past the budget, the CPU engine
     assert gt.HOOKS.routes(batch, cfg).tolist() == [0, 0, 0, 0, 4]
     said = []
     gpu = GpuScheduler([Engine(0)], CpuTriplet(1), gt.HOOKS, said.append, device="fake GPU")
@@ -197,12 +198,12 @@ def test_direction_bytes_are_the_layout_or_none_for_empty_semi_global_triplets()
     # passes * steps (n1 + 2S - 1) * T lanes * whole words of R*R codes:
     # 4 lanes of 6 x 6 (S = 2), one lane of 4 x 4, 16 lanes of 6 x 6 in 1 x 42 tiles of 24 (S = 4)
     want = [6 * 4 * 36, 1 * 1 * 16, 3 * 4 * 36, 42 * 1007 * 16 * 36]
-    assert gt.dir_bytes(lengths, 0).tolist() == want
-    assert gt.dir_bytes(lengths, 3).tolist() == want
-    assert gt.dir_bytes(lengths, 1).tolist() == [want[0], 0, 0, 0]  # no DP: the empty alignment
+    assert tp.dir_bytes(lengths, 0).tolist() == want
+    assert tp.dir_bytes(lengths, 3).tolist() == want
+    assert tp.dir_bytes(lengths, 1).tolist() == [want[0], 0, 0, 0]  # no DP: the empty alignment
     # fixed shapes: R*R codes padded to whole words (3 x 3: 12 bytes a lane)
-    assert gt.dir_bytes(np.array([[5, 5, 5]]), 0, 4, 3).tolist() == [8 * 4 * 12]
-    assert gt.dir_bytes(np.array([[5, 5, 5], [20, 30, 10]]), 0, 16, 2).tolist() == [12 * 16 * 4, 4 * 2 * 27 * 16 * 4]
+    assert tp.dir_bytes(np.array([[5, 5, 5]]), 0, 4, 3).tolist() == [8 * 4 * 12]
+    assert tp.dir_bytes(np.array([[5, 5, 5], [20, 30, 10]]), 0, 16, 2).tolist() == [12 * 16 * 4, 4 * 2 * 27 * 16 * 4]
     # semi-global traceback: an empty sequence fits any budget
     cfg = AlignConfig(scoring=LINEAR, mode="semi-global", traceback=True, matrix_budget=10)
     assert gt.HOOKS.on_gpu(batch_of(lengths), cfg).tolist() == [False, True, True, True]
@@ -229,17 +230,17 @@ def test_windows_cover_every_slice_once_and_each_fits_its_direction_bytes(n, T, 
     assert len(wins) == -(-(n1 + 1) // m)
     assert sorted(i for lo, hi in wins for i in range(lo, hi)) == list(range(n1 + 1))
     assert all(hi - lo == m for lo, hi in wins[:-1]) and wins[0][1] == n1 + 1
-    size = int(gt.dir_bytes(np.array([n]), 0, T, R, np.array([m]))[0])
-    assert size == int(gt.step_bytes(np.array([n]), T, R)[0]) * (m + 2 * int(gt.lanes_side(T)) - 2)
+    size = int(tp.dir_bytes(np.array([n]), 0, T, R, np.array([m]))[0])
+    assert size == int(tp.step_bytes(np.array([n]), T, R)[0]) * (m + 2 * int(tp.lanes_side(T)) - 2)
     for lo, hi in wins:
         i, j, k = np.meshgrid(np.arange(lo, hi), np.arange(n2 + 1), np.arange(n3 + 1), indexing="ij")
-        at = gt.code_index(n1, n3, T, R, i, j, k, (lo, m)).reshape(-1)
+        at = tp.code_index(n1, n3, T, R, i, j, k, (lo, m)).reshape(-1)
         assert at.min() >= 0 and at.max() < size and len(np.unique(at)) == at.size
-        whole = gt.code_index(n1, n3, T, R, i, j, k)
-        block = T * 4 * int(gt.code_words(R))
-        steps = n1 + 2 * int(gt.lanes_side(T)) - 1
+        whole = tp.code_index(n1, n3, T, R, i, j, k)
+        block = T * 4 * int(tp.code_words(R))
+        steps = n1 + 2 * int(tp.lanes_side(T)) - 1
         tile, step = whole // block // steps, whole // block % steps
-        assert ((at // block).reshape(i.shape) == tile * (m + 2 * int(gt.lanes_side(T)) - 2) + step - lo).all()
+        assert ((at // block).reshape(i.shape) == tile * (m + 2 * int(tp.lanes_side(T)) - 2) + step - lo).all()
 
 
 @pytest.mark.parametrize("n, T, R", [((3, 4, 5), 4, 6), ((30, 50, 37), 16, 6), ((0, 0, 0), 1, 4), ((7, 13, 2), 4, 3),
@@ -247,12 +248,12 @@ def test_windows_cover_every_slice_once_and_each_fits_its_direction_bytes(n, T, 
 def test_direction_layout_gives_each_cell_a_byte_and_a_step_one_run(n, T, R):
     n1, n2, n3 = n
     i, j, k = np.meshgrid(np.arange(n1 + 1), np.arange(n2 + 1), np.arange(n3 + 1), indexing="ij")
-    at = gt.code_index(n1, n3, T, R, i, j, k).reshape(-1)
-    size = int(gt.dir_bytes(np.array([n]), 0, T, R)[0])
+    at = tp.code_index(n1, n3, T, R, i, j, k).reshape(-1)
+    size = int(tp.dir_bytes(np.array([n]), 0, T, R)[0])
     assert at.min() >= 0 and at.max() < size and len(np.unique(at)) == at.size
     # the group's codes of one step fill one run of T * (whole words of R*R) bytes: the lanes' words interleaved
-    S = int(gt.lanes_side(T))
-    block = T * 4 * int(gt.code_words(R))
+    S = int(tp.lanes_side(T))
+    block = T * 4 * int(tp.code_words(R))
     u, v = (j % (S * R)) // R, (k % (S * R)) // R
     step = i + u + v
     tile = (j // (S * R)) * ((n3 + S * R) // (S * R)) + k // (S * R)
@@ -265,20 +266,20 @@ def test_direction_layout_gives_each_cell_a_byte_and_a_step_one_run(n, T, R):
 
 def test_traceback_goes_to_windows_past_the_device_direction_bytes(monkeypatch):
     batch = batch_of([[9, 9, 9], [10, 10, 10]])
-    assert gt.dir_bytes(batch.lengths, 0).tolist() == [1728, 1872]
-    monkeypatch.setattr(gt, "DIRS_BYTES", 1800)
+    assert tp.dir_bytes(batch.lengths, 0).tolist() == [1728, 1872]
+    monkeypatch.setattr(tp, "DIRS_BYTES", 1800)
     cfg = AlignConfig(scoring=LINEAR, mode="local", traceback=True, matrix_budget=10**9)
-    assert gt.trace_budget(cfg) == 1800
+    assert tp.trace_budget(cfg) == 1800
     assert gt.HOOKS.on_gpu(batch, cfg).tolist() == [True, True]
-    T, R = gt.plan_shapes(batch.lengths, cfg.mode_code, True)
+    T, R = tp.plan_shapes(batch.lengths, cfg.mode_code, True)
     # 4 lanes of 6 x 6 (S = 2), one tile: 144 bytes a step, 11 slices + 2 of the wavefront in 1872;
     # 1800 holds 12 steps: windows of 10 slices, evened out to 6 (two windows)
-    assert gt.step_bytes(batch.lengths, T, R).tolist() == [144, 144]
-    assert gt.window_slices(batch.lengths, cfg.mode_code, 1800, T, R).tolist() == [0, 6]
-    assert gt.window_slices(batch.lengths, cfg.mode_code, 3 * 144 - 1, T, R).tolist() == [-1, -1]
-    monkeypatch.setattr(gt, "DIRS_BYTES", 3 * 144)  # one slice a window: 11 windows
-    assert gt.window_slices(batch.lengths, cfg.mode_code, gt.trace_budget(cfg), T, R).tolist() == [1, 1]
-    monkeypatch.setattr(gt, "MAX_WINDOWS", 10)
+    assert tp.step_bytes(batch.lengths, T, R).tolist() == [144, 144]
+    assert tp.window_slices(batch.lengths, cfg.mode_code, 1800, T, R).tolist() == [0, 6]
+    assert tp.window_slices(batch.lengths, cfg.mode_code, 3 * 144 - 1, T, R).tolist() == [-1, -1]
+    monkeypatch.setattr(tp, "DIRS_BYTES", 3 * 144)  # one slice a window: 11 windows
+    assert tp.window_slices(batch.lengths, cfg.mode_code, tp.trace_budget(cfg), T, R).tolist() == [1, 1]
+    monkeypatch.setattr(tp, "MAX_WINDOWS", 10)
     assert gt.HOOKS.on_gpu(batch, cfg).tolist() == [True, False]
 
 
@@ -287,9 +288,9 @@ def test_traceback_keeps_the_int32_and_scoring_rules():
     assert not gt.HOOKS.on_gpu(batch, cfg_of(traceback=True, scoring=Scoring(2, 4, 4, 2, 1))).any()
     assert not gt.HOOKS.on_gpu(batch, cfg_of(traceback=True, scoring=Scoring(128, 4, 0, 2, 1))).any()
     big = Scoring(127, 1, 0, 1, 1)
-    total = (gt.INT32_LIMIT - 1) // (3 * 127)  # bound 381 * (total + 1) >= 2**29
+    total = (tp.INT32_LIMIT - 1) // (3 * 127)  # bound 381 * (total + 1) >= 2**29
     lengths = np.array([[total, 0, 0]])
-    assert big.triplet_bound(lengths)[0] >= gt.INT32_LIMIT
+    assert big.triplet_bound(lengths)[0] >= tp.INT32_LIMIT
     cfg = AlignConfig(scoring=big, mode="global", traceback=True, matrix_budget=10**9)
     assert not gt.HOOKS.on_gpu(batch_of(lengths), cfg).any()
 
@@ -309,21 +310,21 @@ def test_score_bound_rule_decides_int32_lanes():
     assert Scoring(1, 2, 0, 9, 3).pair_bound == 9
     # the largest total length that stays below 2**29 with per-pair 127
     big = Scoring(127, 1, 0, 1, 1)
-    total = (gt.INT32_LIMIT - 1) // (3 * 127) - 1  # bound = 381 * (total + 1) < 2**29
+    total = (tp.INT32_LIMIT - 1) // (3 * 127) - 1  # bound = 381 * (total + 1) < 2**29
     lengths = np.array([[total - 2, 1, 1], [total - 1, 1, 1]])
-    assert big.triplet_bound(lengths)[0] < gt.INT32_LIMIT <= big.triplet_bound(lengths)[1]
+    assert big.triplet_bound(lengths)[0] < tp.INT32_LIMIT <= big.triplet_bound(lengths)[1]
     # the border scratch of such long A's would not fit: make the slices small (one pass) to test the bound alone
     ok = gt.HOOKS.on_gpu(batch_of([[5, 1, 1]]), cfg_of(scoring=big))
     assert ok.tolist() == [True]
-    mask = big.triplet_bound(lengths) < gt.INT32_LIMIT
+    mask = big.triplet_bound(lengths) < tp.INT32_LIMIT
     assert mask.tolist() == [True, False]
 
 
 def test_hooks_send_triplets_too_large_for_the_border_scratch_to_the_cpu():
     lengths = np.array([[20_000, 20_000, 20_000], [300, 300, 300], [40_000, 10, 10]])
-    T, R = gt.plan_shapes(lengths)
-    nbytes = gt.border_ints(lengths, T, R) * 4
-    assert nbytes[0] > gt.BORDER_BYTES >= nbytes[1]
+    T, R = tp.plan_shapes(lengths)
+    nbytes = tp.border_ints(lengths, T, R) * 4
+    assert nbytes[0] > tp.BORDER_BYTES >= nbytes[1]
     assert nbytes[2] == 0  # one pass: no scratch however long A is
     # lengths only: the batch's codes are never read by the hooks
     batch = batch_of(lengths)
@@ -340,13 +341,13 @@ def test_hooks_allocate_triplet_results():
 def test_empty_batch():
     batch = batch_of(np.zeros((0, 3), np.int64))
     assert gt.HOOKS.on_gpu(batch, cfg_of()).shape == (0,)
-    assert gt.plan_launches(batch.lengths, np.arange(0), cfg_of()) == []
+    assert tp.plan_launches(batch.lengths, np.arange(0), cfg_of()) == []
 
 
 # ---------------------------------------------------------------- launches
 
-def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
-    plans = gt.plan_launches(lengths, subset, cfg, tuning)
+def _check_launches(lengths, subset, cfg, tuning=tp.Tuning()):
+    plans = tp.plan_launches(lengths, subset, cfg, tuning)
     seen = []
     for pl in plans:
         H = 2 if pl.pack16 else 1
@@ -355,23 +356,23 @@ def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
         assert (items[:, 0] >= 0).all()  # the first half always holds a triplet (its scratch is at its offset)
         seen += [int(p) for p in pl.order if p >= 0]
         assert pl.trace == cfg.traceback
-        assert pl.name == gt.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace, pl.tiles is not None,
+        assert pl.name == tp.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace, pl.tiles is not None,
                                          pl.wslices is not None)
-        assert pl.grid * gt.THREADS >= pl.nwork * pl.T
-        big = gt.item_lengths(items, lengths)
+        assert pl.grid * tp.THREADS >= pl.nwork * pl.T
+        big = tp.item_lengths(items, lengths)
         if pl.pack16:
-            assert gt.fits16(cfg.scoring, big, pl.T, pl.R).all() and pl.R <= gt.PACK16_MAX_R
+            assert tp.fits16(cfg.scoring, big, pl.T, pl.R).all() and pl.R <= tp.PACK16_MAX_R
         wave = pl.tiles is not None
-        ints = gt.border_ints(big, pl.T, pl.R, wave)
+        ints = tp.border_ints(big, pl.T, pl.R, wave)
         assert pl.border_size == ints.sum()
-        JT, KT = gt.tiles(big, pl.T, pl.R)
-        rule = gt.WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles
+        JT, KT = tp.tiles(big, pl.T, pl.R)
+        rule = tp.WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles
         if wave:  # the tile wave: items of several tiles, each tile a group, the scratch for its counters
             assert (JT * KT > 1).all() and rule != 0 and (rule is None or (JT * KT >= rule).all())
-            assert pl.grid * gt.THREADS >= pl.ntiles * pl.T and pl.ntiles == (JT * KT).sum()
+            assert pl.grid * tp.THREADS >= pl.ntiles * pl.T and pl.ntiles == (JT * KT).sum()
             assert pl.sync_size == 1 + pl.nwork + pl.ntiles * (1 + 4 * H)
         elif rule:
-            fits = gt.border_ints(big, pl.T, pl.R, True) * 4 <= gt.BORDER_BYTES
+            fits = tp.border_ints(big, pl.T, pl.R, True) * 4 <= tp.BORDER_BYTES
             assert not ((JT * KT > 1) & (JT * KT >= rule) & fits).any()
         if ints.any():
             off = pl.border_off[items[:, 0]]
@@ -381,19 +382,19 @@ def _check_launches(lengths, subset, cfg, tuning=gt.Tuning()):
             assert off[order][0] == 0 and (off[order][1:] == ends[:-1]).all() and ends[-1] == pl.border_size
         else:
             assert pl.border_off is None
-        assert pl.border_size * 4 <= gt.BORDER_BYTES or pl.nwork == 1
+        assert pl.border_size * 4 <= tp.BORDER_BYTES or pl.nwork == 1
         if pl.trace:
             # each triplet's codes by its own lengths (the walk's layout)
             trip = pl.order[pl.order >= 0]
             slices = None if pl.wslices is None else pl.wslices[trip]
-            need = gt.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R, slices)
-            assert pl.dir_size == need.sum() and (pl.dir_size <= gt.DIRS_BYTES or pl.nwork == 1)
+            need = tp.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R, slices)
+            assert pl.dir_size == need.sum() and (pl.dir_size <= tp.DIRS_BYTES or pl.nwork == 1)
             if slices is None:
                 assert pl.windows == 1
             else:  # windows of slices, each within the budget, as many for every triplet of the launch
-                assert (slices > 0).all() and (need <= gt.trace_budget(cfg)).all()
+                assert (slices > 0).all() and (need <= tp.trace_budget(cfg)).all()
                 assert ((-(-(lengths[trip, 0] + 1) // slices)) == pl.windows).all()
-                assert (gt.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R) > gt.trace_budget(cfg)).all()
+                assert (tp.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R) > tp.trace_budget(cfg)).all()
             # the triplets' cubes tile the launch's direction bytes without overlap
             off = pl.dir_off[trip]
             order = np.argsort(off, kind="stable")
@@ -413,7 +414,7 @@ def test_launches_cover_each_triplet_once_with_its_shape():
     subset = np.flatnonzero(rng.random(500) < 0.7)
     for mode in ("global", "semi-global", "local"):
         plans = _check_launches(lengths, subset, cfg_of(mode))
-        T, R = gt.plan_shapes(lengths, cfg_of(mode).mode_code, scoring=LINEAR)
+        T, R = tp.plan_shapes(lengths, cfg_of(mode).mode_code, scoring=LINEAR)
         for pl in plans:
             p = pl.order[pl.order >= 0]
             assert (T[p] == pl.T).all() and (R[p] == pl.R).all()
@@ -425,9 +426,9 @@ def test_launches_int32_only_and_fixed_shapes():
     rng = np.random.default_rng(4)
     lengths = rng.integers(0, 100, (200, 3))
     subset = np.arange(200)
-    plans = _check_launches(lengths, subset, cfg_of("local"), gt.Tuning(pack16=False))
+    plans = _check_launches(lengths, subset, cfg_of("local"), tp.Tuning(pack16=False))
     assert not any(pl.pack16 for pl in plans)
-    plans = _check_launches(lengths, subset, cfg_of("local"), gt.Tuning(shape=(4, 3)))
+    plans = _check_launches(lengths, subset, cfg_of("local"), tp.Tuning(shape=(4, 3)))
     assert {(pl.T, pl.R) for pl in plans} == {(4, 3)}
 
 
@@ -440,18 +441,18 @@ def test_16bit_lanes_only_where_values_fit():
     assert sorted(packed) == [0, 1, 4] and sorted(unpacked) == [2, 3]  # 60 bp: tiles of 24, 180 + 49 residues
     # the bound of a pair is that of the larger cube the two fill
     T, R = 16, 4  # tiles of 16: up to 2 * 16 cells past the ends
-    assert gt.fits16(sc, np.array([[50, 50, 66]]), T, R).all()  # 166 + 32 + 1 = 199 residues: 15920
-    assert not gt.fits16(sc, np.array([[50, 50, 67]]), T, R).all()
+    assert tp.fits16(sc, np.array([[50, 50, 66]]), T, R).all()  # 166 + 32 + 1 = 199 residues: 15920
+    assert not tp.fits16(sc, np.array([[50, 50, 67]]), T, R).all()
     # match beyond twice the gap: match a residue (identical sequences reach it)
     strong = Scoring(100, 1, 0, 1, 1)
-    assert gt.fits16(strong, np.array([[40, 40, 46]]), T, R).all()  # 159 residues: 15900
-    assert not gt.fits16(strong, np.array([[40, 40, 47]]), T, R).all()
+    assert tp.fits16(strong, np.array([[40, 40, 46]]), T, R).all()  # 159 residues: 15900
+    assert not tp.fits16(strong, np.array([[40, 40, 47]]), T, R).all()
 
 
 def test_pair_up_keeps_neighbours_that_fit_together():
     sc = Scoring(2, 4, 0, 2, 1)
     lengths = np.array([[10, 10, 10]] * 5 + [[4000, 10, 10]])  # 4 x (4020 + 65): past 16,000
-    items = gt.pair_up(np.arange(6), lengths, sc, 16, 8)
+    items = tp.pair_up(np.arange(6), lengths, sc, 16, 8)
     assert items.shape[1] == 2
     flat = sorted(int(p) for p in items.reshape(-1) if p >= 0)
     assert flat == list(range(6))
@@ -461,11 +462,11 @@ def test_pair_up_keeps_neighbours_that_fit_together():
 
 def test_launches_split_where_border_scratch_passes_the_limit(monkeypatch):
     lengths = np.array([[40, 60, 60]] * 10 + [[5, 5, 5]] * 3)
-    T, R = gt.plan_shapes(lengths)
-    ints = gt.border_ints(lengths, T, R)
+    T, R = tp.plan_shapes(lengths)
+    ints = tp.border_ints(lengths, T, R)
     assert (ints[:10] > 0).all() and (ints[10:] == 0).all()
-    monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 3)  # three long triplets' scratch a launch
-    plans = _check_launches(lengths, np.arange(13), cfg_of("semi-global"), gt.Tuning(pack16=False, wave_tiles=0))
+    monkeypatch.setattr(tp, "BORDER_BYTES", int(ints[0]) * 4 * 3)  # three long triplets' scratch a launch
+    plans = _check_launches(lengths, np.arange(13), cfg_of("semi-global"), tp.Tuning(pack16=False, wave_tiles=0))
     long = [pl for pl in plans if pl.border_size]
     assert [pl.nwork for pl in long] == [3, 3, 3, 1]
 
@@ -477,15 +478,15 @@ def test_traceback_launches_take_the_plan_shapes_and_16bit_lanes_where_values_fi
     subset = np.flatnonzero(rng.random(300) < 0.8)
     for mode in ("global", "semi-global", "local"):
         plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True))
-        T, R = gt.plan_shapes(lengths, trace=True)
+        T, R = tp.plan_shapes(lengths, trace=True)
         for pl in plans:
             p = pl.order[pl.order >= 0]
             assert (T[p] == pl.T).all() and (R[p] == pl.R).all()
             assert pl.name.startswith("triplet_trace16<" if pl.pack16 else "triplet_trace<")
         # the default scoring: every value fits 16-bit lanes (but for local mode's wave items)
         assert all(pl.pack16 for pl in plans) if mode != "local" else any(pl.pack16 for pl in plans)
-        plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True), gt.Tuning(shape=(16, 2), pack16=False))
-        assert {pl.name for pl in plans} <= {gt.kernel_name(gt.Mode.parse(mode), 2, 16, trace=True, wave=w)
+        plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True), tp.Tuning(shape=(16, 2), pack16=False))
+        assert {pl.name for pl in plans} <= {tp.kernel_name(gt.Mode.parse(mode), 2, 16, trace=True, wave=w)
                                              for w in (False, True)}
 
 
@@ -493,7 +494,7 @@ def test_local_traceback_in_the_tile_wave_takes_int32_lanes():
     """Local traceback items the tile wave takes run one triplet a group in int32 lanes; a triplet of one
     tile among them (paired with a longer one) goes to the int32 sweep; other modes keep 16-bit pairs."""
     lengths = np.array([[40, 30, 30], [40, 10, 10], [3, 3, 3], [4, 3, 2]])  # groups of 4 lanes, tiles of 12
-    tuning = gt.Tuning(shape=(4, 6), wave_tiles=2)
+    tuning = tp.Tuning(shape=(4, 6), wave_tiles=2)
     plans = _check_launches(lengths, np.arange(4), cfg_of("local", traceback=True), tuning)
     kinds = {(pl.pack16, pl.tiles is not None): sorted(int(p) for p in pl.order if p >= 0) for pl in plans}
     assert kinds == {(False, True): [0], (False, False): [1], (True, False): [2, 3]}
@@ -506,25 +507,25 @@ def test_traceback_parts_run_whole_rounds_of_the_gpu_groups():
     """A 16-bit traceback part whose last round of the GPU's groups would be less than half full is cut to
     whole rounds, its rest a part of its own (the tile wave takes it); a fuller last round stays."""
     lengths = np.array([[30, 30, 30]] * 200)
-    per = int(gt.item_dir_bytes(np.array([[0, 1]]), lengths, 0, 16, 6)[0])  # a pair's codes
-    groups = gt.TRACE16_RESIDENT // 16  # one multiprocessor
+    per = int(tp.item_dir_bytes(np.array([[0, 1]]), lengths, 0, 16, 6)[0])  # a pair's codes
+    groups = tp.TRACE16_RESIDENT // 16  # one multiprocessor
     cfg = cfg_of("global", traceback=True)
     for items, want in ((groups + 2, [(groups, False), (2, True)]), (groups + 10, [(groups + 10, False)])):
-        tuning = gt.Tuning(shape=(16, 6), sms=1, dirs_bytes=per * items)
+        tuning = tp.Tuning(shape=(16, 6), sms=1, dirs_bytes=per * items)
         plans = _check_launches(lengths, np.arange(200), cfg, tuning)
         assert [(pl.nwork, pl.tiles is not None) for pl in plans][:len(want)] == want
     # int32 lanes: parts by their bytes alone
-    plans = _check_launches(lengths, np.arange(200), cfg, gt.Tuning(shape=(16, 6), sms=1, pack16=False,
+    plans = _check_launches(lengths, np.arange(200), cfg, tp.Tuning(shape=(16, 6), sms=1, pack16=False,
                                                                     dirs_bytes=per // 2 * (2 * groups + 2)))
     assert plans[0].nwork == 2 * groups + 2
 
 
 def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypatch):
     lengths = np.array([[20, 20, 20]] * 7 + [[5, 5, 5]] * 4 + [[30, 30, 30]])
-    cube, small, large = gt.dir_bytes(lengths[[0, 7, 11]], 0, 4, 6).tolist()
-    monkeypatch.setattr(gt, "DIRS_BYTES", 3 * cube)  # three of the 20s a launch
+    cube, small, large = tp.dir_bytes(lengths[[0, 7, 11]], 0, 4, 6).tolist()
+    monkeypatch.setattr(tp, "DIRS_BYTES", 3 * cube)  # three of the 20s a launch
     plans = _check_launches(lengths, np.arange(12), cfg_of("global", traceback=True),
-                            gt.Tuning(shape=(4, 6), wave_tiles=0, pack16=False))
+                            tp.Tuning(shape=(4, 6), wave_tiles=0, pack16=False))
     sizes = [pl.nwork for pl in plans]
     # largest first: 3 + 3 of the 20s, the last 20 with the 5s; then the 30 alone (past the limit by itself:
     # in windows of slices, a launch of their own)
@@ -533,20 +534,20 @@ def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypat
     assert all(pl.dir_size <= 3 * cube for pl in plans)
     # both limits at once: border scratch and direction bytes
     lengths = np.array([[40, 60, 60]] * 10)
-    T, R = gt.plan_shapes(lengths)
-    ints = gt.border_ints(lengths, T, R)
-    monkeypatch.setattr(gt, "BORDER_BYTES", int(ints[0]) * 4 * 3)
-    monkeypatch.setattr(gt, "DIRS_BYTES", int(gt.dir_bytes(lengths[:1], 1)[0]) * 2)
+    T, R = tp.plan_shapes(lengths)
+    ints = tp.border_ints(lengths, T, R)
+    monkeypatch.setattr(tp, "BORDER_BYTES", int(ints[0]) * 4 * 3)
+    monkeypatch.setattr(tp, "DIRS_BYTES", int(tp.dir_bytes(lengths[:1], 1)[0]) * 2)
     plans = _check_launches(lengths, np.arange(10), cfg_of("semi-global", traceback=True),
-                            gt.Tuning(wave_tiles=0, pack16=False))
+                            tp.Tuning(wave_tiles=0, pack16=False))
     # parts of three by the border scratch, each cut to the direction bytes of two
     assert [pl.nwork for pl in plans] == [2, 1, 2, 1, 2, 1, 1]
 
 
 def test_wave_table_lists_each_items_tiles_after_those_they_wait_for():
     lengths = np.array([[30, 50, 20], [5, 5, 5], [100, 24, 23], [7, 23, 24]])
-    table = gt.wave_table(lengths, 16, 6)  # tiles of 24 x 24
-    JT, KT = gt.tiles(lengths, 16, 6)
+    table = tp.wave_table(lengths, 16, 6)  # tiles of 24 x 24
+    JT, KT = tp.tiles(lengths, 16, 6)
     assert (JT.tolist(), KT.tolist()) == ([3, 1, 2, 1], [1, 1, 1, 2])
     assert table.dtype == np.int32 and table.shape == ((JT * KT).sum(), 4)
     row = {}
@@ -563,15 +564,15 @@ def test_wave_table_lists_each_items_tiles_after_those_they_wait_for():
     # the documented order, on random items too: anti-diagonal, then item, then J
     rng = np.random.default_rng(4)
     for lengths in (lengths, rng.integers(0, 300, (40, 3)), np.zeros((0, 3), np.int64)):
-        table = gt.wave_table(lengths, 16, 6)
+        table = tp.wave_table(lengths, 16, 6)
         keys = [(J + K, w, J) for w, J, K, _ in table.tolist()]
-        assert keys == sorted(set(keys)) and len(table) == (np.prod(gt.tiles(lengths, 16, 6), 0)).sum()
+        assert keys == sorted(set(keys)) and len(table) == (np.prod(tp.tiles(lengths, 16, 6), 0)).sum()
 
 
 def test_wave_scratch_holds_a_column_buffer_a_tile_row():
     lengths = np.array([[9, 70, 30], [9, 10, 10]])
-    one, wave = gt.border_ints(lengths, 16, 6), gt.border_ints(lengths, 16, 6, True)
-    JT, KT = gt.tiles(lengths, 16, 6)
+    one, wave = tp.border_ints(lengths, 16, 6), tp.border_ints(lengths, 16, 6, True)
+    JT, KT = tp.tiles(lengths, 16, 6)
     assert (JT.tolist(), KT.tolist()) == ([3, 1], [2, 1])
     assert one.tolist() == [10 * (48 + 25), 0] and wave.tolist() == [10 * (48 + 3 * 25), 0]
 
@@ -582,21 +583,21 @@ def test_wave_launches_take_the_items_of_enough_tiles(traceback, pack16):
     rng = np.random.default_rng(9)
     lengths = rng.integers(0, 130, (200, 3))
     for wave_tiles in (2, 9, 30):
-        tuning = gt.Tuning(pack16=pack16, wave_tiles=wave_tiles)
+        tuning = tp.Tuning(pack16=pack16, wave_tiles=wave_tiles)
         plans = _check_launches(lengths, np.arange(200), cfg_of("local", traceback), tuning)
         assert any(pl.tiles is not None for pl in plans) and any(pl.tiles is None for pl in plans)
         for pl in plans:
             if pl.tiles is not None:
                 H = 2 if pl.pack16 else 1
-                big = gt.item_lengths(pl.order.reshape(-1, H), lengths)
-                assert (pl.tiles == gt.wave_table(big, pl.T, pl.R)).all()
-    assert all(pl.tiles is None for pl in gt.plan_launches(lengths, np.arange(200), cfg_of(), gt.Tuning(wave_tiles=0)))
+                big = tp.item_lengths(pl.order.reshape(-1, H), lengths)
+                assert (pl.tiles == tp.wave_table(big, pl.T, pl.R)).all()
+    assert all(pl.tiles is None for pl in tp.plan_launches(lengths, np.arange(200), cfg_of(), tp.Tuning(wave_tiles=0)))
 
 
 def test_the_wave_takes_the_items_that_would_outlast_the_launch():
     """Few long triplets, or long ones among many short: the wave; many of one length that fill the GPU: the sweep."""
     def waved(lengths, sms=132):
-        plans = _check_launches(np.array(lengths), np.arange(len(lengths)), cfg_of(), gt.Tuning(sms=sms))
+        plans = _check_launches(np.array(lengths), np.arange(len(lengths)), cfg_of(), tp.Tuning(sms=sms))
         return sorted(int(p) for pl in plans if pl.tiles is not None for p in pl.order if p >= 0)
 
     assert waved([[1024] * 3] * 264) == list(range(264))
@@ -605,8 +606,8 @@ def test_the_wave_takes_the_items_that_would_outlast_the_launch():
     assert waved([[128] * 3] * 10000, sms=2000) == list(range(10000))  # a GPU these would not fill
     # more than a launch's border scratch holds (16-bit pairs): the parts run one after another, the last,
     # of 500 items, as a wave
-    part = len(fitting_parts(np.arange(20000), gt.border_ints(np.array([[128] * 3] * 20000), 16, 6),
-                             gt.BORDER_BYTES // 4)[0])
+    part = len(fitting_parts(np.arange(20000), tp.border_ints(np.array([[128] * 3] * 20000), 16, 6),
+                             tp.BORDER_BYTES // 4)[0])
     n = 2 * (part + 500)
     assert part < 20000 and waved([[128] * 3] * n) == list(range(2 * part, n))
     mixed = [[30] * 3] * 60000 + [[100] * 3] * 20000 + [[700, 650, 720]] * 3
@@ -614,8 +615,8 @@ def test_the_wave_takes_the_items_that_would_outlast_the_launch():
     assert set(waved(mixed)) - {60000} == {80000, 80001, 80002}
     assert waved([[30] * 3] * 5000) == list(range(5000))  # 2,500 items of 16-bit pairs: 4 lanes each, room for 8,448
     sizes = np.array([[9, 70, 30]] * 4 + [[9, 10, 10]])
-    assert gt.wave_items(sizes, 16, 6, 1).tolist() == [True] * 4 + [False]
-    assert not gt.wave_items(np.repeat(sizes, 100, axis=0), 16, 6, 1).any()  # 500 items fill one multiprocessor
+    assert tp.wave_items(sizes, 16, 6, 1).tolist() == [True] * 4 + [False]
+    assert not tp.wave_items(np.repeat(sizes, 100, axis=0), 16, 6, 1).any()  # 500 items fill one multiprocessor
 
 
 def test_parts_split_the_border_scratch():
@@ -688,7 +689,7 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
             shapes_traced.add((int(m.group(3)), int(m.group(4))))
         modes.add(int(m.group(2)))
         waves.add((m.group(1), int(m.group(5))))
-        assert int(m.group(4)) in gt.GROUPS and 1 <= int(m.group(3)) <= 16
+        assert int(m.group(4)) in tp.GROUPS and 1 <= int(m.group(3)) <= 16
         assert re.search(rf"__global__ void [^\n]*\b{m.group(1)}\(", source) or \
             re.search(rf"\n\s+{m.group(1)}\(", source), m.group(1)
     assert modes == {0, 1, 3} and walks == {0, 1, 3}
@@ -699,21 +700,21 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert re.search(r"\n\s+triplet_walk\(", source)
     assert {n.startswith("triplet_score16") for n in names} == {True, False}
     assert any(n.startswith("triplet_trace<") for n in names)
-    assert gt.kernel_name(3, 8, 16) == "triplet_score<3, 8, 16, 0>"
-    assert gt.kernel_name(1, 4, 4, True) == "triplet_score16<1, 4, 4, 0>"
-    assert gt.kernel_name(1, 6, 4, trace=True) == "triplet_trace<1, 6, 4, 0>"
-    assert gt.kernel_name(3, 6, 16, True, trace=True) == "triplet_trace16<3, 6, 16, 0>"
-    assert gt.kernel_name(0, 6, 16, True, wave=True) == "triplet_score16<0, 6, 16, 1>"
-    assert gt.kernel_name(0, 6, 16, True, trace=True, windows=True) == "triplet_trace16<0, 6, 16, 2>"
-    assert gt.kernel_name(3, 6, 16, trace=True, wave=True, windows=True) == "triplet_trace<3, 6, 16, 3>"
-    assert gt.walk_name(3, 6, 16) == "triplet_walk<3, 6, 16>"
+    assert tp.kernel_name(3, 8, 16) == "triplet_score<3, 8, 16, 0>"
+    assert tp.kernel_name(1, 4, 4, True) == "triplet_score16<1, 4, 4, 0>"
+    assert tp.kernel_name(1, 6, 4, trace=True) == "triplet_trace<1, 6, 4, 0>"
+    assert tp.kernel_name(3, 6, 16, True, trace=True) == "triplet_trace16<3, 6, 16, 0>"
+    assert tp.kernel_name(0, 6, 16, True, wave=True) == "triplet_score16<0, 6, 16, 1>"
+    assert tp.kernel_name(0, 6, 16, True, trace=True, windows=True) == "triplet_trace16<0, 6, 16, 2>"
+    assert tp.kernel_name(3, 6, 16, trace=True, wave=True, windows=True) == "triplet_trace<3, 6, 16, 3>"
+    assert tp.walk_name(3, 6, 16) == "triplet_walk<3, 6, 16>"
 
 
 def test_kernel_source_instantiates_for_build_checks():
     source = KERNEL_SOURCE.read_text()
     assert "#ifdef SA_INSTANTIATE_ALL" in source
     assert source.startswith("// triplet.cu:")
-    assert f"constexpr int THREADS = {gt.THREADS};" in source
+    assert f"constexpr int THREADS = {tp.THREADS};" in source
 
 
 @pytest.mark.parametrize("L, count", [(8, 5), (1, 3)])
@@ -729,10 +730,10 @@ def test_traceback_parts_take_the_wave_by_their_own_count(monkeypatch):
     the wave (one group a tile), though the whole batch, had it run at once, would fill the GPU."""
     lengths = np.array([[128] * 3] * 600)
     cfg = cfg_of("global", traceback=True)
-    whole = gt.plan_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), pack16=False, sms=1))
+    whole = tp.plan_launches(lengths, np.arange(600), cfg, tp.Tuning(shape=(4, 6), pack16=False, sms=1))
     assert len(whole) == 1 and whole[0].tiles is None  # 600 items, room for 64 groups: the sweep
-    monkeypatch.setattr(gt, "DIRS_BYTES", int(gt.dir_bytes(lengths[:1], 0, 4, 6)[0]) * 40)
-    plans = _check_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), pack16=False, sms=1))
+    monkeypatch.setattr(tp, "DIRS_BYTES", int(tp.dir_bytes(lengths[:1], 0, 4, 6)[0]) * 40)
+    plans = _check_launches(lengths, np.arange(600), cfg, tp.Tuning(shape=(4, 6), pack16=False, sms=1))
     assert [pl.nwork for pl in plans] == [40] * 15 and all(pl.tiles is not None for pl in plans)
-    plans = _check_launches(lengths, np.arange(600), cfg, gt.Tuning(shape=(4, 6), pack16=False, sms=1, wave_tiles=0))
+    plans = _check_launches(lengths, np.arange(600), cfg, tp.Tuning(shape=(4, 6), pack16=False, sms=1, wave_tiles=0))
     assert [pl.nwork for pl in plans] == [40] * 15 and all(pl.tiles is None for pl in plans)

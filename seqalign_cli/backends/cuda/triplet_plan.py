@@ -1,0 +1,564 @@
+"""The triplet GPU engine's plan, on the host and without a device: what each launch of ``triplet.cu`` runs.
+
+Shapes: each triplet's group of T = S*S lanes of R x R squares from ``PLAN``
+by the larger of n2 and n3 (score only, slices of 33-100 a side: the shape
+of ``CHOICE`` with the least estimated time, ``plan_shapes``); slices
+larger than the group's (S*R)^2 run in several passes over tiles, their
+borders in a scratch buffer on the device (``border_ints``). Work items: one
+triplet in int32 lanes, or two in 16-bit halves where every value fits
+(``pair_up``, ``fits16``). The items whose passes would outlast the
+launch's work spread over the GPU (few or long triplets: ``wave_items``)
+run as a tile wave instead, each tile its own group (``wave_table``, one
+compiled pass that releases the interpreter lock).
+
+Traceback: each triplet's direction bytes in the trace kernel's layout
+(``dir_bytes``, ``code_index``), launches cut to a share of the device's
+memory; a triplet whose codes pass ``trace_budget`` (``--max-matrix-mb``)
+traces back in windows of m slices (``window_slices``: the most whose
+codes fit, evened out), one sweep and one walk a window, in launches of
+one count of windows (``LaunchPlan.windows``, the kernels' W bit 1).
+
+``plan_launches`` gives the launches of a subset of a batch
+(``LaunchPlan``); ``backends/cuda/triplet.py`` uploads and queues them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...config import AlignConfig, Mode, Scoring
+from ...jit import nb
+from .device import fitting_parts, shape_groups
+
+#: threads a block (tri::THREADS in the kernel)
+THREADS = 128
+#: the tile wave (each tile of a work item its own group, the tiles of an item at once; kernels/triplet.cu)
+#: takes the items whose sweep by one group would outlast the launch's work spread evenly over the
+#: GPU's groups (``wave_items``); a number N instead: every item of at least N tiles (0: none), as
+#: ``Tuning.wave_tiles`` may say too. Measured on an H100 (RESULTS.md): the wave runs the 16-bit lanes
+#: at 0.65-0.77 TCUPS against 0.60-0.65 for 1,788 triplets of 256 bp, int32 lanes at 0.41-0.46 against
+#: 0.06-0.11 for 264 triplets of 512 and 1,024 bp; the sweep leads for 14,305 triplets of 128 bp
+#: (0.98 against 0.63), whose items already fill the GPU.
+WAVE_TILES = None
+#: resident threads a multiprocessor that the wave's rule counts (two blocks of THREADS, as measured; the
+#: score kernels of 16 lanes hold three since their __launch_bounds__)
+RESIDENT_THREADS = 2 * THREADS
+#: resident threads a multiprocessor of ``triplet_trace16`` (two blocks: TRIPLET_OPT_MINBT16)
+TRACE16_RESIDENT = 2 * THREADS
+#: modes the kernels compute
+MODES = (Mode.GLOBAL, Mode.SEMI_GLOBAL, Mode.LOCAL)
+#: int32 lanes hold every value whose bound stays below this (minus infinity is -2**30)
+INT32_LIMIT = 2**29
+#: 16-bit lanes hold every value whose bound stays below this (minus infinity is -24576)
+INT16_LIMIT = 16000
+#: pair scores come from signed-byte profiles: every scoring value at most this
+PROFILE_LIMIT = 127
+#: scratch for the borders of multi-pass triplets held on the device at once
+BORDER_BYTES = 1 << 30
+#: direction bytes (traceback) held on the device at once: launches are split to fit (a triplet's own codes
+#: at once at most this, ``trace_budget``: past it, windows of slices)
+DIRS_BYTES = 2 * 1024**3
+#: a triplet whose codes pass ``trace_budget`` traces back in windows of slices, each a forward sweep of its
+#: own; at most this many windows (``window_slices``), else the CPU engine
+MAX_WINDOWS = 64
+#: (largest side, T, R): a triplet whose slice side max(n2, n3) + 1 is at most
+#: the first column takes T lanes of R x R cells. Measured on an H100
+#: (``benchmarks/bench_triplet.py --sweep``, global, TCUPS; RESULTS.md): 4 lanes
+#: of 6 x 6 lead up to 32 bp (0.69 at 16 bp, 0.93 at 32: eight triplets a warp,
+#: several passes), 16 lanes of 6 x 6 from 64 bp (1.18 at 64, 0.91 at 128);
+#: squares of 4 and of 8 and single lanes trail at every length. From a side of
+#: 33 to 100 the two shapes are chosen between by padding (``CHOICE``).
+PLAN = (
+    (4, 1, 4),
+    (48, 4, 6),
+)
+#: sides past the table: 16-lane groups of 6 x 6, in tiles of 24 x 24 (several passes); R = 6 keeps
+#: 16-bit lanes open to them (PACK16_MAX_R)
+LONG = (16, 6)
+#: score only, slice sides in CHOICE_SIDES (measured from 37 to 97): each triplet takes the shape (T, R) of
+#: CHOICE whose estimated time is least, padded cells (steps n1 + 2S - 1 times the slice's tiles) over
+#: the shape's rate in the mode. Padding decides there: a side of 49 fills 3 x 3 tiles of 24 (46 %),
+#: 5 x 5 of 12 (67 %). Rates from ``bench_triplet.py --sweep 4:6,16:6 --lengths 36-96`` on an H100
+#: (padded cells a second; RESULTS.md): 16 lanes 1.5 times 4 lanes' in global mode, 1.15 times in
+#: local (semi-global taken as local). Traceback (16-bit lanes, ``--traceback --sweep 4:6,16:6``): 1.25-1.35
+#: times in global and local mode, 1.6 at 84 bp (``CHOICE_RATE_TRACE``).
+CHOICE = ((4, 6), (16, 6))
+CHOICE_SIDES = (33, 100)
+CHOICE_RATE = {Mode.GLOBAL: (1.0, 1.5), Mode.SEMI_GLOBAL: (1.0, 1.15), Mode.LOCAL: (1.0, 1.15)}
+CHOICE_RATE_TRACE = (1.0, 1.3)
+#: modes whose traceback runs the tile wave in 16-bit lanes; the others' wave items go to int32 lanes (local
+#: mode's 16-bit wave kernel spills: 0.26-0.30 TCUPS at 200-1,024 bp against 0.33-0.37 on an H100)
+WAVE16_TRACE = (Mode.GLOBAL, Mode.SEMI_GLOBAL)
+#: int32 lanes against 16-bit lanes of the same shape, time (H100: 1.75 at 128 bp, 1.9 at 32)
+INT32_SLOWER = 2.0
+#: group sizes the kernels take (T = S * S lanes dividing a warp)
+GROUPS = (1, 4, 16)
+#: 16-bit lanes only for squares whose B-C pair scores stay in registers (R * R <= 36 in the
+#: kernel): past it they are looked up every cell, and R = 8 spills (ptxas, sm_90)
+PACK16_MAX_R = 6
+
+
+def side(lengths: np.ndarray) -> np.ndarray:
+    """The side of each triplet's (j, k) slice: max(n2, n3) + 1 (rows and columns 0 included)."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    return np.maximum(lengths[:, 1], lengths[:, 2]) + 1
+
+
+def plan_shapes(lengths: np.ndarray, mode=Mode.GLOBAL, trace: bool = False,
+                scoring: Scoring | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """T and R of each triplet ((n, 3) lengths): from ``PLAN``, the least time of ``CHOICE`` where it chooses.
+
+    With ``scoring``, a shape whose padding takes a triplet past the 16-bit
+    bound (``fits16``) counts INT32_SLOWER times its time there.
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    limits = np.array([row[0] for row in PLAN])
+    T = np.array([row[1] for row in PLAN] + [LONG[0]], np.int64)
+    R = np.array([row[2] for row in PLAN] + [LONG[1]], np.int64)
+    sides = side(lengths)
+    k = np.searchsorted(limits, sides, side="left")
+    T, R = T[k], R[k]
+    rates = CHOICE_RATE_TRACE if trace else CHOICE_RATE.get(int(mode), CHOICE_RATE[Mode.GLOBAL])
+    est = []
+    for (t, r), rate in zip(CHOICE, rates):
+        S = int(lanes_side(t))
+        time = (lengths[:, 0] + 2 * S - 1) * ((sides + S * r - 1) // (S * r) * (S * r)) ** 2 / rate
+        if scoring is not None:
+            time = np.where(fits16(scoring, lengths, t, r), time, time * INT32_SLOWER)
+        est.append(time)
+    c = np.argmin(np.stack(est), axis=0)  # the first of equal estimates
+    pick = (sides >= CHOICE_SIDES[0]) & (sides <= CHOICE_SIDES[1])
+    shapes = np.array(CHOICE, np.int64)
+    T, R = np.where(pick, shapes[c, 0], T), np.where(pick, shapes[c, 1], R)
+    return T, R
+
+
+def lanes_side(T) -> np.ndarray:
+    """S, the lanes along each side of a group of T = S * S lanes."""
+    return np.rint(np.sqrt(np.asarray(T, np.float64))).astype(np.int64)
+
+
+def tiles(lengths: np.ndarray, T, R) -> tuple[np.ndarray, np.ndarray]:
+    """(JT, KT): tiles of S*R x S*R covering rows 0..n2 and columns 0..n3 (one pass each)."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    SR = lanes_side(T) * np.asarray(R, np.int64)
+    return (lengths[:, 1] + SR) // SR, (lengths[:, 2] + SR) // SR
+
+
+def border_ints(lengths: np.ndarray, T, R, wave: bool = False) -> np.ndarray:
+    """int32 scratch of each work item ((n, 3) lengths, the largest of its triplets): 0 for one pass.
+
+    Several passes keep, for every slice i, the row above the tile (KT*S*R
+    values) and the column on its left with its corner (S*R + 1 values);
+    the tile wave a column for each of the JT tile rows.
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    JT, KT = tiles(lengths, T, R)
+    SR = lanes_side(T) * np.asarray(R, np.int64)
+    columns = JT if wave else 1
+    return np.where(JT * KT > 1, (lengths[:, 0] + 1) * (KT * SR + columns * (SR + 1)), 0)
+
+
+def wave_table(lengths: np.ndarray, T: int, R: int) -> np.ndarray:
+    """The tile wave's table of work items ((n, 3) lengths, the largest of each item's triplets).
+
+    (ntiles, 4) int32: item, J, K and the item's first slot (its tiles'
+    counters at first + J*KT + K), in the order groups take them: by
+    anti-diagonal J + K, then item, then J, so every tile comes after those
+    it waits for (the one above and the one on its left) and the tiles taken
+    together can start together. One compiled pass that releases the
+    interpreter lock (the prepare threads of several GPUs plan at once).
+    """
+    JT, KT = tiles(lengths, T, R)
+    return _wave_table(np.require(JT, np.int64, "CW"), np.require(KT, np.int64, "CW"))
+
+
+@nb.njit(cache=True, nogil=True)
+def _wave_table(JT, KT):
+    # a counting sort by anti-diagonal of the tiles in row-major order (item, J, K): stable, so equal
+    # diagonals keep item, then J
+    total, last = 0, 0
+    for w in range(JT.shape[0]):
+        total += JT[w] * KT[w]
+        last = max(last, JT[w] + KT[w] - 1)
+    at = np.zeros(last + 1, np.int64)
+    for w in range(JT.shape[0]):
+        for J in range(JT[w]):
+            for K in range(KT[w]):
+                at[J + K] += 1
+    start = 0
+    for d in range(last + 1):
+        start, at[d] = start + at[d], start
+    table = np.empty((total, 4), np.int32)
+    first = 0
+    for w in range(JT.shape[0]):
+        for J in range(JT[w]):
+            for K in range(KT[w]):
+                r = at[J + K]
+                at[J + K] = r + 1
+                table[r, 0], table[r, 1], table[r, 2], table[r, 3] = w, J, K, first
+        first += JT[w] * KT[w]
+    return table
+
+
+def compile_ahead():
+    """Compile the host plan's compiled step (``wave_table``) with the argument types of a run, so that numba's
+    cache holds it before the first GPU run (``precompile``: no GPU needed)."""
+    wave_table(np.array([[30, 50, 20], [5, 5, 5]]), 16, 6)
+
+
+def code_words(R) -> np.ndarray:
+    """32-bit words of a lane's R x R direction codes at one step (four codes a word)."""
+    return (np.asarray(R, np.int64) ** 2 + 3) // 4
+
+
+def dir_bytes(lengths: np.ndarray, mode, T=None, R=None, slices=None) -> np.ndarray:
+    """Direction bytes of each triplet's traceback in ``triplet_trace``'s layout (T, R: the plan's by default).
+
+    Every step of every pass, each of the T lanes' R x R codes in whole
+    words: passes * (n1 + 2S - 1) * T * 4 * ceil(R*R / 4). None for a
+    semi-global triplet with an empty sequence (no DP: its alignment is
+    empty). ``slices``: a window's slices a triplet (``window_slices``; 0
+    or None: every slice): passes * (slices + 2S - 2) * T * 4 * ceil(R*R / 4).
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    if T is None or R is None:
+        T, R = plan_shapes(lengths, mode, trace=True)
+    steps = lengths[:, 0] + 1
+    if slices is not None:
+        steps = np.where(np.asarray(slices) > 0, slices, steps)
+    size = step_bytes(lengths, T, R) * (steps + 2 * lanes_side(T) - 2)
+    if int(mode) == Mode.SEMI_GLOBAL:
+        size = np.where((lengths == 0).any(axis=1), 0, size)
+    return size
+
+
+def step_bytes(lengths: np.ndarray, T, R) -> np.ndarray:
+    """Direction bytes of one wavefront step of every pass: JT * KT * T lanes * 4 * ceil(R*R / 4)."""
+    T, R = np.asarray(T, np.int64), np.asarray(R, np.int64)
+    JT, KT = tiles(lengths, T, R)
+    return JT * KT * T * 4 * code_words(R)
+
+
+def window_slices(lengths: np.ndarray, mode, budget: int, T, R) -> np.ndarray:
+    """Each triplet's traceback windows: 0 where its codes fit ``budget`` bytes at once, else m > 0 slices a window.
+
+    A triplet past the budget keeps the codes of m slices at a time: one
+    forward sweep a window, from the end (``triplet_trace``'s ``wslices``),
+    each followed by the walk through that window. m is the most slices
+    whose codes fit the budget, then evened out over the windows it makes;
+    -1 where not even one slice's fits, or more than MAX_WINDOWS windows
+    would be needed (the CPU engine traces it back).
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    whole = dir_bytes(lengths, mode, T, R)
+    most = budget // step_bytes(lengths, T, R) - (2 * lanes_side(T) - 2)
+    slices = lengths[:, 0] + 1
+    windows = -(-slices // np.maximum(most, 1))
+    even = -(-slices // windows)
+    ok = (most >= 1) & (windows <= MAX_WINDOWS)
+    return np.where(whole <= budget, 0, np.where(ok, even, -1))
+
+
+def code_index(n1: int, n3: int, T: int, R: int, i, j, k, window: tuple[int, int] | None = None):
+    """The byte of cell (i, j, k) in a triplet's direction bytes: what ``triplet_trace`` writes, ``triplet_walk`` reads.
+
+    Pass P = J * KT + K of tile (J, K) = (j // SR, k // SR) (SR = S * R,
+    KT = (n3 + SR) // SR); lane (u, v) = ((j % SR) // R, (k % SR) // R)
+    computes slice i at wavefront step t = i + u + v of n1 + 2S - 1; its
+    R x R codes of the step, row-major (e = (j % R) * R + k % R), fill
+    ceil(R*R / 4) words; word q of lane l = u*S + v lies at q * T + l of
+    the step's block of the group. ``window`` (lo, m): the codes of a
+    window of m slices from slice lo, steps t - lo of m + 2S - 2 a pass.
+    Reference for tests (numpy arrays or ints).
+    """
+    S = int(lanes_side(T))
+    SR, CW = S * R, int(code_words(R))
+    lo, steps = (0, n1 + 2 * S - 1) if window is None else (window[0], window[1] + 2 * S - 2)
+    KT = (n3 + SR) // SR
+    J, K, jj, kk = j // SR, k // SR, j % SR, k % SR
+    u, v, e = jj // R, kk // R, (jj % R) * R + kk % R
+    x = (J * KT + K) * steps + i - lo + u + v
+    return ((x * CW + e // 4) * T + u * S + v) * 4 + e % 4
+
+
+def trace_budget(cfg: AlignConfig) -> int:
+    """Direction bytes a triplet may hold at once on the device: ``--max-matrix-mb``, at most DIRS_BYTES."""
+    return min(cfg.matrix_budget, DIRS_BYTES)
+
+
+def scoring_fits(cfg: AlignConfig) -> bool:
+    """Whether the kernels compute this configuration: linear gaps, a triplet mode, byte-sized scores."""
+    sc = cfg.scoring
+    return sc.gap_open == 0 and cfg.mode_code in MODES and max(sc.as_list()) <= PROFILE_LIMIT
+
+
+def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
+    """Work items ((n, 3) lengths: the largest of the item's triplets) whose every value fits 16-bit lanes.
+
+    Every cell's value D lies within max(match, 2 gap_extend) per residue
+    of its prefixes: at least the alignment that puts each residue alone
+    in its column (a residue against two gaps: -2 gap_extend), at most
+    match for each residue (a column's pairs score at most match each, and
+    a column of c residues holds at most c pairs). Cells past a triplet's
+    ends (up to the item's lengths and the last tile) are those of the cube
+    they fill, padded with a code whose pairs score -gap_extend: at most
+    N1 + N2 + N3 + 2 S*R residues.
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    SR = lanes_side(T) * np.asarray(R, np.int64)
+    per = max(scoring.match, 2 * scoring.gap_extend)
+    return per * (lengths.sum(axis=1) + 2 * SR + 1) < INT16_LIMIT
+
+
+def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False, wave: bool = False,
+                windows: bool = False) -> str:
+    """The template instantiation of a shape, as ``loader.module`` takes it (wave: the tile wave's variant,
+    which the host launches with a tile table; windows: traceback in windows of slices, ``window_slices``)."""
+    kind = "trace" if trace else "score"
+    W = int(bool(wave)) | 2 * int(bool(windows) and trace)
+    return f"triplet_{kind}{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}, {W}>"
+
+
+def walk_name(mode: int, R: int, T: int) -> str:
+    """The walk kernel of a mode and shape (traceback, after ``triplet_trace``/``triplet_trace16`` of the same
+    shape: both lay each triplet's codes out by its own lengths)."""
+    return f"triplet_walk<{int(mode)}, {int(R)}, {int(T)}>"
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Kernel choices other than the plan, for benchmarks and sweeps."""
+
+    shape: tuple[int, int] | None = None  # a fixed (T, R) for every triplet instead of PLAN
+    pack16: bool = True  # two triplets a group in 16-bit lanes where values fit
+    wave_tiles: int | None = None  # items of at least this many tiles as a tile wave (0: none; None: WAVE_TILES)
+    sms: int = 132  # the device's multiprocessors (``CudaTriplet`` sets its own): the wave's rule
+    dirs_bytes: int | None = None  # a launch's direction bytes (None: DIRS_BYTES; ``CudaTriplet``: DIRS_SHARE)
+
+
+@dataclass
+class LaunchPlan:
+    """One launch: a kernel shape and its work items, host side (``plan_launches``)."""
+
+    name: str
+    T: int
+    R: int
+    pack16: bool
+    order: np.ndarray  # int32 (nwork * H): the triplets of each work item, -1 for none
+    nwork: int
+    border_off: np.ndarray | None  # int64 (ntriplets): an item's scratch at its first triplet; None: one pass each
+    border_size: int  # int32 values of scratch
+    trace: bool = False  # triplet_trace (triplet_trace16 with pack16) then triplet_walk
+    dir_off: np.ndarray | None = None  # int64 (ntriplets): each triplet's direction bytes (trace)
+    dir_size: int = 0  # direction bytes of the launch (trace)
+    tiles: np.ndarray | None = None  # the tile wave's table (``wave_table``); None: whole items
+    wslices: np.ndarray | None = None  # int32 (ntriplets): traceback in windows of these slices (``window_slices``)
+    windows: int = 1  # sweeps and walks of the launch: its triplets' windows (one count a launch)
+
+    @property
+    def ntiles(self) -> int:
+        return 0 if self.tiles is None else len(self.tiles)
+
+    @property
+    def grid(self) -> int:
+        return ((self.ntiles or self.nwork) * self.T + THREADS - 1) // THREADS
+
+    @property
+    def sync_size(self) -> int:
+        """int32 scratch of the tile wave (zeroed): tiles handed out, finished tiles, progress, best cells."""
+        H = 2 if self.pack16 else 1
+        return 1 + self.nwork + self.ntiles * (1 + 4 * H) if self.ntiles else 1
+
+
+def pair_up(sel: np.ndarray, lengths: np.ndarray, scoring: Scoring, T: int, R: int) -> np.ndarray:
+    """Work items of the 16-bit kernel: neighbours of ``sel`` (sorted by size) two by two.
+
+    Two triplets whose shared cube would pass the 16-bit bound go alone (partner -1),
+    and alone a triplet may still not fit: (items, 2) int32 with a mask of the items that fit.
+    """
+    first = sel[0::2]
+    second = np.full(len(first), -1, np.int64)
+    second[:len(sel) // 2] = sel[1::2]
+    has = second >= 0
+    both = np.where(has[:, None], np.maximum(lengths[first], lengths[np.maximum(second, 0)]), lengths[first])
+    ok = ~has | fits16(scoring, both, T, R)
+    alone = second[~ok]
+    items = np.concatenate([np.stack([first[ok], second[ok]], 1), np.stack([first[~ok], np.full(len(alone), -1)], 1),
+                            np.stack([alone, np.full(len(alone), -1)], 1)])
+    return items.astype(np.int32)
+
+
+def item_lengths(items: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """(n, 3): the largest lengths of each work item's triplets (items: (n, H), -1 for none)."""
+    out = np.zeros((len(items), 3), np.int64)
+    for h in range(items.shape[1]):
+        live = items[:, h] >= 0
+        out[live] = np.maximum(out[live], lengths[items[live, h]])
+    return out
+
+
+def wave_items(sizes: np.ndarray, T: int, R: int, sms: int) -> np.ndarray:
+    """The work items ((n, 3) lengths) that the tile wave takes by ``WAVE_TILES``'s rule.
+
+    An item swept by one group takes passes * (n1 + 2S - 1) steps; spread
+    evenly, the items' steps take their sum over the GPU's resident groups.
+    An item whose own steps pass that would be the launch's straggler: the
+    wave gives each of its tiles a group instead.
+    """
+    JT, KT = tiles(sizes, T, R)
+    steps = JT * KT * (sizes[:, 0] + 2 * lanes_side(T) - 1)
+    groups = sms * RESIDENT_THREADS // T
+    return steps > steps.sum() / groups
+
+
+def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tuning: Tuning = Tuning()) -> list:
+    """The launches that score the triplets ``subset`` ((n, 3) lengths of the whole batch): no device needed.
+
+    Triplets of one shape run together, largest first (the groups of a warp
+    get similar work); in 16-bit lanes two by two where values fit, the
+    others (and every triplet of a shape with R > PACK16_MAX_R) in int32
+    lanes; in parts whose border scratch fits BORDER_BYTES; the items
+    ``wave_items`` picks (or ``Tuning.wave_tiles`` tiles or more) in
+    launches of their own as a tile wave (``wave_table``), the items of
+    each part that runs at once (``_parts``) by their own count. With
+    traceback (``triplet_trace``, ``triplet_trace16``) likewise, in parts
+    whose direction bytes fit the launch's share (``Tuning.dirs_bytes``) too;
+    outside ``WAVE16_TRACE`` the wave items trace back in int32 lanes, one
+    triplet each (a triplet of a single tile or of fewer tiles than
+    ``wave_tiles`` to the int32 sweep).
+    """
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    mode = int(cfg.mode_code)
+    trace = bool(cfg.traceback)
+    subset = np.asarray(subset, np.int64)
+    if tuning.shape is None:
+        T, R = plan_shapes(lengths[subset], mode, trace, cfg.scoring)
+    else:
+        T, R = (np.full(len(subset), v, np.int64) for v in tuning.shape)
+    wave_tiles = WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles
+    # traceback in windows of slices (window_slices; with a fixed shape, past the budget: all at once), in
+    # launches of their own, one for each count of windows (every triplet of a launch sweeps each window)
+    slices = np.zeros(len(lengths), np.int64)
+    if trace:
+        slices[subset] = np.maximum(window_slices(lengths[subset], mode, trace_budget(cfg), T, R), 0)
+    windows = np.where(slices > 0, -(-(lengths[:, 0] + 1) // np.maximum(slices, 1)), 0)[subset]
+    key = T * 64 + R
+    cells = (lengths[:, 0] + 1) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
+    whole = windows == 0
+    plans = []
+    for k, sel in shape_groups(subset[whole], key[whole], cells) + \
+            shape_groups(subset[~whole], key[~whole] * 128 + windows[~whole], cells):
+        win = slices if k >= 8192 else None  # shapes' keys stay below 8192 (T <= 16, R <= 16)
+        t, r = divmod(k // 128 if win is not None else k, 64)
+        groups = []  # (items (n, H), pack16)
+        if tuning.pack16 and r <= PACK16_MAX_R:
+            items = pair_up(sel, lengths, cfg.scoring, t, r)
+            fit = fits16(cfg.scoring, item_lengths(items, lengths), t, r)
+            if fit.any():
+                groups.append((items[fit], True))
+            rest = items[~fit].reshape(-1)
+            rest = rest[rest >= 0]
+            rest = rest[np.argsort(-cells[rest], kind="stable")]
+            if len(rest):
+                groups.append((rest.reshape(-1, 1).astype(np.int32), False))
+        else:
+            groups.append((sel.reshape(-1, 1).astype(np.int32), False))
+        for all_items, pack in groups:
+            every = item_lengths(all_items, lengths)
+            dbytes = item_dir_bytes(all_items, lengths, mode, t, r, win) if trace else None
+            waves_of = tuning.sms * TRACE16_RESIDENT // t if trace and pack else 0
+            for part in _parts(every, dbytes, tuning.dirs_bytes or DIRS_BYTES, t, r, waves_of):
+                items, sizes = all_items[part], every[part]
+                # several tiles, the scratch for a column buffer a tile row, and the rule or the number of tiles
+                JT, KT = tiles(sizes, t, r)
+                waves = (JT * KT > 1) & (border_ints(sizes, t, r, True) * 4 <= BORDER_BYTES)
+                if wave_tiles is None:
+                    waves &= wave_items(sizes, t, r, tuning.sms)
+                else:
+                    waves &= (JT * KT >= wave_tiles) & (wave_tiles > 0)
+                if pack and trace and mode not in WAVE16_TRACE and waves.any():
+                    # the wave's traceback in int32 lanes, one triplet a group
+                    alone = items[waves].reshape(-1)
+                    alone = alone[alone >= 0]
+                    JT1, KT1 = tiles(lengths[alone], t, r)
+                    own = (JT1 * KT1 > 1) & ((wave_tiles is None) | (JT1 * KT1 >= (wave_tiles or 0)))
+                    for wave in (False, True):
+                        pick = alone[own == wave]
+                        if len(pick):
+                            plans += _launches(pick.reshape(-1, 1).astype(np.int32), lengths[pick], lengths, mode,
+                                               t, r, False, trace, wave, win)
+                    items, sizes, waves = items[~waves], sizes[~waves], waves[~waves]
+                for wave in (False, True):
+                    if (waves == wave).any():
+                        plans += _launches(items[waves == wave], sizes[waves == wave], lengths, mode, t, r,
+                                           pack, trace, wave, win)
+    return plans
+
+
+def item_dir_bytes(items: np.ndarray, lengths: np.ndarray, mode: int, T, R, slices=None) -> np.ndarray:
+    """Direction bytes of each work item ((n, H) triplets, -1 for none): the sum of its triplets' own (``slices``:
+    a window's, by triplet; ``window_slices``)."""
+    need = np.zeros(len(items), np.int64)
+    for h in range(items.shape[1]):
+        live = items[:, h] >= 0
+        trip = items[live, h]
+        need[live] += dir_bytes(lengths[trip], mode, T, R, None if slices is None else slices[trip])
+    return need
+
+
+def _parts(sizes: np.ndarray, dbytes: np.ndarray | None, limit: int, t: int, r: int, groups: int = 0) -> list:
+    """The work items (``sizes``: their ``item_lengths``) that run at once as sweeps, and so decide the wave
+    together: in parts whose sweeps' border scratch fits BORDER_BYTES and, with traceback, whose codes
+    (``dbytes``: ``item_dir_bytes``) fit ``limit`` bytes (a part of a few hundred long items leaves most of
+    the GPU idle as sweeps of one group; a part's wave items are cut again to their own scratch).
+
+    ``groups``: the groups the GPU holds at once; a part of more items whose last round of groups would be
+    less than half full is cut to whole rounds and its rest, a part of its own that goes to the tile wave
+    (H100, traceback: 2,225 items of 150 bp on 2,112 groups took two rounds, 0.41 TCUPS, cut 0.53; 3,536 of
+    128 bp, 1.67 rounds, ran 0.50 whole and 0.48 cut).
+    """
+    parts = fitting_parts(np.arange(len(sizes)), border_ints(sizes, t, r), BORDER_BYTES // 4)
+    if dbytes is not None:
+        parts = [p[q] for p in parts for q in fitting_parts(np.arange(len(p)), dbytes[p], limit)]
+    if groups:
+        cut = [len(p) // groups * groups if len(p) > groups and len(p) % groups < groups / 2 else len(p)
+               for p in parts]
+        parts = [x for p, c in zip(parts, cut) for x in np.split(p, [c]) if len(x)]
+    return parts
+
+
+def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: int, t: int, r: int, pack: bool,
+              trace: bool, wave: bool, slices: np.ndarray | None = None) -> list:
+    """The launches of work items of one shape and lane width (``sizes``: their ``item_lengths``; one of
+    ``_parts``, whose codes fit DIRS_BYTES), in parts whose border scratch fits (the wave's is larger).
+    Traceback: each triplet's direction bytes by its own lengths (``dir_bytes``, the walk's layout), of a
+    window of ``slices[p]`` slices where given (``window_slices``: one sweep and walk a window)."""
+    ntriplets = len(lengths)
+    ints = border_ints(sizes, t, r, wave)
+    plans = []
+    for part in fitting_parts(np.arange(len(ints)), ints, BORDER_BYTES // 4):
+        sub, need = items[part], ints[part]
+        off = None
+        if need.any():
+            off = np.zeros(ntriplets, np.int64)
+            off[sub[:, 0]] = np.cumsum(need) - need
+        plan = LaunchPlan(kernel_name(mode, r, t, pack, trace, wave, slices is not None), t, r, pack,
+                          np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
+        if wave:
+            plan.tiles = wave_table(sizes[part], t, r)
+        if trace:
+            trip = sub.reshape(-1)
+            trip = trip[trip >= 0]
+            dneed = dir_bytes(lengths[trip], mode, t, r, None if slices is None else slices[trip])
+            plan.dir_off = np.zeros(ntriplets, np.int64)
+            plan.dir_off[trip] = np.cumsum(dneed) - dneed
+            plan.dir_size = int(dneed.sum())
+            if slices is not None:
+                plan.wslices = np.zeros(ntriplets, np.int32)
+                plan.wslices[trip] = slices[trip]
+                plan.windows = int((-(-(lengths[trip, 0] + 1) // slices[trip])).max())
+        plans.append(plan)
+    return plans
