@@ -78,7 +78,8 @@ def main():
     lengths = [int(x) for x in args.lengths.split(",")]
     modes = args.modes.split(",")
     if args.sweep:
-        from seqalign_cli.backends.cuda.triplet import Tuning, bench_run
+        from seqalign_cli.backends.cuda.triplet import bench_run
+        from seqalign_cli.backends.cuda.triplet_plan import Tuning
 
         for shape in args.sweep.split(","):
             T, R = (int(x) for x in shape.split(":"))
@@ -86,7 +87,8 @@ def main():
                 bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, traceback=args.traceback,
                           tuning=Tuning((T, R), pack16, wave_tiles=0 if args.traceback else None))
     elif args.gpu:
-        from seqalign_cli.backends.cuda.triplet import Tuning, bench_run
+        from seqalign_cli.backends.cuda.triplet import bench_run
+        from seqalign_cli.backends.cuda.triplet_plan import Tuning
 
         for wave in (args.wave.split(",") if args.wave else [None]):
             bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, traceback=args.traceback,
