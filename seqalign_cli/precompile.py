@@ -12,9 +12,10 @@ compile; anything rarer (scores past 2**24, for one) still compiles on first
 use, as before.
 
 It needs only the package's own dependencies: from the GPU side it imports
-only the pairwise engine's host plan (``backends/cuda/pairwise_plan.py``,
-compiled code that runs on the host), which it compiles too, as it does
-the subsets of a batch that the GPU scheduler makes (``batching.gather_runs``).
+only the GPU engines' host plans (``backends/cuda/pairwise_plan.py``,
+``backends/cuda/triplet_plan.py``: compiled code that runs on the host),
+which it compiles too, as it does the subsets of a batch that the GPU
+scheduler makes (``batching.gather_runs``).
 ``python -m seqalign_cli.precompile [--quiet] [SUBCOMMAND...]``.
 """
 

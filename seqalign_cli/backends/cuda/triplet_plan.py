@@ -262,6 +262,12 @@ def window_slices(lengths: np.ndarray, mode, budget: int, T, R) -> np.ndarray:
     return np.where(whole <= budget, 0, np.where(ok, even, -1))
 
 
+def window_count(lengths: np.ndarray, slices: np.ndarray) -> np.ndarray:
+    """Windows of each triplet traced back in windows of ``slices`` (``window_slices``; 0: none, all at once)."""
+    slices = np.asarray(slices, np.int64)
+    return np.where(slices > 0, -(-(np.asarray(lengths, np.int64)[:, 0] + 1) // np.maximum(slices, 1)), 0)
+
+
 def code_index(n1: int, n3: int, T: int, R: int, i, j, k, window: tuple[int, int] | None = None):
     """The byte of cell (i, j, k) in a triplet's direction bytes: what ``triplet_trace`` writes, ``triplet_walk`` reads.
 
@@ -444,7 +450,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     slices = np.zeros(len(lengths), np.int64)
     if trace:
         slices[subset] = np.maximum(window_slices(lengths[subset], mode, trace_budget(cfg), T, R), 0)
-    windows = np.where(slices > 0, -(-(lengths[:, 0] + 1) // np.maximum(slices, 1)), 0)[subset]
+    windows = window_count(lengths[subset], slices[subset])
     key = T * 64 + R
     cells = (lengths[:, 0] + 1) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
     whole = windows == 0
@@ -559,6 +565,6 @@ def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: i
             if slices is not None:
                 plan.wslices = np.zeros(ntriplets, np.int32)
                 plan.wslices[trip] = slices[trip]
-                plan.windows = int((-(-(lengths[trip, 0] + 1) // slices[trip])).max())
+                plan.windows = int(window_count(lengths[trip], slices[trip]).max())
         plans.append(plan)
     return plans
