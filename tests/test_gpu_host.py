@@ -359,6 +359,70 @@ def test_compiled_plan_equals_the_numpy_rules():
     assert border_offsets(items, q, t, 10**9, n)[1] == 0
 
 
+def test_side_by_side_forks_from_the_stream_and_joins_back():
+    """``DeviceEngine.side_by_side``: each work queues on a side stream that starts after the job's stream so far,
+    round robin over SIDE_STREAMS, the job's stream waits for every side stream used, and the side streams of a
+    job's stream are made once; a single work runs on the job's stream itself."""
+    from types import SimpleNamespace
+
+    from seqalign_cli.backends.cuda import device
+    from seqalign_cli.backends.cuda.device import DeviceEngine
+
+    log = []
+    current = []
+
+    class Stream:
+        made = 0
+
+        def __init__(self, non_blocking=False):
+            assert non_blocking
+            Stream.made += 1
+            self.ptr = Stream.made
+
+        def record(self):
+            log.append(("record", self.ptr))
+            return ("event", self.ptr, len(log))
+
+        def wait_event(self, event):
+            log.append(("wait", self.ptr, event))
+
+        def __enter__(self):
+            current.append(self)
+
+        def __exit__(self, *exc):
+            current.pop()
+
+    cp = SimpleNamespace(cuda=SimpleNamespace(Stream=Stream))
+    engine = object.__new__(DeviceEngine)  # no device: the fields side_by_side uses
+    engine.cp, engine._sides = cp, {}
+    job = Stream(non_blocking=True)
+    ran = []
+
+    def work(k):  # notes its number and the stream current when it queues
+        return lambda: ran.append((k, current[-1].ptr if current else job.ptr))
+
+    engine.side_by_side(job, [work(0)])
+    assert ran == [(0, job.ptr)] and log == []  # one work: on the job's stream, nothing forked
+    ran.clear()
+    works = [work(k) for k in range(device.SIDE_STREAMS + 2)]
+    engine.side_by_side(job, works)
+    sides = engine._sides[job.ptr]
+    assert len(sides) == device.SIDE_STREAMS and job not in sides
+    assert [k for k, _ in ran] == list(range(len(works)))
+    assert [ptr for _, ptr in ran] == [sides[k % len(sides)].ptr for k in range(len(works))]
+    start = ("event", job.ptr, 1)
+    assert log[0] == ("record", job.ptr)
+    assert log[1:1 + len(sides)] == [("wait", side.ptr, start) for side in sides]
+    joins = log[1 + len(sides):]
+    for n, side in enumerate(sides):  # each side recorded after its works were queued, the job's stream waits
+        assert joins[2 * n] == ("record", side.ptr)
+        assert joins[2 * n + 1][:2] == ("wait", job.ptr) and joins[2 * n + 1][2][1] == side.ptr
+    log.clear()
+    engine.side_by_side(job, works[:2])  # two works: two side streams, the same ones as before
+    assert engine._sides[job.ptr] is sides and Stream.made == 1 + device.SIDE_STREAMS
+    assert sum(1 for op in log if op[0] == "wait" and op[1] == job.ptr) == 2
+
+
 def test_scratch_areas_are_kept_by_name_and_stream_and_grow():
     """``DeviceEngine.scratch``: one area a name and stream, reused while large enough, dropped by release."""
     from types import SimpleNamespace

@@ -14,7 +14,10 @@ last batch, and gives the scheduler its three calls:
 * ``release()``: drop the device copy (and the work areas).
 
 A family's launches take large work areas from ``scratch(name, nbytes)``,
-kept for each stream and reused by its later launches.
+kept for each stream and reused by its later launches. Launches of a job
+that do not depend on each other may run side by side (``side_by_side``:
+side streams forked from the job's stream and joined back into it), so
+that launches too small to fill the GPU by themselves share it.
 
 A family supplies ``upload(batch, out, cfg, staged)`` (its device copy),
 ``queue(batch, cfg, subset, out, d, stream, clock)`` (kernels and copies
@@ -34,6 +37,8 @@ from .loader import module
 STREAMS = 3
 #: threads a block of pack_runs
 PACK_THREADS = 256
+#: side streams of each stream (``DeviceEngine.side_by_side``)
+SIDE_STREAMS = 3
 
 
 def pinned(shape, dtype) -> np.ndarray:
@@ -244,6 +249,7 @@ class DeviceEngine:
         self._streams = None  # created on first use, on the engine's device
         self._turn = 0
         self._scratch: dict = {}  # (name, stream): a device work area kept for the stream's launches
+        self._sides: dict = {}  # stream pointer: the side streams of ``side_by_side``
         self.seconds: dict[str, float] = {}  # host time by step (upload, prepare, kernels, wait, results)
 
     def release(self):
@@ -269,6 +275,33 @@ class DeviceEngine:
             buf = self.cp.empty(max(nbytes, 1), np.uint8)
         self._scratch[key] = buf
         return buf[:max(nbytes, 1)]
+
+    def side_by_side(self, stream, works: list):
+        """Queue ``works`` (callables that queue kernels on the current stream) side by side: round robin
+        over ``SIDE_STREAMS`` streams that start after ``stream``'s work so far and that ``stream`` waits for.
+
+        Each callable's kernels run in order on its side stream; different callables' may overlap, so they
+        must not depend on each other. Work areas allocated while a callable queues belong to its side
+        stream (CuPy's pool hands a freed block back only to its own stream), and later work of ``stream``
+        starts after them all.
+        """
+        if len(works) < 2:
+            for work in works:
+                work()
+            return
+        sides = self._sides.get(stream.ptr)
+        if sides is None:
+            sides = [self.cp.cuda.Stream(non_blocking=True) for _ in range(SIDE_STREAMS)]
+            self._sides[stream.ptr] = sides
+        sides = sides[:len(works)]
+        start = stream.record()
+        for side in sides:
+            side.wait_event(start)
+        for k, work in enumerate(works):
+            with sides[k % len(sides)]:
+                work()
+        for side in sides:
+            stream.wait_event(side.record())
 
     def _stream(self):
         """The next of the engine's streams (batches in flight take turns)."""

@@ -5,7 +5,10 @@ shape from the plan of the subwarp kernels (pairwise_subwarp.py: G lanes
 of R rows, 16-bit lanes two pairs a group where scores allow); the pairs of a shape run together, largest first,
 in slices whose direction codes fit in ``DIRS_BYTES``; the traceback
 kernel writes CIGAR runs in the same slots the CPU engine uses, so no
-per-pair host loop is needed. The job cycle (submit, collect, align) is
+per-pair host loop is needed. A batch's launches (shapes, slices, the
+checkpointed route's parts) write only their own pairs' results, so they
+run side by side (``DeviceEngine.side_by_side``): a launch of a few long
+pairs fills a few multiprocessors, and one after another the others waited. The job cycle (submit, collect, align) is
 ``device.DeviceEngine``'s; this module gives it the pairwise upload, launches
 and results. ``Tuning(kernel="warp")`` runs the warp kernel instead
 (pairwise_warp.py), and a fixed ``shape`` replaces the plan: benchmarks and
@@ -19,6 +22,7 @@ checkpointed route; the scheduler gives the others to the CPU engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -161,8 +165,9 @@ class CudaPairwise(DeviceEngine):
         """Plan and queue the kernels of ``subset``, then the copy back of ends and summaries."""
         launches = self.prepare(batch.qlen.astype(np.int64), batch.tlen.astype(np.int64), cfg, subset, d)
         clock("prepare")
-        for launch in launches:
-            launch.run(self.cp)
+        # side by side: the long pairs' few blocks alone leave most of the GPU idle (a mix of 16 bp-20 kb on one
+        # H200: 12.3-12.6 s one launch after another, 9.0-9.1 s side by side; RESULTS.md)
+        self.side_by_side(stream, [partial(launch.run, self.cp) for launch in launches])
         # ends: score, query end, target end; info: starts, run count, statistics
         host = {"ends": copy_back(d.ends, (batch.size, 3), stream)}
         if cfg.traceback:

@@ -1,0 +1,96 @@
+"""When each GPU job of a run was queued, waited for and finished: ``seqalign`` in process, its engines timed.
+
+Usage: python benchmarks/piece_timeline.py [--side-streams N] [--pieces-per-gpu N]
+                                          -- triplet --backend cuda --devices 0,1 A B C -o out.tsv ...
+
+Every ``submit`` and ``collect`` of the GPU engines (``DeviceEngine``: a
+whole batch on one GPU, a piece of one with several) is timed from the
+process's start. Printed after seqalign's own summary, on stderr, a line a
+job by GPU in the order collected: its records and cells, when its
+host work (upload, plan, launches) began and ended, when the collecting
+thread began to wait, when the GPU was done with it (the stream's
+synchronize returned) and when its results were in ``out``. A wait of zero
+means the job was finished before its turn to be collected. Then each
+GPU's first submit, last finish and the sum of its waits.
+
+``--side-streams`` sets ``device.SIDE_STREAMS`` (1: a job's launches one
+after another) and ``--pieces-per-gpu`` sets ``GpuScheduler.pieces_per_gpu``,
+for comparisons in one session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import threading
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--side-streams", type=int, default=None)
+    ap.add_argument("--pieces-per-gpu", type=int, default=None)
+    ap.add_argument("args", nargs=argparse.REMAINDER)
+    opts = ap.parse_args()
+    args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
+
+    from seqalign_cli.backends.cuda import device, scheduler
+    from seqalign_cli.cli import main as seqalign
+
+    if opts.side_streams is not None:
+        device.SIDE_STREAMS = opts.side_streams
+    if opts.pieces_per_gpu is not None:
+        scheduler.GpuScheduler.pieces_per_gpu = opts.pieces_per_gpu
+    t0 = time.perf_counter()
+    jobs: dict[int, dict] = {}  # number: the job's times
+    numbers = itertools.count()
+    lock = threading.Lock()
+    submit, collect = device.DeviceEngine.submit, device.DeviceEngine.collect
+
+    def timed_submit(self, batch, cfg, subset, out):
+        begin = time.perf_counter() - t0
+        job = submit(self, batch, cfg, subset, out)
+        with lock:
+            job.number = next(numbers)
+            jobs[job.number] = dict(gpu=self.device, records=len(subset),
+                                    cells=int(batch.cells_each()[subset].sum()), begin=begin,
+                                    queued=time.perf_counter() - t0)
+        return job
+
+    def timed_collect(self, job):
+        wait = time.perf_counter() - t0
+        with self.cp.cuda.Device(self.device):
+            job.stream.synchronize()
+        done = time.perf_counter() - t0
+        collect(self, job)
+        with lock:
+            jobs[job.number].update(wait=wait, done=done, results=time.perf_counter() - t0)
+
+    device.DeviceEngine.submit, device.DeviceEngine.collect = timed_submit, timed_collect
+    try:
+        seqalign(args)
+    except SystemExit as exc:
+        if exc.code:
+            raise
+    finally:
+        report(jobs)
+
+
+def report(jobs: dict[int, dict]):
+    out = sys.stderr
+    for gpu in sorted({j["gpu"] for j in jobs.values()}):
+        mine = sorted((j for j in jobs.values() if j["gpu"] == gpu and "done" in j), key=lambda j: j["wait"])
+        if not mine:
+            continue
+        waited = sum(max(j["done"] - j["wait"], 0.0) for j in mine)
+        print(f"GPU {gpu}: {len(mine)} jobs, first submit at {min(j['begin'] for j in mine):.3f} s, last done at "
+              f"{max(j['done'] for j in mine):.3f} s, waits summed {waited:.3f} s", file=out)
+        for j in mine:
+            print(f"  {j['records']:7d} records {j['cells'] / 1e9:9.1f} Gcells  host {j['begin']:7.3f}-"
+                  f"{j['queued']:7.3f}  wait {j['wait']:7.3f}  done {j['done']:7.3f} "
+                  f"({j['done'] - j['wait']:6.3f})  results {j['results']:7.3f}", file=out)
+
+
+if __name__ == "__main__":
+    main()
