@@ -88,6 +88,17 @@ def count_cpu(used: list):
     threading.Thread.run = counted_run
 
 
+def run_seqalign(args: list[str]):
+    """seqalign's command line ``args`` in this process: returns after a run that exits 0, raises otherwise."""
+    from seqalign_cli.cli import main as seqalign
+
+    try:
+        seqalign(args)
+    except SystemExit as exc:
+        if exc.code:
+            raise
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--interval", type=float, default=0.002)
@@ -106,13 +117,8 @@ def main():
     t0 = time.perf_counter()
     cpu0 = time.thread_time()
     sampler.start()
-    from seqalign_cli.cli import main as seqalign
-
     try:
-        seqalign(args)
-    except SystemExit as exc:
-        if exc.code:
-            raise
+        run_seqalign(args)
     finally:
         used.append(("MainThread", time.thread_time() - cpu0, time.perf_counter() - t0))
         stop.set()
