@@ -11,6 +11,11 @@
 * seeded random triplets of lengths 0..3 (7-9 letters) and up to 4 and 5
   bases each under two more scorings; ``explicit_best`` (every alignment
   listed one by one) against ``brute_force`` on triplets of at most 4 letters;
+* affine gaps: the openings of hand-worked columns and an alignment worked
+  by hand; ``brute_force`` and ``ref_align_affine`` agree on every class of
+  the small triplets under two affine scorings, ``explicit_best`` agrees
+  with ``brute_force``, and with no opening cost the affine DP scores as
+  the linear one;
 * ``tests/data/triplet``: the lockstep and interleaved files agree, the
   expected table is complete, and its scores equal ``ref_align`` on the short
   triplets.
@@ -26,12 +31,14 @@ import zlib
 import pytest
 
 from triplet_oracles import (DEFAULT_SCORING, MODES, TripletScoring, brute_force, column_score,
-                             explicit_best, gapped_rows, pair_score, projection_score, ref_align,
-                             rescore)
+                             explicit_best, gapped_rows, openings, pair_score, projection_score, ref_align,
+                             ref_align_affine, rescore)
 
 FACE_POSITIVE = TripletScoring(match=5, mismatch=3, gap_open=0, gap_extend=1, n_penalty=2)  # match > 2g
 FREE_GAPS = TripletScoring(match=1, mismatch=1, gap_open=0, gap_extend=0, n_penalty=0)
 NO_N_PENALTY = TripletScoring(match=3, mismatch=2, gap_open=0, gap_extend=1, n_penalty=0)
+AFFINE = TripletScoring(match=2, mismatch=4, gap_open=3, gap_extend=1, n_penalty=1)
+AFFINE_CHEAP = TripletScoring(match=5, mismatch=3, gap_open=1, gap_extend=1, n_penalty=2)
 DATA = os.path.join(os.path.dirname(__file__), "data", "triplet")
 
 
@@ -236,6 +243,65 @@ def test_explicit_enumeration(mode):
     for scoring in (DEFAULT_SCORING, FACE_POSITIVE):
         for a, b, c in symmetry_classes(3, 4, seed=2):
             assert explicit_best(a, b, c, scoring, mode) == brute_force(a, b, c, scoring, mode)[0], (a, b, c)
+
+
+# ---------------------------------------------------------------- affine gaps
+
+
+def test_openings():
+    assert openings(None, "M") == 0
+    assert openings(None, "a") == 2 and openings(None, "A") == 2  # the first column opens every gap
+    assert openings("M", "a") == 2 and openings("a", "a") == 0
+    assert openings("B", "a") == 0  # A had a gap already: the gaps of A against B and C go on
+    assert openings("a", "b") == 2  # B had a residue: its gaps against A and C open; A's gap against B closes
+    assert openings("A", "M") == 0
+    assert openings("C", "A") == 1  # B had a gap already (against A it goes on), C's gap opens against A
+    assert openings(1, 2) == openings("a", "b")
+
+
+def test_affine_hand_worked():
+    """ACGT / AT / ACGT, match 2, gap 1, open 3: M, two columns with B gapped (its two gaps open once), M:
+    6 + (2 - 2 - 6) + (2 - 2) + 6 = 6."""
+    got = ref_align_affine("ACGT", "AT", "ACGT", AFFINE, "global")
+    assert got == (6, (0, 0, 0), (4, 2, 4), "1M2b1M")
+    assert brute_force("ACGT", "AT", "ACGT", AFFINE, "global")[0] == 6
+    # M, b (its gaps open), M (G T G), b (B had a residue before it: its gaps open again)
+    assert rescore("ACGT", "AT", "ACGT", (0, 0, 0), (4, 2, 4), "1M1b1M1b", AFFINE) == 6 + (2 - 2 - 6) + (
+        -4 + 2 - 4) + (2 - 2 - 6)
+    # local: the best is the first column alone (6) or the whole; the first best end cell is taken
+    assert ref_align_affine("ACGT", "AT", "ACGT", AFFINE, "local")[0] == 6
+
+
+def check_agree_affine(a, b, c, scoring, mode):
+    want = brute_force(a, b, c, scoring, mode)
+    got = ref_align_affine(a, b, c, scoring, mode)
+    assert got[0] == want[0], (a, b, c, scoring, mode, got, want)
+    for score, begins, ends, columns in (got, want):
+        assert rescore(a, b, c, begins, ends, columns, scoring) == score, (a, b, c, mode, columns)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("scoring", [AFFINE, AFFINE_CHEAP], ids=["affine", "affine-cheap"])
+def test_affine_every_small_triplet(scoring, mode):
+    for a, b, c in CLASSES:
+        check_agree_affine(a, b, c, scoring, mode)
+    rng = random.Random(zlib.crc32(repr((scoring, mode)).encode()))
+    for _ in range(10):
+        lens = rng.choice([(4, 4, 4), (5, 5, 2), (5, 1, 4), (0, 5, 5)])
+        check_agree_affine(*("".join(rng.choice("ACGTN") for _ in range(n)) for n in lens), scoring, mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_affine_explicit_enumeration(mode):
+    for scoring in (AFFINE, AFFINE_CHEAP):
+        for a, b, c in symmetry_classes(3, 4, seed=3):
+            assert explicit_best(a, b, c, scoring, mode) == brute_force(a, b, c, scoring, mode)[0], (a, b, c)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_affine_without_opening_cost_scores_as_linear(mode):
+    for a, b, c in CLASSES[::5]:
+        assert ref_align_affine(a, b, c, DEFAULT_SCORING, mode)[0] == ref_align(a, b, c, DEFAULT_SCORING, mode)[0]
 
 
 # ---------------------------------------------------------------- the SARS-CoV-2 triplet set

@@ -20,8 +20,12 @@ modes, the tie rules and the column kinds of the triplet specification).
 
 Conventions: letters are case-insensitive, U = T, anything other than ACGT is
 N (code 4). A pair with an N scores ``-n_penalty``, a match ``+match``, a
-mismatch ``-mismatch``; residue/gap costs ``gap_extend`` (only linear gaps:
-``gap_open`` must be 0); gap/gap is free. Column kinds, in tie order:
+mismatch ``-mismatch``; residue/gap costs ``gap_extend``; gap/gap is free.
+Affine gaps (``gap_open`` > 0), the quasi-natural costs: a pair opens a gap
+in a column where one of its two sequences has a residue and the other a
+gap, unless that other sequence has a gap in the previous column too (the
+first column opens every gap it has); each opening costs ``gap_open``
+(``openings``). Column kinds, in tie order:
 ``M`` (1,1,1), ``a`` (0,1,1), ``b`` (1,0,1), ``c`` (1,1,0), ``A`` (1,0,0),
 ``B`` (0,1,0), ``C`` (0,0,1): the step each takes in A, B and C.
 
@@ -85,9 +89,21 @@ def mode_name(mode) -> str:
 
 
 def _gap(scoring) -> int:
-    if scoring.gap_open != 0:
-        raise ValueError("triplets take linear gaps only (gap_open must be 0)")
     return scoring.gap_extend
+
+
+def openings(prev, kind) -> int:
+    """Gaps a column of ``kind`` opens after a column of ``prev`` (kind letters or indices; None: no column
+    before). Over the three pairs of sequences: one with a residue and one with a gap opens a gap unless the
+    gapped sequence had a gap in the previous column too."""
+    step = STEPS[kind] if isinstance(kind, int) else STEP_OF[kind]
+    before = None if prev is None else (STEPS[prev] if isinstance(prev, int) else STEP_OF[prev])
+    count = 0
+    for x, y in ((0, 1), (0, 2), (1, 2)):
+        if step[x] != step[y]:
+            gapped = y if step[x] else x
+            count += before is None or before[gapped] == 1
+    return count
 
 
 def letter_code(x) -> int:
@@ -223,27 +239,22 @@ def brute_force(a, b, c, scoring, mode):
         return out
 
     @lru_cache(maxsize=None)
-    def best(cell):
-        """(score, kinds, end) of the best continuation from ``cell``; score -inf when none."""
+    def best(cell, prev):
+        """(score, kinds, end) of the best continuation from ``cell`` after a column of kind ``prev`` (None: the
+        alignment's start); score -inf when none."""
         top = (0, (), cell) if _may_end(mode, cell, n) else (NEG, (), cell)
         for t, nxt, score in moves(cell):
-            sub, kinds, end = best(nxt)
-            if sub + score > top[0]:
-                top = (sub + score, (KINDS[t],) + kinds, end)
+            if prev is None and not _first_step_ok(mode, cell, STEPS[t]):
+                continue  # semi-global: the first column must leave the start faces
+            sub, kinds, end = best(nxt, t)
+            score += sub - scoring.gap_open * openings(prev, t)
+            if score > top[0]:
+                top = (score, (KINDS[t],) + kinds, end)
         return top
 
     def from_start(start):
         """(score, kinds, end) of the best alignment starting at ``start``."""
-        if mode != "semi-global":
-            return best(start)
-        top = (0, (), start) if _may_end(mode, start, n) else (NEG, (), start)
-        for t, nxt, score in moves(start):
-            if not _first_step_ok(mode, start, STEPS[t]):
-                continue  # the first column must leave the start faces
-            sub, kinds, end = best(nxt)
-            if sub + score > top[0]:
-                top = (sub + score, (KINDS[t],) + kinds, end)
-        return top
+        return best(start, None)
 
     top = (NEG, (), None, None)
     for start in _starts(mode, n):
@@ -365,6 +376,8 @@ def ref_align(a, b, c, scoring, mode):
     4. no columns: ``(score, (0,0,0), (0,0,0), '*')``.
     """
     mode = mode_name(mode)
+    if scoring.gap_open:
+        raise ValueError("ref_align takes linear gaps; ref_align_affine takes affine ones")
     A, B, C = encode(a), encode(b), encode(c)
     n = (len(A), len(B), len(C))
     D, score = _dp(A, B, C, scoring, mode)
@@ -395,6 +408,81 @@ def ref_align(a, b, c, scoring, mode):
     return best, (i, j, k), end, runs(kinds)
 
 
+def _start_ok(mode: str, cell) -> bool:
+    """Whether an alignment of the mode may start at ``cell`` (all of its coordinates >= 0)."""
+    if mode == "global":
+        return cell == (0, 0, 0)
+    return mode == "local" or min(cell) == 0
+
+
+def ref_align_affine(a, b, c, scoring, mode):
+    """(score, begins, ends, columns) the tie rules pick with affine gaps, by a plain DP of seven values a cell.
+
+    ``D[t][i][j][k]``: the best score of an alignment whose last column has
+    kind t and ends at (i, j, k) (None: no such alignment). A column of kind
+    t after a column of kind s costs ``gap_open * openings(s, t)`` more, the
+    first column ``gap_open * openings(None, t)``. Semi-global: cells with a
+    zero coordinate hold no value, and a first column starts from one of
+    them; local: a first column starts from any cell.
+
+    1. end: global (n1, n2, n3) and its first best kind; semi-global and
+       local: the first (cell in (i, j, k) order, then kind) of the best value
+       on an allowed end cell if it is above 0, else the empty alignment;
+    2. walking back from a column of kind t, the previous kind is the first
+       s in kind order that gives D exactly; a start wins ties with every s;
+    3. no columns: ``(0, (0,0,0), (0,0,0), '*')``.
+    """
+    mode = mode_name(mode)
+    A, B, C = encode(a), encode(b), encode(c)
+    n = (len(A), len(B), len(C))
+    if n == (0, 0, 0):
+        return 0, (0, 0, 0), (0, 0, 0), "*"
+    score = _kind_table(A, B, C, scoring)
+    go = scoring.gap_open
+    cells = list(itertools.product(range(n[0] + 1), range(n[1] + 1), range(n[2] + 1)))
+    D = {}  # (t, cell): (value, previous kind or None for a start)
+    for cell in cells:
+        if mode == "semi-global" and min(cell) == 0:
+            continue
+        for t, step in enumerate(STEPS):
+            prev = tuple(x - d for x, d in zip(cell, step))
+            if min(prev) < 0:
+                continue
+            best, how = None, None
+            for s in range(7):
+                if (s, prev) in D:
+                    value = D[s, prev][0] - go * openings(s, t)
+                    if best is None or value > best:
+                        best, how = value, s
+            if _start_ok(mode, prev):
+                value = -go * openings(None, t)
+                if best is None or value >= best:
+                    best, how = value, None
+            if best is not None:
+                D[t, cell] = (best + score(t, *cell), how)
+    if mode == "global":
+        top = [(D[t, n][0], t) for t in range(7) if (t, n) in D]
+        value = max(v for v, _ in top)
+        end, kind = n, min(t for v, t in top if v == value)
+    else:
+        value, end, kind = 0, None, None
+        for cell in cells:
+            if _may_end(mode, cell, n):
+                for t in range(7):
+                    if (t, cell) in D and D[t, cell][0] > value:
+                        value, end, kind = D[t, cell][0], cell, t
+        if end is None:
+            return 0, (0, 0, 0), (0, 0, 0), "*"
+    kinds, cell, t = [], end, kind
+    while t is not None:
+        kinds.append(KINDS[t])
+        how = D[t, cell][1]
+        cell = tuple(x - d for x, d in zip(cell, STEPS[t]))
+        t = how
+    kinds.reverse()
+    return value, cell, end, runs(kinds)
+
+
 def ref_score(a, b, c, scoring, mode) -> int:
     """The optimal score by the plain DP."""
     return ref_align(a, b, c, scoring, mode)[0]
@@ -414,19 +502,22 @@ def _check_spans(seqs, begins, ends, kinds):
 
 
 def rescore(a, b, c, begins, ends, columns, scoring) -> int:
-    """Sum-of-pairs score of ``columns`` walked from ``begins``; AssertionError unless they cover the spans exactly."""
+    """Sum-of-pairs score of ``columns`` walked from ``begins`` (affine gaps: less ``gap_open`` an opening);
+    AssertionError unless they cover the spans exactly."""
     g = _gap(scoring)
     seqs = (encode(a), encode(b), encode(c))
     kinds = parse_columns(columns)
     _check_spans(seqs, begins, ends, kinds)
     pos = list(begins)
     total = 0
+    prev = None
     for kind in kinds:
         col = []
         for x, d in enumerate(STEP_OF[kind]):
             col.append(seqs[x][pos[x]] if d else None)
             pos[x] += d
-        total += _column(*col, scoring, g)
+        total += _column(*col, scoring, g) - scoring.gap_open * openings(prev, kind)
+        prev = kind
     return total
 
 
@@ -448,6 +539,8 @@ def gapped_rows(a, b, c, begins, columns) -> tuple[str, str, str]:
 
 def pairwise_linear(row1: str, row2: str, scoring) -> int:
     """Linear score of two gapped rows of equal length, gap/gap columns dropped."""
+    if scoring.gap_open:
+        raise ValueError("pairwise_linear takes linear gaps")
     g = _gap(scoring)
     assert len(row1) == len(row2)
     total = 0
