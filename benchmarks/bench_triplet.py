@@ -1,12 +1,13 @@
 """Triplet throughput: 3-D cells per second of the CPU engine and, with a GPU, of the kernels.
 
 Usage: python benchmarks/bench_triplet.py [--lengths 64,128,256] [--modes global,semi-global,local]
-                                          [--cpu-triplets 16] [--threads 1] [--gpu] [--reps 3]
+                                          [--cpu-triplets 16] [--threads 1] [--gap-open 0] [--gpu] [--reps 3]
                                           [--sweep 1:4,4:4,16:6] [--wave 0,rule,2]
 
 CPU: triplets of three 5 %-mutated copies of a random sequence of each
 length, aligned by ``CpuTriplet`` (score only and with traceback), after a
-warm-up (compile) on two of them; GCUPS = n1*n2*n3 cells a second. GPU
+warm-up (compile) on two of them; GCUPS = n1*n2*n3 cells a second;
+``--gap-open`` > 0 times the affine engine (linear gaps otherwise). GPU
 (``--gpu``): ``backends.cuda.triplet.bench_run`` (kernel time by device
 events); ``--wave`` times the tile wave's thresholds side by side.
 """
@@ -20,8 +21,6 @@ import numpy as np
 
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.triplet import make_triplets
-
-LINEAR = Scoring(gap_open=0)
 
 
 def related(L: int, count: int, seed: int = 1):
@@ -38,17 +37,18 @@ def related(L: int, count: int, seed: int = 1):
     return make_triplets(copy(), copy(), copy())
 
 
-def cpu(lengths, modes, count, threads, reps=3, out=print):
+def cpu(lengths, modes, count, threads, reps=3, out=print, gap_open=0):
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
 
     engine = CpuTriplet(threads)
-    out(f"# CPU engine, {engine.threads} thread(s), {count} triplets a length, best of {reps}")
+    scoring = Scoring(gap_open=gap_open)
+    out(f"# CPU engine, {engine.threads} thread(s), {count} triplets a length, best of {reps}, gap open {gap_open}")
     out("length\tmode\ttraceback\tseconds\tGCUPS")
     for L in lengths:
         batch = related(L, count)
         for mode in modes:
             for trace in (False, True):
-                cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=trace)
+                cfg = AlignConfig(scoring=scoring, mode=mode, traceback=trace)
                 engine.align(batch.subset(np.arange(2)), cfg)
                 secs = float("inf")
                 for _ in range(reps):
@@ -64,6 +64,7 @@ def main():
     ap.add_argument("--modes", default="global,semi-global,local")
     ap.add_argument("--cpu-triplets", type=int, default=16)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--gap-open", type=int, default=0, help="CPU: above 0, the affine engine")
     ap.add_argument("--gpu", action="store_true", help="time the GPU kernels instead of the CPU engine")
     ap.add_argument("--traceback", action="store_true", help="GPU: the traceback kernels (forward with codes, walk)")
     ap.add_argument("--reps", type=int, default=3)
@@ -94,7 +95,7 @@ def main():
             bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, traceback=args.traceback,
                       tuning=Tuning(wave_tiles=None if wave in (None, "rule") else int(wave)))
     else:
-        cpu(lengths, modes, args.cpu_triplets, args.threads, args.reps)
+        cpu(lengths, modes, args.cpu_triplets, args.threads, args.reps, gap_open=args.gap_open)
 
 
 if __name__ == "__main__":

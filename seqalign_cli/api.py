@@ -423,7 +423,8 @@ def iter_triplets(a, b=None, c=None, *, mode: str = "global", match: int = 2, mi
                   gap_open: int = 0, gap_extend: int = 2, n_penalty: int = 1, score_only: bool = False,
                   max_matrix_mb: int = 256, backend: str = "auto", device=0, threads: int = 1,
                   batch_size: int = 16384) -> Iterator[TripletAlignment]:
-    """Align triplets exactly (sum-of-pairs, linear gaps); yields a ``TripletAlignment`` per triplet, in order.
+    """Align triplets exactly (sum-of-pairs; ``gap_open`` > 0: quasi-natural affine gaps); yields a
+    ``TripletAlignment`` per triplet, in order.
 
     ``a``, ``b``, ``c``: the i-th records of the three form triplet i
     (different counts are an ``InputError``). ``b`` and ``c`` left out: ``a``
@@ -434,8 +435,6 @@ def iter_triplets(a, b=None, c=None, *, mode: str = "global", match: int = 2, mi
 
     align = _align_config(TRIPLET_MODES, mode, Scoring(match, mismatch, gap_open, gap_extend, n_penalty),
                           score_only, max_matrix_mb)
-    if gap_open:
-        raise ValueError("triplets take linear gaps only: gap_open must be 0")
     run = _Run(align, backend, device, threads, batch_size)
     if (b is None) != (c is None):
         raise TypeError("give b and c both, or neither (a then holds the triplets)")

@@ -193,7 +193,8 @@ def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, ga
 @click.argument("b", type=str, required=False)
 @click.argument("c", type=str, required=False)
 @click.option("--interleaved", is_flag=True, help="A alone holds the triplets as records 3t, 3t+1, 3t+2.")
-@scoring_options(gap_open=0, gap_open_help=" Triplets take linear gaps only.")
+@scoring_options(gap_open=0, gap_open_help=" Triplets: each pair of sequences pays its gaps (quasi-natural "
+                                            "costs, README), on the CPU engine.")
 @click.option("--mode", type=click.Choice(TRIPLET_MODES), default="global", show_default=True,
               help="global; semi-global (start and end faces free); local.")
 @click.option("--score-only", is_flag=True, help="Skip the traceback (columns '*'; TSV output only).")
@@ -220,8 +221,6 @@ def triplet(ctx, a, b, c, interleaved, match, mismatch, gap_open, gap_extend, n_
         paths = (a, b, c)
     if list(paths).count("-") > 1:
         raise UsageError("only one input can be read from stdin ('-')")
-    if gap_open:
-        raise UsageError("triplets take linear gaps only: --gap-open must be 0")
     align = AlignConfig(scoring=Scoring(match, mismatch, gap_open, gap_extend, n_penalty), mode=mode,
                         traceback=not score_only, matrix_budget=max_matrix_mb * 1024 * 1024)
     execute(ctx, "triplet", TripletInputs(paths, interleaved), align, opts)

@@ -85,11 +85,11 @@ class Scoring:
         return max(self.match, self.mismatch, self.n_penalty, self.gap_extend)
 
     def triplet_bound(self, lengths):
-        """An upper bound on |D| of any cell of each triplet ((n, 3) lengths array; linear gaps).
+        """An upper bound on |D| of any cell of each triplet ((n, 3) lengths array).
 
-        Three pairs a column, at most n1 + n2 + n3 columns.
+        Three pairs a column (each opening a gap at most), at most n1 + n2 + n3 columns.
         """
-        return 3 * self.pair_bound * (lengths.sum(axis=1) + 1)
+        return 3 * (self.pair_bound + self.gap_open) * (lengths.sum(axis=1) + 1)
 
 
 @dataclass(frozen=True)

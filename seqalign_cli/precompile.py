@@ -6,7 +6,7 @@ into the wheel beside the modules, so an install built on this machine starts
 aligning at once). The jobs are the command line's own, in this process, on
 small generated inputs: every subcommand, every output format, score only and
 traceback, FASTA and FASTQ, plain and gzip input, the checkpointed traceback
-route; the alignment modes are run-time values of the same compiled
+route, affine triplets; the alignment modes are run-time values of the same compiled
 functions. What a job compiles is what a real run of that shape would
 compile; anything rarer (scores past 2**24, for one) still compiles on first
 use, as before.
@@ -49,6 +49,7 @@ JOBS = (
     (["triplet", "--interleaved", "{tri}"], "maf"),
     (["triplet", "--interleaved", "--score-only", "{tri}"], "tsv"),
     (["triplet", "--interleaved", "--max-matrix-mb", "1", "{long_tri}"], "tsv"),
+    (["triplet", "--interleaved", "--gap-open", "2", "{tri}"], "maf"),
     (["graph", "{gfa}", "{reads}"], "gaf"),
     (["graph", "--mode", "global", "{gfa}", "{reads}"], "tsv"),
     (["graph", "--score-only", "{gfa}", "{reads}"], "tsv"),

@@ -328,8 +328,6 @@ CASES: dict[str, Case] = {
                                    needles=("1 in a.fa", "2 in b.fa", "1 in c.fa")),
     "triplet interleaved not a multiple of 3": Case("triplet", ["--interleaved", "i.fa"],
                                                     {"i.fa": b">a\nAC\n>b\nAC\n"}, needles=("i.fa", "multiple of 3")),
-    "triplet affine gaps": Case("triplet", ["--gap-open", "3", "a.fa", "a.fa", "a.fa"], {"a.fa": b">a\nAC\n"},
-                                code=2, needles=("--gap-open must be 0",)),
     "triplet to sam": Case("triplet", ["a.fa", "a.fa", "a.fa"], {"a.fa": b">a\nAC\n"}, out="x.sam", code=2,
                            needles=("x.sam", "triplet alignments cannot be written as sam")),
     "triplet format maf to a tsv name": Case("triplet", ["--format", "maf", "a.fa", "a.fa", "a.fa"],

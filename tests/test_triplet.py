@@ -11,6 +11,10 @@
 * score only against traceback, checkpointed walk against the full cube,
   wide (int64) scores, large scores just under the int32 cell limit;
 * the real SARS-CoV-2 set (``tests/data/triplet``) against the oracle's scores;
+* affine gaps: tiny triplets against brute force and, with the tie rules,
+  ``ref_align_affine``; random triplets up to 24 bp; the checkpointed walk;
+  score only; the command line (and on the cuda backend, the route to the
+  CPU engine said on stderr);
 * the command line: TSV and MAF (read back by Biopython, rows projecting to
   the inputs), lockstep and interleaved input, bad input, usage errors.
 
@@ -39,7 +43,7 @@ from seqalign_cli.io.triplet import make_triplets
 from conftest import make_backend
 from helpers import gpu_count
 
-from triplet_oracles import brute_force, gapped_rows, projection_score, ref_align, rescore
+from triplet_oracles import brute_force, gapped_rows, projection_score, ref_align, ref_align_affine, rescore
 
 MODES = ("global", "semi-global", "local")
 LINEAR = Scoring(match=2, mismatch=4, gap_open=0, gap_extend=2, n_penalty=1)
@@ -50,6 +54,13 @@ SCORINGS = {
 }
 #: int64 cells on the CPU (bound past 2**28), scores past 2**24 and 2**32
 WIDE = Scoring(match=300_000_000, mismatch=500_000_000, gap_open=0, gap_extend=200_000_000, n_penalty=7)
+#: affine gaps (quasi-natural costs); the wide one in int64 cells
+AFFINE = {
+    "affine": Scoring(match=2, mismatch=4, gap_open=3, gap_extend=1, n_penalty=1),
+    "affine_cheap": Scoring(match=5, mismatch=3, gap_open=1, gap_extend=1, n_penalty=2),
+    "affine_wide": Scoring(match=300_000_000, mismatch=500_000_000, gap_open=100_000_000, gap_extend=200_000_000,
+                           n_penalty=7),
+}
 DATA = Path(__file__).parent / "data" / "triplet"
 
 
@@ -157,6 +168,64 @@ def test_checkpointed_walk_equals_the_whole_cube(mode):
     assert records(align(engine, a, b, c, LINEAR, mode, budget=5000)) == full
     one = align(CpuTriplet(1), a, b, c, SCORINGS["cheap_gaps"], mode)
     assert records(one) == records(align(engine, a, b, c, SCORINGS["cheap_gaps"], mode, budget=1))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", list(AFFINE))
+def test_affine_triplets_vs_oracles(triplet_backend, mode, name):
+    """Affine gaps: tiny triplets against brute force, every triplet (up to 24 bp) against the plain DP of seven
+    values a cell with the tie rules; rescoring the columns gives the score; score only gives it too."""
+    scoring = AFFINE[name]
+    words = ["".join(p) for k in range(3) for p in itertools.product("ACN", repeat=k)]
+    rng = random.Random(70 + MODES.index(mode) + 3 * list(AFFINE).index(name))
+    trip = [(x, y, z) for x in words[:5] for y in words[:5] for z in words[:5]]
+    trip += [tuple(random_dna(rng, rng.randint(0, 4), "ACGTN") for _ in range(3)) for _ in range(60)]
+    tiny = len(trip)
+    trip += [related_triplet(rng, rng.randint(0, 24), alphabet="ACGTN" if k % 4 == 0 else "ACGT")
+             for k in range(16)]
+    a, b, c = (list(x) for x in zip(*trip))
+    res = align(triplet_backend, a, b, c, scoring, mode)
+    got = records(res)
+    for t in range(len(a)):
+        want = ref_align_affine(a[t], b[t], c[t], scoring, mode)
+        assert got[t] == want, (a[t], b[t], c[t], got[t], want)
+        if t < tiny:
+            assert want[0] == brute_force(a[t], b[t], c[t], scoring, mode)[0]
+        if want[3] != "*":
+            assert rescore(a[t], b[t], c[t], *want[1:], scoring) == want[0]
+    only = align(triplet_backend, a, b, c, scoring, mode, traceback=False)
+    assert only.score.tolist() == res.score.tolist() and only.end.tolist() == res.end.tolist()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_affine_checkpointed_walk_equals_the_whole_cube(mode):
+    """Affine gaps: the walk through recomputed blocks of slices (budget 1 byte: every triplet; 20,000: the
+    larger ones) gives the whole cube's alignments, on one thread or two."""
+    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+
+    rng = random.Random(90 + MODES.index(mode))
+    trip = [related_triplet(rng, rng.randint(1, 40)) for _ in range(12)]
+    trip += [[random_dna(rng, rng.randint(0, 10)) for _ in range(3)] for _ in range(10)]
+    a, b, c = (list(x) for x in zip(*trip))
+    for scoring in (AFFINE["affine"], AFFINE["affine_wide"]):
+        full = records(align(CpuTriplet(1), a, b, c, scoring, mode))
+        assert records(align(CpuTriplet(2), a, b, c, scoring, mode, budget=1)) == full
+        assert records(align(CpuTriplet(1), a, b, c, scoring, mode, budget=20_000)) == full
+
+
+def test_affine_gaps_cost_more_than_linear(triplet_backend):
+    """Each opening costs gap-open: with it 0 the affine engine gives the linear scores; with it above 0 a
+    triplet whose best alignment has gaps scores less, one without gaps the same."""
+    rng = random.Random(11)
+    trip = [related_triplet(rng, rng.randint(5, 30)) for _ in range(20)] + [("ACGTAC",) * 3]
+    a, b, c = (list(x) for x in zip(*trip))
+    linear = align(triplet_backend, a, b, c, LINEAR, "global")
+    affine = align(triplet_backend, a, b, c, replace(LINEAR, gap_open=5), "global")
+    gapped = np.array([set(cols) != {"M"} and cols != "*" for cols in linear.column_strings()]) & (
+        np.array([len(set(map(len, t))) > 1 for t in trip]))
+    assert (affine.score <= linear.score).all()
+    assert (affine.score[gapped] < linear.score[gapped]).all() and gapped.any()
+    assert affine.score[-1] == linear.score[-1] == 3 * 2 * 6
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -415,6 +484,59 @@ def test_tsv_and_maf_from_the_command_line(tmp_path):
     assert interleaved.returncode == 0 and interleaved.stdout.decode() == tsv.read_text()
 
 
+def _affine_files(tmp_path):
+    """Three lockstep FASTA files of related triplets up to 30 bp; their sequences."""
+    rng = random.Random(13)
+    trip = [related_triplet(rng, rng.randint(0, 30)) for _ in range(12)]
+    seqs = list(zip(*trip))
+    files = []
+    for s, name in enumerate("abc"):
+        path = tmp_path / f"{name}.fa"
+        path.write_text("".join(f">{name}{t}\n{seq}\n" for t, seq in enumerate(seqs[s])))
+        files.append(path)
+    return files, seqs
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_affine_gaps_from_the_command_line(tmp_path, mode):
+    """--gap-open > 0: the TSV rows are the oracle's; the MAF blocks score alike and project to the inputs."""
+    from Bio import Align
+
+    files, (a, b, c) = _affine_files(tmp_path)
+    scoring = Scoring(match=2, mismatch=4, gap_open=3, gap_extend=1, n_penalty=1)
+    args = ("triplet", "-q", "--mode", mode, "--gap-open", 3, "--gap-extend", 1, *files)
+    tsv, maf = tmp_path / "out.tsv", tmp_path / "out.maf"
+    for out in (tsv, maf):
+        proc = seqalign(*args, "-o", out)
+        assert proc.returncode == 0, proc.stderr
+    rows = [line.split("\t") for line in tsv.read_text().splitlines()[1:]]
+    blocks = list(Align.parse(str(maf), "maf"))
+    assert len(rows) == len(blocks) == len(a)
+    for t, (row, block) in enumerate(zip(rows, blocks)):
+        score, begins, ends, columns = ref_align_affine(a[t], b[t], c[t], scoring, mode)
+        assert (int(row[6]), row[13]) == (score, columns) and int(block.score) == score
+        assert [int(x) for x in row[7:13:2]] == list(begins) and [int(x) for x in row[8:13:2]] == list(ends)
+        kept = [s for s in range(3) if ends[s] > begins[s]]
+        full = gapped_rows(a[t], b[t], c[t], begins, columns) if kept else ()
+        assert [str(block[k]) for k in range(len(kept))] == [full[s] for s in kept]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(gpu_count() < 1, reason="needs a GPU")
+def test_affine_gaps_go_to_the_cpu_engine_of_a_gpu_run(tmp_path):
+    """The GPU kernels take linear gaps: a GPU run aligns affine triplets on the CPU engine, says so once on
+    stderr, and writes what the CPU backend writes."""
+    files, _ = _affine_files(tmp_path)
+    outs = {}
+    for backend in ("cpu", "cuda"):
+        outs[backend] = tmp_path / f"{backend}.maf"
+        proc = seqalign("triplet", "--backend", backend, "--gap-open", 2, *files, "-o", outs[backend])
+        assert proc.returncode == 0, proc.stderr
+        if backend == "cuda":
+            assert proc.stderr.count(b"affine gaps (the GPU kernels take linear gaps)") == 1, proc.stderr
+    assert outs["cuda"].read_bytes() == outs["cpu"].read_bytes()
+
+
 def test_score_only_writes_tsv_only(tmp_path):
     files = [DATA / f"sars.{s}.fa" for s in "abc"]
     proc = seqalign("triplet", "--score-only", *files, "-o", tmp_path / "x.maf")
@@ -427,7 +549,6 @@ def test_score_only_writes_tsv_only(tmp_path):
 
 
 @pytest.mark.parametrize("args,code,needle", [
-    (["--gap-open", "3"], 2, "linear gaps only"),
     (["--mode", "glocal"], 2, "Invalid value for '--mode'"),
 ])
 def test_usage_errors(tmp_path, args, code, needle):
@@ -456,6 +577,7 @@ def test_help_shows_the_triplet_defaults():
     proc = seqalign("triplet", "--help")
     text = " ".join(proc.stdout.decode().split())
     assert proc.returncode == 0
-    for needle in ("Triplets take linear gaps only. [default: 0;", "--mode [global|semi-global|local]",
+    for needle in ("Triplets: each pair of sequences pays its gaps (quasi-natural costs, README), on the CPU engine. "
+                   "[default: 0;", "--mode [global|semi-global|local]",
                    "--interleaved", "--format [tsv|maf]"):
         assert needle in text, needle

@@ -182,7 +182,10 @@ def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine(monkeypatch):
     big = AlignConfig(scoring=Scoring(200, 4, 0, 2, 1))
     assert gt.HOOKS.cpu_note(batch, big, np.arange(5)).endswith("scoring values above 127 (the GPU kernels' "
                                                                 "byte profiles)")
-    assert gt.HOOKS.cpu_note(batch, AlignConfig(scoring=Scoring(2, 4, 3, 2, 1)), np.arange(5)) is None  # refused
+    affine = AlignConfig(scoring=Scoring(2, 4, 3, 2, 1))  # the CPU engine's alone
+    assert gt.HOOKS.routes(batch, affine).tolist() == [5] * 5
+    assert gt.HOOKS.cpu_note(batch, affine, np.arange(5)).endswith("affine gaps (the GPU kernels take linear gaps)")
+    assert gt.HOOKS.cpu_note(batch, AlignConfig(scoring=LINEAR, mode="glocal"), np.arange(5)) is None  # refused
     wide = AlignConfig(scoring=Scoring(120, 120, 0, 120, 120), traceback=False)
     long = batch_of([[10**6, 10**6, 10**6], [5, 5, 5]])
     assert gt.HOOKS.routes(long, wide).tolist() == [2, 0]

@@ -1,10 +1,11 @@
 """Exact 3-way alignment on the CPU, the reference engine of the triplet family: ``CpuTriplet``.
 
-Triplets are aligned one at a time by ``triplet_cube`` (SIMD along the rows
-of each slice; the whole cube of direction bytes within the traceback
-budget, the checkpointed walk beyond it), threads across triplets, largest
-first, each thread taking the next triplet when it is free. Cells are int32
-where the score bound allows, int64 otherwise.
+Triplets are aligned one at a time by ``triplet_cube`` (linear gaps: SIMD
+along the rows of each slice; the whole cube of direction bytes within the
+traceback budget, the checkpointed walk beyond it) or ``triplet_affine``
+(affine gaps: seven values a cell, the same two walks), threads across
+triplets, largest first, each thread taking the next triplet when it is
+free. Cells are int32 where the score bound allows, int64 otherwise.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ...errors import UsageError
 from ...io.triplet import TripletBatch
 from ...jit import nb, thread_count
 from ...results import TripletAlignments
+from . import triplet_affine
 from .triplet_cube import align_each
 
 #: int32 cells hold every score whose bound stays below this (minus infinity is -2**29)
@@ -27,9 +29,7 @@ INT64_LIMIT = 2**58
 
 
 def check_config(cfg: AlignConfig):
-    """What the triplet family computes: linear gaps, global, semi-global or local."""
-    if cfg.scoring.gap_open:
-        raise UsageError("triplets take linear gaps only (--gap-open 0); affine 3-way gaps are not implemented")
+    """What the triplet family computes: global, semi-global or local."""
     if cfg.mode_code is Mode.GLOCAL:
         raise UsageError("triplets are aligned in global, semi-global or local mode")
 
@@ -51,16 +51,19 @@ class CpuTriplet:
         nb.set_num_threads(self.threads)
         runs = out.columns
         seqs = (batch.codes[0], batch.offs[0], batch.codes[1], batch.offs[1], batch.codes[2], batch.offs[2])
+        affine = cfg.scoring.gap_open > 0
         for wide in (False, True):
             dtype, neg = (np.int64, NEG64) if wide else (np.int32, NEG32)
-            args = (int(cfg.mode_code), np.array(cfg.scoring.as_list(), dtype), np.array([neg], dtype),
-                    cfg.traceback)
+            args = (int(cfg.mode_code), np.array(cfg.scoring.as_list(), dtype), np.array([neg], dtype))
+            if affine:
+                args += (triplet_affine.opening_costs(cfg.scoring.gap_open, dtype),)
             sel = np.flatnonzero((bound >= INT32_LIMIT) == wide)
             if len(sel):
                 sel = sel[np.argsort(-batch.cells_each()[sel], kind="stable")]  # largest first
+                each = triplet_affine.align_each if affine else align_each
                 with nb.parallel_chunksize(1):  # threads take them one at a time (equal shares would give
                     # the first thread all the largest)
-                    align_each(*seqs, sel, *args, cfg.matrix_budget, runs.off, runs.op, runs.length, res)
+                    each(*seqs, sel, *args, cfg.traceback, cfg.matrix_budget, runs.off, runs.op, runs.length, res)
         out.score[:] = res[:, 0]
         out.start[:] = res[:, 1:4]
         out.end[:] = res[:, 4:7]

@@ -79,7 +79,7 @@ class TripletHooks:
 
         None where the configuration is one the kernels do not take
         (affine gaps, glocal, scoring values past the byte profile: the CPU
-        engine reports what it refuses); a triplet whose border scratch
+        engine aligns them, or reports what it refuses); a triplet whose border scratch
         alone would pass BORDER_BYTES stays on the CPU too, and with
         traceback one whose direction bytes (``dir_bytes``) pass
         ``trace_budget`` even in windows of slices (``window_slices``): the
@@ -91,6 +91,8 @@ class TripletHooks:
     def routes(batch: TripletBatch, cfg: AlignConfig) -> np.ndarray:
         """Each triplet's route: 0 the GPU, else the CPU engine because of the reason ``CPU_REASONS[r - 1]``."""
         lengths = batch.lengths
+        if cfg.scoring.gap_open:
+            return np.full(len(lengths), 5, np.int8)
         if not scoring_fits(cfg):
             return np.full(len(lengths), 1, np.int8)
         T, R = plan_shapes(lengths, cfg.mode_code, cfg.traceback, cfg.scoring)
@@ -105,7 +107,7 @@ class TripletHooks:
     def cpu_note(batch: TripletBatch, cfg: AlignConfig, idx: np.ndarray) -> str | None:
         """The line a GPU run says (once) when the triplets ``idx`` of ``batch`` go to the CPU engine (none for a
         configuration the CPU engine refuses: its error says it)."""
-        if cfg.scoring.gap_open or cfg.mode_code not in MODES:
+        if cfg.mode_code not in MODES:
             return None
         route = TripletHooks.routes(batch, cfg)[idx]
         route = route[route > 0]
@@ -123,6 +125,7 @@ CPU_REASONS = (
     "scores that could pass 32-bit lanes",
     "a cube too large for the GPU's border scratch",
     "traceback codes past --max-matrix-mb even in windows of slices",
+    "affine gaps (the GPU kernels take linear gaps)",
 )
 
 
