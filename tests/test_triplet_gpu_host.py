@@ -185,6 +185,11 @@ def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine(monkeypatch):
     affine = AlignConfig(scoring=Scoring(2, 4, 3, 2, 1))  # the CPU engine's alone
     assert gt.HOOKS.routes(batch, affine).tolist() == [5] * 5
     assert gt.HOOKS.cpu_note(batch, affine, np.arange(5)).endswith("affine gaps (the GPU kernels take linear gaps)")
+    said.clear()
+    res = GpuScheduler([Engine(0)], CpuTriplet(1), gt.HOOKS, said.append, device="fake GPU").align(batch, affine)
+    want = CpuTriplet(1).align(batch, affine)
+    assert res.score.tolist() == want.score.tolist() and res.column_strings() == want.column_strings()
+    assert len(said) == 1 and said[0].startswith("5 of 5 triplets")
     assert gt.HOOKS.cpu_note(batch, AlignConfig(scoring=LINEAR, mode="glocal"), np.arange(5)) is None  # refused
     wide = AlignConfig(scoring=Scoring(120, 120, 0, 120, 120), traceback=False)
     long = batch_of([[10**6, 10**6, 10**6], [5, 5, 5]])
