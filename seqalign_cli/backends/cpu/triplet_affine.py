@@ -32,7 +32,7 @@ import numpy as np
 
 from ...jit import nb
 from ...results import COLUMN_STEPS
-from .triplet_cube import GLOBAL, LOCAL, SEMI, _JIT, _tables
+from .triplet_cube import GLOBAL, LOCAL, SEMI, _JIT, _tables, runs_of
 
 #: the previous-kind field of a column that starts the alignment
 START = 7
@@ -196,17 +196,7 @@ def align_triplet(a, b, c, mode, sc, neg, costs, trace, budget, run_op, run_len,
             _sweep(a, tabs, costs, mode, g2, base, at[0], n, P, Q, block, False, best, at, ckpt, 0)
             nops, done = _walk(block, base, at, ops, nops)
     out[1], out[2], out[3] = at[0], at[1], at[2]
-    nr = 0  # runs, from the start of the alignment on
-    p = nops - 1
-    while p >= 0:
-        q = p
-        while q > 0 and ops[q - 1] == ops[p]:
-            q -= 1
-        run_op[nr] = ops[p]
-        run_len[nr] = p - q + 1
-        nr += 1
-        p = q - 1
-    out[7] = nr
+    out[7] = runs_of(ops, nops, run_op, run_len)
 
 
 @nb.njit(parallel=True, **_JIT)

@@ -281,7 +281,13 @@ def align_triplet(a, b, c, mode, sc, neg, trace, budget, run_op, run_len, out):
             _sweep(a, tabs, mode, sc[3] * 2, base, at[0], P, Q, block, False, best, at, ckpt, 0)
             nops, done = _walk(block, base, at, ops, nops)
     out[1], out[2], out[3] = at[0], at[1], at[2]
-    # runs, from the start of the alignment on
+    out[7] = runs_of(ops, nops, run_op, run_len)
+
+
+@nb.njit(**_JIT)
+def runs_of(ops, nops, run_op, run_len):
+    """The walk's ``ops`` (kinds from the end back) as runs from the start of the alignment on, into
+    run_op/run_len; returns their count."""
     nr = 0
     p = nops - 1
     while p >= 0:
@@ -292,7 +298,7 @@ def align_triplet(a, b, c, mode, sc, neg, trace, budget, run_op, run_len, out):
         run_len[nr] = p - q + 1
         nr += 1
         p = q - 1
-    out[7] = nr
+    return nr
 
 
 @nb.njit(parallel=True, **_JIT)
