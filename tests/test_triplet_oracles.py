@@ -30,9 +30,9 @@ import zlib
 
 import pytest
 
-from triplet_oracles import (DEFAULT_SCORING, MODES, TripletScoring, brute_force, column_score,
-                             explicit_best, gapped_rows, openings, pair_score, projection_score, ref_align,
-                             ref_align_affine, rescore)
+from triplet_oracles import (DEFAULT_SCORING, GAP, MODES, TripletScoring, all_alignments, brute_force,
+                             column_score, explicit_best, gapped_rows, openings, pair_score, projection_score,
+                             ref_align, ref_align_affine, rescore, runs)
 
 FACE_POSITIVE = TripletScoring(match=5, mismatch=3, gap_open=0, gap_extend=1, n_penalty=2)  # match > 2g
 FREE_GAPS = TripletScoring(match=1, mismatch=1, gap_open=0, gap_extend=0, n_penalty=0)
@@ -254,11 +254,44 @@ def test_openings():
     assert openings(None, "M") == 0
     assert openings(None, "a") == 2 and openings(None, "A") == 2  # the first column opens every gap
     assert openings("M", "a") == 2 and openings("a", "a") == 0
-    assert openings("B", "a") == 0  # A had a gap already: the gaps of A against B and C go on
-    assert openings("a", "b") == 2  # B had a residue: its gaps against A and C open; A's gap against B closes
+    assert openings("B", "a") == 1  # A's gap against B goes on; against C it opens (C had a gap too before)
+    assert openings("a", "b") == 2  # B's gaps against A and C open; A's gap against B closes
     assert openings("A", "M") == 0
-    assert openings("C", "A") == 1  # B had a gap already (against A it goes on), C's gap opens against A
+    assert openings("C", "A") == 2  # B's gap against A opens (A had a gap too before), and C's
+    assert openings("c", "c") == 0 and openings("A", "A") == 0
     assert openings(1, 2) == openings("a", "b")
+
+
+def test_quasi_natural_against_natural_openings():
+    """Against natural costs (the gap runs of each pairwise projection, columns of two gaps left out), the
+    quasi-natural openings of every alignment of lengths up to (3, 3, 2) are the same, but where a pair's gap
+    is interrupted by columns of two gaps (the README's one case), where they are more."""
+    def natural(rows):
+        count = 0
+        for r1, r2 in ((rows[0], rows[1]), (rows[0], rows[2]), (rows[1], rows[2])):
+            kept = [(x == GAP, y == GAP) for x, y in zip(r1, r2) if not (x == GAP and y == GAP)]
+            count += sum(1 for n, col in enumerate(kept) if col != (False, False) and (n == 0 or kept[n - 1] != col))
+        return count
+
+    def interrupted(rows):
+        for r1, r2 in ((rows[0], rows[1]), (rows[0], rows[2]), (rows[1], rows[2])):
+            cols = [(x == GAP, y == GAP) for x, y in zip(r1, r2)]
+            for n in range(1, len(cols)):
+                if cols[n] == (True, True) and cols[n - 1] != (True, True):
+                    after = next((c for c in cols[n:] if c != (True, True)), None)
+                    if after is not None and after == cols[n - 1] and after != (False, False):
+                        return True
+        return False
+
+    seen = {False: 0, True: 0}
+    for lens in itertools.product(range(4), range(4), range(3)):
+        for kinds in all_alignments(*lens):
+            quasi = sum(openings(prev, kind) for prev, kind in zip((None,) + kinds[:-1], kinds))
+            rows = gapped_rows("A" * lens[0], "C" * lens[1], "G" * lens[2], (0, 0, 0), runs(kinds))
+            nat, extra = natural(rows), interrupted(rows)
+            assert quasi > nat if extra else quasi == nat, (runs(kinds), quasi, nat)
+            seen[extra] += 1
+    assert seen[True] and seen[False]
 
 
 def test_affine_hand_worked():

@@ -23,9 +23,9 @@ N (code 4). A pair with an N scores ``-n_penalty``, a match ``+match``, a
 mismatch ``-mismatch``; residue/gap costs ``gap_extend``; gap/gap is free.
 Affine gaps (``gap_open`` > 0), the quasi-natural costs: a pair opens a gap
 in a column where one of its two sequences has a residue and the other a
-gap, unless that other sequence has a gap in the previous column too (the
-first column opens every gap it has); each opening costs ``gap_open``
-(``openings``). Column kinds, in tie order:
+gap, unless the previous column has the same (a residue in the first, a
+gap in the second); the first column opens every gap it has; each opening
+costs ``gap_open`` (``openings``). Column kinds, in tie order:
 ``M`` (1,1,1), ``a`` (0,1,1), ``b`` (1,0,1), ``c`` (1,1,0), ``A`` (1,0,0),
 ``B`` (0,1,0), ``C`` (0,0,1): the step each takes in A, B and C.
 
@@ -95,14 +95,13 @@ def _gap(scoring) -> int:
 def openings(prev, kind) -> int:
     """Gaps a column of ``kind`` opens after a column of ``prev`` (kind letters or indices; None: no column
     before). Over the three pairs of sequences: one with a residue and one with a gap opens a gap unless the
-    gapped sequence had a gap in the previous column too."""
+    previous column has the same residue and gap."""
     step = STEPS[kind] if isinstance(kind, int) else STEP_OF[kind]
     before = None if prev is None else (STEPS[prev] if isinstance(prev, int) else STEP_OF[prev])
     count = 0
     for x, y in ((0, 1), (0, 2), (1, 2)):
         if step[x] != step[y]:
-            gapped = y if step[x] else x
-            count += before is None or before[gapped] == 1
+            count += before is None or (before[x], before[y]) != (step[x], step[y])
     return count
 
 

@@ -4,9 +4,9 @@ The README's section "Triplets" defines the costs and the tie rules; the
 plain DP of ``tests/triplet_oracles.py`` (``ref_align_affine``) is the same
 recurrence written from that text. Quasi-natural gap costs: in a column
 where one sequence of a pair has a residue and the other a gap, the pair
-opens a gap unless the gapped sequence had a gap in the previous column too
-(the first column opens every gap it has); each opening costs gap-open, on
-top of the linear column scores of ``triplet_cube``.
+opens a gap unless the previous column has the same residue and gap (the
+first column opens every gap it has); each opening costs gap-open, on top
+of the linear column scores of ``triplet_cube``.
 
 Cell (i, j, k) holds D_t, the best score of an alignment ending there with
 a column of kind t (``results.Column``): the column's score plus the best
@@ -40,16 +40,16 @@ START = 7
 
 def opening_costs(gap_open: int, dtype) -> np.ndarray:
     """(8, 7): ``gap_open`` times the gaps a column of kind t opens after a column of kind s (s = 7: the first
-    column). Over the pairs of sequences whose column has a residue and a gap: the gap opens unless the gapped
-    sequence had a gap in column s too."""
+    column). Over the pairs of sequences whose column has a residue and a gap: the gap opens unless column s
+    has the same residue and gap."""
     costs = np.zeros((8, 7), dtype)
     for s in range(8):
         for t in range(7):
             step = COLUMN_STEPS[t]
             for x, y in ((0, 1), (0, 2), (1, 2)):
                 if step[x] != step[y]:
-                    gapped = y if step[x] else x
-                    costs[s, t] += gap_open if s == START or COLUMN_STEPS[s, gapped] else 0
+                    same = s != START and COLUMN_STEPS[s, x] == step[x] and COLUMN_STEPS[s, y] == step[y]
+                    costs[s, t] += 0 if same else gap_open
     return costs
 
 
