@@ -1286,6 +1286,7 @@ __global__ void __launch_bounds__(tri::THREADS)
 #define WALK_ARGS                                                                                 \
   const int*, int, const int64_t*, const int64_t*, const int64_t*, const int*, const uint8_t*,    \
       const int64_t*, const int64_t*, uint8_t*, int*, int*, const int*, int
+#define TRACE_ARGS TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int
 #define TRIPLET_VARIANTS(M)                                               \
   template __global__ void triplet_score<M, 4, 1, 0>(TRIPLET_ARGS);       \
   template __global__ void triplet_score<M, 4, 4, 0>(TRIPLET_ARGS);       \
@@ -1297,18 +1298,18 @@ __global__ void __launch_bounds__(tri::THREADS)
   template __global__ void triplet_score16<M, 6, 16, 0>(TRIPLET_ARGS);    \
   template __global__ void triplet_score16<M, 6, 16, 1>(TRIPLET_ARGS);    \
   template __global__ void triplet_score16<M, 8, 16, 0>(TRIPLET_ARGS);    \
-  template __global__ void triplet_trace<M, 4, 1, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);   \
-  template __global__ void triplet_trace<M, 6, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);   \
-  template __global__ void triplet_trace<M, 6, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);  \
-  template __global__ void triplet_trace<M, 6, 16, 1>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);  \
-  template __global__ void triplet_trace<M, 8, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);  \
-  template __global__ void triplet_trace<M, 6, 16, 3>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int);  \
-  template __global__ void triplet_trace16<M, 6, 16, 2>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
-  template __global__ void triplet_trace16<M, 6, 16, 3>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
-  template __global__ void triplet_trace16<M, 4, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
-  template __global__ void triplet_trace16<M, 6, 4, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
-  template __global__ void triplet_trace16<M, 6, 16, 0>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
-  template __global__ void triplet_trace16<M, 6, 16, 1>(TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int); \
+  template __global__ void triplet_trace<M, 4, 1, 0>(TRACE_ARGS);         \
+  template __global__ void triplet_trace<M, 6, 4, 0>(TRACE_ARGS);         \
+  template __global__ void triplet_trace<M, 6, 16, 0>(TRACE_ARGS);        \
+  template __global__ void triplet_trace<M, 6, 16, 1>(TRACE_ARGS);        \
+  template __global__ void triplet_trace<M, 8, 16, 0>(TRACE_ARGS);        \
+  template __global__ void triplet_trace<M, 6, 16, 3>(TRACE_ARGS);        \
+  template __global__ void triplet_trace16<M, 6, 16, 2>(TRACE_ARGS);      \
+  template __global__ void triplet_trace16<M, 6, 16, 3>(TRACE_ARGS);      \
+  template __global__ void triplet_trace16<M, 4, 4, 0>(TRACE_ARGS);       \
+  template __global__ void triplet_trace16<M, 6, 4, 0>(TRACE_ARGS);       \
+  template __global__ void triplet_trace16<M, 6, 16, 0>(TRACE_ARGS);      \
+  template __global__ void triplet_trace16<M, 6, 16, 1>(TRACE_ARGS);      \
   template __global__ void triplet_walk<M, 4, 1>(WALK_ARGS);              \
   template __global__ void triplet_walk<M, 6, 4>(WALK_ARGS);              \
   template __global__ void triplet_walk<M, 6, 16>(WALK_ARGS);             \
