@@ -9,7 +9,8 @@ length, aligned by ``CpuTriplet`` (score only and with traceback), after a
 warm-up (compile) on two of them; GCUPS = n1*n2*n3 cells a second;
 ``--gap-open`` > 0 times the affine engine (linear gaps otherwise). GPU
 (``--gpu``): ``backends.cuda.triplet.bench_run`` (kernel time by device
-events); ``--wave`` times the tile wave's thresholds side by side.
+events; ``--gap-open`` > 0: the affine kernels); ``--wave`` times the tile
+wave's thresholds side by side.
 """
 
 from __future__ import annotations
@@ -64,9 +65,11 @@ def main():
     ap.add_argument("--modes", default="global,semi-global,local")
     ap.add_argument("--cpu-triplets", type=int, default=16)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--gap-open", type=int, default=0, help="CPU: above 0, the affine engine")
+    ap.add_argument("--gap-open", type=int, default=0, help="above 0, the affine engine (CPU) or kernels (GPU)")
     ap.add_argument("--gpu", action="store_true", help="time the GPU kernels instead of the CPU engine")
     ap.add_argument("--traceback", action="store_true", help="GPU: the traceback kernels (forward with codes, walk)")
+    ap.add_argument("--affine-threads", default=None, metavar="N,...",
+                    help="GPU, --gap-open > 0: blocks of at most N threads (the plan's MAX_THREADS), for each N")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--cells", type=float, default=2e10, help="GPU: 3-D cells a batch")
     ap.add_argument("--sweep", default=None, metavar="T:R,...",
@@ -91,9 +94,17 @@ def main():
         from seqalign_cli.backends.cuda.triplet import bench_run
         from seqalign_cli.backends.cuda.triplet_plan import Tuning
 
+        from seqalign_cli.backends.cuda import triplet_affine
+
+        scorings = {"affine" if args.gap_open else "linear": Scoring(gap_open=args.gap_open)}
         for wave in (args.wave.split(",") if args.wave else [None]):
-            bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, traceback=args.traceback,
-                      tuning=Tuning(wave_tiles=None if wave in (None, "rule") else int(wave)))
+            for threads in (args.affine_threads.split(",") if args.affine_threads else [None]):
+                if threads is not None:
+                    triplet_affine.MAX_THREADS = int(threads)
+                    print(f"# affine kernels: blocks of at most {threads} threads")
+                bench_run(lengths, modes, scorings, reps=args.reps, target_cells=args.cells,
+                          traceback=args.traceback,
+                          tuning=Tuning(wave_tiles=None if wave in (None, "rule") else int(wave)))
     else:
         cpu(lengths, modes, args.cpu_triplets, args.threads, args.reps, gap_open=args.gap_open)
 

@@ -229,6 +229,23 @@ class Column(IntEnum):
 COLUMN_LETTERS = np.frombuffer(b"MabcABC", np.uint8).copy()
 #: the residues each ``Column`` takes from A, B and C
 COLUMN_STEPS = np.array([[1, 1, 1], [0, 1, 1], [1, 0, 1], [1, 1, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], np.int64)
+#: with affine gaps, the previous kind of a column that starts the alignment
+COLUMN_START = 7
+
+
+def opening_costs(gap_open: int, dtype=np.int32) -> np.ndarray:
+    """(8, 7): ``gap_open`` times the gaps a column of kind t opens after a column of kind s (s = 7: the first
+    column), the quasi-natural rule of the README: over the pairs of sequences whose column has a residue and a
+    gap, the gap opens unless column s has the same residue and gap. Every engine's table of affine costs."""
+    costs = np.zeros((8, 7), dtype)
+    for s in range(8):
+        for t in range(7):
+            step = COLUMN_STEPS[t]
+            for x, y in ((0, 1), (0, 2), (1, 2)):
+                if step[x] != step[y]:
+                    same = s != COLUMN_START and COLUMN_STEPS[s, x] == step[x] and COLUMN_STEPS[s, y] == step[y]
+                    costs[s, t] += 0 if same else gap_open
+    return costs
 
 
 class TripletView(NamedTuple):

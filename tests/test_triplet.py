@@ -523,18 +523,66 @@ def test_affine_gaps_from_the_command_line(tmp_path, mode):
 
 @pytest.mark.gpu
 @pytest.mark.skipif(gpu_count() < 1, reason="needs a GPU")
-def test_affine_gaps_go_to_the_cpu_engine_of_a_gpu_run(tmp_path):
-    """The GPU kernels take linear gaps: a GPU run aligns affine triplets on the CPU engine, says so once on
-    stderr, and writes what the CPU backend writes."""
+def test_affine_gaps_on_the_gpu_write_the_cpu_bytes(tmp_path):
+    """A GPU run aligns affine triplets with the affine kernels and writes what the CPU backend writes (TSV,
+    MAF, score only); with a budget the largest pass, they go to the CPU engine, said once on stderr."""
     files, _ = _affine_files(tmp_path)
+    big = [tmp_path / f"big.{s}.fa" for s in "abc"]
+    rng = random.Random(14)
+    for path, seq in zip(big, related_triplet(rng, 70)):  # 71**3 words of 4 bytes: past 1 MB
+        path.write_text(f">big\n{seq}\n")
+    for name, extra in (("maf", ()), ("tsv", ("--score-only",)), ("tsv", ("--mode", "local"))):
+        outs = {}
+        for backend in ("cpu", "cuda"):
+            outs[backend] = tmp_path / f"{backend}.{name}"
+            proc = seqalign("triplet", "--backend", backend, "--gap-open", 2, *extra, *files, "-o", outs[backend])
+            assert proc.returncode == 0, proc.stderr
+            assert b"go to the CPU engine" not in proc.stderr, proc.stderr
+        assert outs["cuda"].read_bytes() == outs["cpu"].read_bytes(), (name, extra)
     outs = {}
     for backend in ("cpu", "cuda"):
-        outs[backend] = tmp_path / f"{backend}.maf"
-        proc = seqalign("triplet", "--backend", backend, "--gap-open", 2, *files, "-o", outs[backend])
+        outs[backend] = tmp_path / f"{backend}.big.maf"
+        proc = seqalign("triplet", "--backend", backend, "--gap-open", 2, "--max-matrix-mb", 1, *big,
+                        "-o", outs[backend])
         assert proc.returncode == 0, proc.stderr
-        if backend == "cuda":
-            assert proc.stderr.count(b"affine gaps (the GPU kernels take linear gaps)") == 1, proc.stderr
+    assert proc.stderr.count(b"affine traceback words (4 bytes a cell) past --max-matrix-mb (1 MB)") == 1
     assert outs["cuda"].read_bytes() == outs["cpu"].read_bytes()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(gpu_count() < 1, reason="needs a GPU")
+def test_affine_kernels_equal_the_cpu():
+    """The affine kernels (one block a triplet, a wavefront over its rows): every mode, traceback and score only,
+    blocks of one warp to MAX_THREADS and rows past it (several a thread), rows around whole warps, empty
+    sequences and N; scores past the kernels' cells and words past the budget go to the CPU engine in the
+    same batch, and the records do not change."""
+    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.backends.cuda import triplet_affine as ga
+
+    rng = random.Random(97)
+    trip = [related_triplet(rng, n, alphabet="ACGTN" if n % 3 == 0 else "ACGT")
+            for n in (1, 2, 30, 31, 32, 33, 63, 64, 65, 100)]
+    trip += [[random_dna(rng, rng.randint(0, 60)) for _ in range(3)] for _ in range(30)]
+    trip += [["", random_dna(rng, 30), random_dna(rng, 20)], [random_dna(rng, 9), "", ""], ["", "", ""]]
+    trip += [[random_dna(rng, 300), random_dna(rng, 290), random_dna(rng, 4)],  # 291 rows: two rounds
+             [x := random_dna(rng, 270), x, random_dna(rng, 3)]]
+    a, b, c = (list(x) for x in zip(*trip))
+    lengths = np.array([[len(s) for s in t] for t in trip])
+    assert (ga.threads_for(lengths) == ga.MAX_THREADS).sum() == 2 and (ga.threads_for(lengths) == 32).any()
+    gpu = make_backend("triplet", "cuda")
+    for mode in MODES:
+        for scoring in (AFFINE["affine"], AFFINE["affine_cheap"]):
+            want = records(align(CpuTriplet(4), a, b, c, scoring, mode))
+            assert records(align(gpu, a, b, c, scoring, mode)) == want, (mode, scoring)
+            only = align(gpu, a, b, c, scoring, mode, traceback=False)
+            assert [(r[0], r[2]) for r in records(only)] == [(w[0], w[2]) for w in want], (mode, scoring)
+        # the largest triplets' words past the budget: the CPU engine's walk in the same batch
+        assert records(align(gpu, a, b, c, AFFINE["affine"], mode, budget=300_000)) == records(
+            align(CpuTriplet(4), a, b, c, AFFINE["affine"], mode))
+    # scores past the kernels' int32 cells: the CPU engine's int64 cells
+    wide = AFFINE["affine_wide"]
+    assert records(align(gpu, a[:12], b[:12], c[:12], wide, "global")) == records(
+        align(CpuTriplet(4), a[:12], b[:12], c[:12], wide, "global"))
 
 
 def test_score_only_writes_tsv_only(tmp_path):

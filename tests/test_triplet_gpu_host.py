@@ -182,14 +182,16 @@ def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine(monkeypatch):
     big = AlignConfig(scoring=Scoring(200, 4, 0, 2, 1))
     assert gt.HOOKS.cpu_note(batch, big, np.arange(5)).endswith("scoring values above 127 (the GPU kernels' "
                                                                 "byte profiles)")
-    affine = AlignConfig(scoring=Scoring(2, 4, 3, 2, 1))  # the CPU engine's alone
-    assert gt.HOOKS.routes(batch, affine).tolist() == [5] * 5
-    assert gt.HOOKS.cpu_note(batch, affine, np.arange(5)).endswith("affine gaps (the GPU kernels take linear gaps)")
+    # affine gaps: words of 4 bytes a cell within the budget (here the two largest pass it)
+    affine = AlignConfig(scoring=Scoring(2, 4, 3, 2, 1), matrix_budget=4 * 100**3 - 1)
+    assert gt.HOOKS.routes(batch, affine).tolist() == [0, 0, 0, 5, 5]
+    assert gt.HOOKS.cpu_note(batch, affine, np.arange(3, 5)).endswith(
+        "affine traceback words (4 bytes a cell) past --max-matrix-mb (3 MB)")
     said.clear()
     res = GpuScheduler([Engine(0)], CpuTriplet(1), gt.HOOKS, said.append, device="fake GPU").align(batch, affine)
     want = CpuTriplet(1).align(batch, affine)
     assert res.score.tolist() == want.score.tolist() and res.column_strings() == want.column_strings()
-    assert len(said) == 1 and said[0].startswith("5 of 5 triplets")
+    assert len(said) == 1 and said[0].startswith("2 of 5 triplets")
     assert gt.HOOKS.cpu_note(batch, AlignConfig(scoring=LINEAR, mode="glocal"), np.arange(5)) is None  # refused
     wide = AlignConfig(scoring=Scoring(120, 120, 0, 120, 120), traceback=False)
     long = batch_of([[10**6, 10**6, 10**6], [5, 5, 5]])
@@ -293,7 +295,6 @@ def test_traceback_goes_to_windows_past_the_device_direction_bytes(monkeypatch):
 
 def test_traceback_keeps_the_int32_and_scoring_rules():
     batch = batch_of([[10, 10, 10]])
-    assert not gt.HOOKS.on_gpu(batch, cfg_of(traceback=True, scoring=Scoring(2, 4, 4, 2, 1))).any()
     assert not gt.HOOKS.on_gpu(batch, cfg_of(traceback=True, scoring=Scoring(128, 4, 0, 2, 1))).any()
     big = Scoring(127, 1, 0, 1, 1)
     total = (tp.INT32_LIMIT - 1) // (3 * 127)  # bound 381 * (total + 1) >= 2**29
@@ -305,7 +306,9 @@ def test_traceback_keeps_the_int32_and_scoring_rules():
 
 def test_hooks_send_configurations_the_kernels_lack_to_the_cpu():
     batch = batch_of([[10, 10, 10], [5, 6, 7]])
-    assert not gt.HOOKS.on_gpu(batch, cfg_of(scoring=Scoring(2, 4, 4, 2, 1))).any()  # affine
+    assert gt.HOOKS.on_gpu(batch, cfg_of(scoring=Scoring(2, 4, 4, 2, 1))).all()  # affine: kernels of their own
+    assert gt.HOOKS.on_gpu(batch, cfg_of(scoring=Scoring(200, 4, 4, 2, 1))).all()  # no byte profile there
+    assert not gt.HOOKS.on_gpu(batch, cfg_of(mode="glocal", scoring=Scoring(2, 4, 4, 2, 1))).any()
     assert not gt.HOOKS.on_gpu(batch, cfg_of(mode="glocal")).any()
     assert not gt.HOOKS.on_gpu(batch, cfg_of(scoring=Scoring(128, 4, 0, 2, 1))).any()  # past the byte profile
     assert gt.HOOKS.on_gpu(batch, cfg_of(scoring=Scoring(127, 127, 0, 127, 127))).all()
@@ -678,7 +681,7 @@ def test_results_fill_starts_counts_and_runs_with_traceback():
 
 def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     checks = gt.compile_checks()
-    assert list(checks) == ["triplet.cu"]
+    assert list(checks) == ["triplet.cu", "triplet_affine.cu"]  # the affine kernels: test_triplet_affine_gpu_host
     names = checks["triplet.cu"]
     assert len(names) == len(set(names)) >= 6
     pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace(?:16)?)<([013]), (\d+), (\d+), ([0-3])>$")

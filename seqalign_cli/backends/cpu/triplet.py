@@ -16,7 +16,7 @@ from ...config import AlignConfig, Mode
 from ...errors import UsageError
 from ...io.triplet import TripletBatch
 from ...jit import nb, thread_count
-from ...results import TripletAlignments
+from ...results import TripletAlignments, opening_costs
 from . import triplet_affine
 from .triplet_cube import align_each
 
@@ -56,7 +56,7 @@ class CpuTriplet:
             dtype, neg = (np.int64, NEG64) if wide else (np.int32, NEG32)
             args = (int(cfg.mode_code), np.array(cfg.scoring.as_list(), dtype), np.array([neg], dtype))
             if affine:
-                args += (triplet_affine.opening_costs(cfg.scoring.gap_open, dtype),)
+                args += (opening_costs(cfg.scoring.gap_open, dtype),)
             sel = np.flatnonzero((bound >= INT32_LIMIT) == wide)
             if len(sel):
                 sel = sel[np.argsort(-batch.cells_each()[sel], kind="stable")]  # largest first

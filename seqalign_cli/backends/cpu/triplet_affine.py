@@ -11,7 +11,7 @@ of the linear column scores of ``triplet_cube``.
 Cell (i, j, k) holds D_t, the best score of an alignment ending there with
 a column of kind t (``results.Column``): the column's score plus the best
 over the previous kinds s of D_s at the cell the column comes from less
-``opening_costs[s, t]``, or a start there (row 7 of the costs: no column
+``results.opening_costs[s, t]``, or a start there (row 7 of the costs: no column
 before). Slices over i are (n2 + 2, n3 + 2, 7), a guard row and column of
 minus infinity at index 0 (kind t of cell (i, j, k) at [j + 1, k + 1, t]);
 a scalar loop over the cells, 7 x 8 candidates a cell (about 0.025 GCUPS
@@ -31,26 +31,11 @@ import math
 import numpy as np
 
 from ...jit import nb
-from ...results import COLUMN_STEPS
+from ...results import COLUMN_START, COLUMN_STEPS
 from .triplet_cube import GLOBAL, LOCAL, SEMI, _JIT, _tables, runs_of
 
 #: the previous-kind field of a column that starts the alignment
-START = 7
-
-
-def opening_costs(gap_open: int, dtype) -> np.ndarray:
-    """(8, 7): ``gap_open`` times the gaps a column of kind t opens after a column of kind s (s = 7: the first
-    column). Over the pairs of sequences whose column has a residue and a gap: the gap opens unless column s
-    has the same residue and gap."""
-    costs = np.zeros((8, 7), dtype)
-    for s in range(8):
-        for t in range(7):
-            step = COLUMN_STEPS[t]
-            for x, y in ((0, 1), (0, 2), (1, 2)):
-                if step[x] != step[y]:
-                    same = s != START and COLUMN_STEPS[s, x] == step[x] and COLUMN_STEPS[s, y] == step[y]
-                    costs[s, t] += 0 if same else gap_open
-    return costs
+START = COLUMN_START
 
 
 @nb.njit(**_JIT)

@@ -49,6 +49,7 @@ import numpy as np
 from ...config import AlignConfig, Mode, Scoring
 from ...io.triplet import TripletBatch
 from ...results import TripletAlignments
+from . import triplet_affine as affine
 from . import triplet_plan as plan
 from .device import DeviceEngine, Job, copy_back, fetch_runs, upload, upload_runs
 from .launch import NULL
@@ -78,12 +79,13 @@ class TripletHooks:
         """The triplets a GPU aligns: scores within int32 lanes; with traceback, windows of codes within budget.
 
         None where the configuration is one the kernels do not take
-        (affine gaps, glocal, scoring values past the byte profile: the CPU
+        (glocal, scoring values past the byte profile with linear gaps: the CPU
         engine aligns them, or reports what it refuses); a triplet whose border scratch
         alone would pass BORDER_BYTES stays on the CPU too, and with
         traceback one whose direction bytes (``dir_bytes``) pass
         ``trace_budget`` even in windows of slices (``window_slices``): the
-        CPU engine traces it back by checkpoints. ``routes`` says why.
+        CPU engine traces it back by checkpoints. Affine gaps: the routes of
+        ``triplet_affine.routes``. ``routes`` says why.
         """
         return TripletHooks.routes(batch, cfg) == 0
 
@@ -91,8 +93,8 @@ class TripletHooks:
     def routes(batch: TripletBatch, cfg: AlignConfig) -> np.ndarray:
         """Each triplet's route: 0 the GPU, else the CPU engine because of the reason ``CPU_REASONS[r - 1]``."""
         lengths = batch.lengths
-        if cfg.scoring.gap_open:
-            return np.full(len(lengths), 5, np.int8)
+        if cfg.scoring.gap_open and cfg.mode_code in MODES:
+            return affine.routes(lengths, cfg)
         if not scoring_fits(cfg):
             return np.full(len(lengths), 1, np.int8)
         T, R = plan_shapes(lengths, cfg.mode_code, cfg.traceback, cfg.scoring)
@@ -125,7 +127,7 @@ CPU_REASONS = (
     "scores that could pass 32-bit lanes",
     "a cube too large for the GPU's border scratch",
     "traceback codes past --max-matrix-mb even in windows of slices",
-    "affine gaps (the GPU kernels take linear gaps)",
+    "affine traceback words (4 bytes a cell) past --max-matrix-mb",
 )
 
 
@@ -209,6 +211,9 @@ class CudaTriplet(DeviceEngine):
 
     def prepare(self, batch: TripletBatch, cfg: AlignConfig, subset: np.ndarray, d: _DeviceBatch) -> list:
         """The launches of ``subset``, their inputs uploaded (not timed by benchmarks)."""
+        if cfg.scoring.gap_open:
+            return [affine.AffineLaunch(self.cp, self.device, d, plan, cfg)
+                    for plan in affine.plan_affine(batch.lengths, subset, cfg.traceback, self.tuning.dirs_bytes)]
         return [_Launch(self.cp, self.device, d, plan, cfg)
                 for plan in plan_launches(batch.lengths, subset, cfg, self.tuning)]
 
@@ -243,15 +248,17 @@ class CudaTriplet(DeviceEngine):
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
     """Kernel variants ``seqalign info`` compiles: every mode, each group size, int32 and 16-bit lanes, traceback
-    (in windows too)."""
-    return {KERNEL: tuple(kernel_name(m, r, t, p, wave=w) for m in MODES for t, r, p, w in
-                          ((1, 4, False, False), (4, 6, False, False), (16, 8, False, False), (16, 6, False, True),
-                           (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))
-            + tuple(kernel_name(m, r, t, p, trace=True, wave=w) for m in MODES for t, r, p, w in
-                    ((1, 4, False, False), (4, 6, False, False), (16, 6, False, False), (16, 6, False, True),
+    (in windows too); the affine kernels."""
+    linear = (tuple(kernel_name(m, r, t, p, wave=w) for m in MODES for t, r, p, w in
+                    ((1, 4, False, False), (4, 6, False, False), (16, 8, False, False), (16, 6, False, True),
                      (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))
-            + tuple(kernel_name(m, 6, 16, p, trace=True, wave=True, windows=True) for m in MODES for p in (False, True))
-            + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))}
+              + tuple(kernel_name(m, r, t, p, trace=True, wave=w) for m in MODES for t, r, p, w in
+                      ((1, 4, False, False), (4, 6, False, False), (16, 6, False, False), (16, 6, False, True),
+                       (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))
+              + tuple(kernel_name(m, 6, 16, p, trace=True, wave=True, windows=True) for m in MODES
+                      for p in (False, True))
+              + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6))))
+    return {KERNEL: linear, **affine.compile_checks()}
 
 
 # ---------------------------------------------------------------- benchmarks
@@ -302,7 +309,7 @@ def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float 
 
     The signature of ``seqalign bench``'s call (lengths, modes, scorings,
     reps, target cells); ``scorings`` maps a name to a ``Scoring`` (None:
-    the defaults with linear gaps); affine ones run with gap_open = 0, and
+    the defaults with linear gaps); affine ones time the affine kernels, and
     modes the family does not have (glocal) are skipped. Enough related
     triplets of each length to reach ``target_cells`` cells (264 at least).
     """
@@ -322,9 +329,6 @@ def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float 
             if Mode.parse(mode) not in MODES:
                 continue
             for name, sc in scorings.items():
-                if sc.gap_open:
-                    name = f"{name}->linear"
-                cfg = AlignConfig(scoring=Scoring(sc.match, sc.mismatch, 0, sc.gap_extend, sc.n_penalty), mode=mode,
-                                  traceback=traceback)
+                cfg = AlignConfig(scoring=sc, mode=mode, traceback=traceback)
                 secs = time_triplets(engine, batch, cfg, reps)
                 out(f"{L}\t{count}\t{mode}\t{name}\t{secs * 1e3:.2f}\t{cells / secs / 1e12:.3f}")

@@ -1,0 +1,297 @@
+// triplet_affine.cu: exact 3-way (triplet) alignment with affine gaps (quasi-natural costs), one block a triplet.
+//
+// Computes, exactly as the CPU engine does (seqalign_cli/backends/cpu/triplet_affine.py; definition, modes
+// and tie rules: the README's section "Triplets"), the seven values D_t(i, j, k) of every cell of the cube
+// (n1+1) x (n2+1) x (n3+1) of sequences A, B, C, one for each kind t of the last column (0..6: M a b c A B C):
+// the column's sum-of-pairs score (gap_extend for each residue facing a gap) plus the best over the
+// previous kinds s of D_s at the cell the column comes from, less gap_open times opens(s, t) (the gaps
+// that s then t opens), or a start there (opens(7, t): the first column opens every gap it has). Values at
+// or below NEG / 2 stand for minus infinity. Global: a start only from (0, 0, 0), the end is the best kind
+// of (n1, n2, n3). Semi-global: cells with a zero coordinate hold no value and every column may start
+// from them; the end is the best value above 0 on an end face (i = n1, j = n2 or k = n3). Local: a start
+// from any cell; the end is the best value above 0. Ties: candidates compared with strict > in kind
+// order, so the first previous kind s wins; a start wins ties with every s; the end is the first best
+// (cell in (i, j, k) order, then kind). No end (nothing above 0, or three empty sequences): score 0,
+// end (0, 0, 0), end kind -1.
+//
+// Kernel triplet_affine<MODE, TRACE>  (one block a triplet, any block size up to MAX_THREADS, whole warps)
+//   a, b, c            uint8 codes of all triplets' A, B and C, flat (A C G T = 0..3, other = 4)
+//   aoff, boff, coff   int64 (ntriplets+1): triplet p's A is a[aoff[p] .. aoff[p+1])
+//   order              int32 (grid): the triplet block x aligns (-1: none)
+//   match, mismatch, gap_open, gap_extend, n_penalty  int32 scoring (pair scores as in `pair`)
+//   ring               int32 scratch: at ring + ring_off[p], 3 x (n3+1) x 7 x (n2+1) ints, the values of
+//                      the last three wavefront steps, [step % 3][k][t][j] (so a warp's rows coalesce)
+//   ring_off           int64 (ntriplets)
+//   out                int32 (ntriplets, 4): score, end i, j, k
+//   info               int32 (ntriplets, 4), TRACE only: info[4p + 3] gets the end kind (for the walk)
+//   words              uint32, TRACE only: at words + word_off[p] the word of every cell (i, j, k) at
+//                      (i * (n2+1) + j) * (n3+1) + k: seven 3-bit fields, field t the previous kind of a
+//                      column of kind t ending there (7: the alignment starts before that column; 0 where
+//                      D_t has no value)
+//   word_off           int64 (ntriplets), TRACE only
+// Thread mapping: thread x of the block owns rows j = x, x + blockDim, ... of every slice; the block runs
+// a wavefront over (i, j): at step s the row j of slice i = s - j, its cells k = 0..n3 in order, so row
+// (i, j) finds rows (i, j - 1) and (i - 1, j - 1) among those of steps s - 1 and s - 2, and (i - 1, j)
+// among its own row's of step s - 1, in the ring (a barrier between steps). Each thread keeps the first
+// best end cell it meets by (value desc, i, j, k, t asc); the block reduces them. The opening costs are
+// the table opens(s, t) times gap_open, constants of the unrolled loops (only two products are live).
+//
+// Kernel triplet_affine_walk<MODE>  (one thread a triplet)
+//   order, nwork       int32: the triplets to walk (-1: none)
+//   boff, coff, out, words, word_off: as above (out: the end cells)
+//   run_off            int64 (ntriplets): triplet p's first run slot (room for n1 + n2 + n3 + 1 runs)
+//   run_op, run_len    uint8 / int32: the runs (kind, length) from the start of the alignment to its end
+//   info               int32 (ntriplets, 4): in, the end kind at [3]; out, start i, j, k and the run count
+//   From the end cell and kind the walk reads each cell's field of the current kind: the previous kind,
+//   or 7 (the column just taken is the first).
+
+#include "common.cuh"
+
+namespace aff {
+
+using sa::GLOBAL;
+using sa::LOCAL;
+using sa::SEMI;
+
+// the most threads a block (the host's MAX_THREADS)
+constexpr int MAX_THREADS = 256;
+constexpr int KINDS = 7;
+constexpr int START = 7;
+// minus infinity, and the level below which a value stands for it (the CPU engine's int32 cells)
+constexpr int NEG = -(1 << 29);
+constexpr int REAL = NEG / 2;
+// the key of no end cell
+constexpr long long NO_KEY = 0x7fffffffffffffffLL;
+
+// The gaps a column of kind t opens after a column of kind s (s = 7: the first column): the README's
+// quasi-natural rule, the host's results.opening_costs(1) (a host test compares them).
+__device__ __forceinline__ constexpr int opens(int s, int t) {
+  constexpr int OPENS[8][7] = {
+      {0, 2, 2, 2, 2, 2, 2}, {0, 0, 2, 2, 2, 1, 1}, {0, 2, 0, 2, 1, 2, 1}, {0, 2, 2, 0, 1, 1, 2},
+      {0, 2, 1, 1, 0, 2, 2}, {0, 1, 2, 1, 2, 0, 2}, {0, 1, 1, 2, 2, 2, 0}, {0, 2, 2, 2, 2, 2, 2}};
+  return OPENS[s][t];
+}
+
+// the residues a column of kind t takes from A, B and C (M a b c A B C)
+__device__ __forceinline__ int step_i(int t) { return t == 0 || t == 2 || t == 3 || t == 4; }
+__device__ __forceinline__ int step_j(int t) { return t == 0 || t == 1 || t == 3 || t == 5; }
+__device__ __forceinline__ int step_k(int t) { return t == 0 || t == 1 || t == 2 || t == 6; }
+
+__device__ __forceinline__ int pair_score(int x, int y, int match, int mismatch, int n_penalty) {
+  return (x > 3 || y > 3) ? -n_penalty : (x == y ? match : -mismatch);
+}
+
+template <int MODE>
+__device__ __forceinline__ bool starts(int i, int j, int k) {
+  if (MODE == LOCAL) return true;
+  if (MODE == SEMI) return i == 0 || j == 0 || k == 0;
+  return i == 0 && j == 0 && k == 0;
+}
+
+// (value, cell key) pairs: the better is the larger value, then the smaller key (the (i, j, k, t) order)
+__device__ __forceinline__ bool better(int v, long long key, int bv, long long bkey) {
+  return v > bv || (v == bv && key < bkey);
+}
+
+}  // namespace aff
+
+template <int MODE, int TRACE>
+__global__ void __launch_bounds__(aff::MAX_THREADS) triplet_affine(const uint8_t* __restrict__ a, const int64_t* __restrict__ aoff,
+                               const uint8_t* __restrict__ b, const int64_t* __restrict__ boff,
+                               const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
+                               const int* __restrict__ order, int match, int mismatch, int gap_open,
+                               int gap_extend, int n_penalty, int* ring,
+                               const int64_t* __restrict__ ring_off, int* __restrict__ out, int* __restrict__ info,
+                               uint32_t* __restrict__ words, const int64_t* __restrict__ word_off) {
+  using namespace aff;
+  __shared__ int red_v[32];
+  __shared__ long long red_k[32];
+  const int p = order[blockIdx.x];
+  if (p < 0) return;  // the whole block
+  const int n1 = (int)(aoff[p + 1] - aoff[p]), n2 = (int)(boff[p + 1] - boff[p]), n3 = (int)(coff[p + 1] - coff[p]);
+  const uint8_t* A = a + aoff[p];
+  const uint8_t* B = b + boff[p];
+  const uint8_t* C = c + coff[p];
+  int* rg = ring + ring_off[p];
+  // a triplet's ring (at most BORDER_BYTES) and words (at most the trace budget) take int indices
+  const int rows = n2 + 1, slot = (n3 + 1) * KINDS * rows;
+  uint32_t* wd = TRACE ? words + word_off[p] : nullptr;
+  const int g2 = 2 * gap_extend;
+  const int init = MODE == GLOBAL ? NEG : 0;
+  int bv = init;
+  long long bkey = NO_KEY;
+  for (int s = 0; s <= n1 + n2; ++s) {
+    int* cur = rg + (s % 3) * slot;
+    const int* up = rg + ((s + 2) % 3) * slot;    // step s - 1: rows (i - 1, j) and (i, j - 1)
+    const int* diag = rg + ((s + 1) % 3) * slot;  // step s - 2: row (i - 1, j - 1)
+    for (int j = max(0, s - n1) + (int)threadIdx.x; j <= min(n2, s); j += blockDim.x) {
+      const int i = s - j;
+      const int x = i > 0 ? min((int)A[i - 1], 4) : 4;
+      const int y = j > 0 ? min((int)B[j - 1], 4) : 4;
+      const int ab = pair_score(x, y, match, mismatch, n_penalty);
+      // the sources of the seven kinds at k - 1 (kept from the last cell) and at k (read)
+      int src[KINDS][KINDS];  // src[t]: the cell kind t comes from
+      int left[KINDS], pi1[KINDS], pj1[KINDS], pij1[KINDS];
+#pragma unroll
+      for (int t = 0; t < KINDS; ++t) left[t] = pi1[t] = pj1[t] = pij1[t] = NEG;
+      for (int k = 0; k <= n3; ++k) {
+        const int z = k > 0 ? min((int)C[k - 1], 4) : 4;
+        const int ac = pair_score(x, z, match, mismatch, n_penalty);
+        const int bc = pair_score(y, z, match, mismatch, n_penalty);
+        int pi[KINDS], pj[KINDS], pij[KINDS];
+#pragma unroll
+        for (int t = 0; t < KINDS; ++t) {
+          const int at = (k * KINDS + t) * rows;
+          pi[t] = i > 0 ? up[at + j] : NEG;
+          pj[t] = j > 0 ? up[at + j - 1] : NEG;
+          pij[t] = i > 0 && j > 0 ? diag[at + j - 1] : NEG;
+        }
+#pragma unroll
+        for (int u = 0; u < KINDS; ++u) {
+          src[0][u] = pij1[u];  // M: (i-1, j-1, k-1)
+          src[1][u] = pj1[u];   // a: (i, j-1, k-1)
+          src[2][u] = pi1[u];   // b: (i-1, j, k-1)
+          src[3][u] = pij[u];   // c: (i-1, j-1, k)
+          src[4][u] = pi[u];    // A: (i-1, j, k)
+          src[5][u] = pj[u];    // B: (i, j-1, k)
+          src[6][u] = left[u];  // C: (i, j, k-1)
+        }
+        const bool computed = !(MODE == SEMI && (i == 0 || j == 0 || k == 0));
+        const int col[KINDS] = {ab + ac + bc, bc - g2, ac - g2, ab - g2, -g2, -g2, -g2};
+        uint32_t word = 0;
+        int value[KINDS];
+#pragma unroll
+        for (int t = 0; t < KINDS; ++t) {
+          const int di = step_i(t), dj = step_j(t), dk = step_k(t);
+          value[t] = NEG;
+          if (computed && i >= di && j >= dj && k >= dk) {
+            int top = NEG, how = 0;
+#pragma unroll
+            for (int u = 0; u < KINDS; ++u) {
+              const int cand = src[t][u] - opens(u, t) * gap_open;
+              if (cand > top) { top = cand; how = u; }
+            }
+            if (starts<MODE>(i - di, j - dj, k - dk) && -opens(START, t) * gap_open >= top) {
+              top = -opens(START, t) * gap_open;
+              how = START;
+            }
+            if (top > REAL) {
+              value[t] = top + col[t];
+              word |= (uint32_t)how << (3 * t);
+            }
+          }
+        }
+        const bool end = MODE == LOCAL || (MODE == SEMI && (i == n1 || j == n2 || k == n3)) ||
+                         (i == n1 && j == n2 && k == n3);
+        int top = value[0], kind = 0;  // the cell's first best kind
+#pragma unroll
+        for (int t = 1; t < KINDS; ++t)
+          if (value[t] > top) { top = value[t]; kind = t; }
+        if (end && top > init) {
+          const long long key = (((long long)i * rows + j) * (n3 + 1) + k) * 8 + kind;
+          if (better(top, key, bv, bkey)) { bv = top; bkey = key; }
+        }
+#pragma unroll
+        for (int t = 0; t < KINDS; ++t) {
+          cur[(k * KINDS + t) * rows + j] = value[t];
+          left[t] = value[t];
+          pi1[t] = pi[t];
+          pj1[t] = pj[t];
+          pij1[t] = pij[t];
+        }
+        if (TRACE) wd[(i * rows + j) * (n3 + 1) + k] = word;
+      }
+    }
+    __syncthreads();
+  }
+  // the block's first best end: each warp's, then the first warp's over them
+  for (int d = SA_WARP / 2; d > 0; d /= 2) {
+    const int ov = SA_SHFL_DOWN(bv, d);
+    const long long ok = SA_SHFL_DOWN(bkey, d);
+    if (better(ov, ok, bv, bkey)) { bv = ov; bkey = ok; }
+  }
+  const int lane = threadIdx.x % SA_WARP, warp = threadIdx.x / SA_WARP, warps = (blockDim.x + SA_WARP - 1) / SA_WARP;
+  if (lane == 0) { red_v[warp] = bv; red_k[warp] = bkey; }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  for (int w = 1; w < warps; ++w)
+    if (better(red_v[w], red_k[w], bv, bkey)) { bv = red_v[w]; bkey = red_k[w]; }
+  int* o = out + 4 * (int64_t)p;
+  if (bkey == NO_KEY) {  // no end: the empty alignment
+    o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0;
+    if (TRACE) info[4 * (int64_t)p + 3] = -1;
+    return;
+  }
+  long long cell = bkey / 8;
+  o[0] = bv;
+  o[3] = (int)(cell % (n3 + 1));
+  cell /= n3 + 1;
+  o[2] = (int)(cell % rows);
+  o[1] = (int)(cell / rows);
+  if (TRACE) info[4 * (int64_t)p + 3] = (int)(bkey % 8);
+}
+
+// One thread a triplet: from the end cell and kind that triplet_affine<MODE, 1> found, back through the
+// words to the first column, then the runs of kinds in forward order.
+template <int MODE>
+__global__ void triplet_affine_walk(const int* __restrict__ order, int nwork, const int64_t* __restrict__ boff,
+                                    const int64_t* __restrict__ coff, const int* __restrict__ out,
+                                    const uint32_t* __restrict__ words, const int64_t* __restrict__ word_off,
+                                    const int64_t* __restrict__ run_off, uint8_t* __restrict__ run_op,
+                                    int* __restrict__ run_len, int* __restrict__ info) {
+  using namespace aff;
+  const int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (w >= nwork) return;
+  const int p = order[w];
+  if (p < 0) return;
+  int* inf = info + 4 * (int64_t)p;
+  int t = inf[3];
+  if (t < 0) {  // the empty alignment
+    inf[0] = 0; inf[1] = 0; inf[2] = 0; inf[3] = 0;
+    return;
+  }
+  const int64_t rows = boff[p + 1] - boff[p] + 1, cols = coff[p + 1] - coff[p] + 1;
+  const uint32_t* wd = words + word_off[p];
+  uint8_t* op = run_op + run_off[p];
+  int* len = run_len + run_off[p];
+  int i = out[4 * (int64_t)p + 1], j = out[4 * (int64_t)p + 2], k = out[4 * (int64_t)p + 3];
+  int nr = 0, count = 0, cur = -1;
+  while (true) {  // runs from the end back (room: one a column)
+    const int how = (int)((wd[((int64_t)i * rows + j) * cols + k] >> (3 * t)) & 7u);
+    if (t == cur) {
+      ++count;
+    } else {
+      if (cur >= 0) { op[nr] = (uint8_t)cur; len[nr] = count; ++nr; }
+      cur = t;
+      count = 1;
+    }
+    i -= step_i(t);
+    j -= step_j(t);
+    k -= step_k(t);
+    if (how == START) break;
+    t = how;
+  }
+  op[nr] = (uint8_t)cur; len[nr] = count; ++nr;
+  for (int x = 0, y = nr - 1; x < y; ++x, --y) {  // forward order: start to end
+    const uint8_t to = op[x]; op[x] = op[y]; op[y] = to;
+    const int tl = len[x]; len[x] = len[y]; len[y] = tl;
+  }
+  inf[0] = i; inf[1] = j; inf[2] = k; inf[3] = nr;
+}
+
+#ifdef SA_INSTANTIATE_ALL
+// Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every variant the backend uses.
+#define AFFINE_ARGS                                                                                          \
+  const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, \
+      int, int, int, int, int, int*, const int64_t*, int*, int*, uint32_t*, const int64_t*
+#define AFFINE_WALK_ARGS                                                                                       \
+  const int*, int, const int64_t*, const int64_t*, const int*, const uint32_t*, const int64_t*, const int64_t*, \
+      uint8_t*, int*, int*
+#define AFFINE_VARIANTS(M)                                              \
+  template __global__ void triplet_affine<M, 0>(AFFINE_ARGS);           \
+  template __global__ void triplet_affine<M, 1>(AFFINE_ARGS);           \
+  template __global__ void triplet_affine_walk<M>(AFFINE_WALK_ARGS);
+AFFINE_VARIANTS(0)
+AFFINE_VARIANTS(1)
+AFFINE_VARIANTS(3)
+#endif

@@ -1,0 +1,161 @@
+"""Triplets with affine gaps on the GPU: the plan and launches of ``kernels/triplet_affine.cu``.
+
+One block a triplet (``triplet_affine<MODE, TRACE>``): seven values a cell,
+as the CPU engine (``backends/cpu/triplet_affine.py``) computes them, the
+block's threads a wavefront over the rows (i, j) of the cube, each row's
+cells k in order; the values of the last three steps in a ring on the
+device (``ring_bytes``). With traceback every cell's word (seven 3-bit
+previous kinds, the CPU engine's) goes to a work area of the launch
+(``word_bytes``) and ``triplet_affine_walk<MODE>`` follows them back, one
+thread a triplet, into the runs of the batch's results, as the linear
+kernels' walk does. Which triplets come here is ``routes``' (scores within
+the CPU engine's int32 cells, a ring within ``BORDER_BYTES``, words within
+``trace_budget``); the rest go to the CPU engine.
+
+``plan_affine`` groups a subset into launches of one block size (the rows a
+step can hold, ``threads_for``), largest first, each within the launch's
+share of the device memory; ``AffineLaunch.run`` queues one, the same call
+as the linear kernels' launches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...config import AlignConfig
+from .device import fitting_parts, shape_groups
+from .launch import NULL
+from .loader import module
+from .triplet_plan import BORDER_BYTES, MODES, trace_budget
+
+KERNEL = "triplet_affine.cu"
+#: the most threads a block (``__launch_bounds__`` of the kernel: about 160 registers a thread)
+MAX_THREADS = 256
+#: values a cell
+KINDS = 7
+#: the CPU engine's int32 cells hold every value whose bound stays below this (minus infinity is -2**29, values
+#: at or below -2**28 stand for it): the kernel's cells are the same
+INT32_LIMIT = 2**28
+#: threads of a walk block
+WALK_THREADS = 128
+
+
+def ring_bytes(lengths: np.ndarray) -> np.ndarray:
+    """Bytes of each triplet's ring of values ((n, 3) lengths): three steps of (n3 + 1) x 7 x (n2 + 1) ints."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    return 3 * (lengths[:, 2] + 1) * KINDS * (lengths[:, 1] + 1) * 4
+
+
+def word_bytes(lengths: np.ndarray) -> np.ndarray:
+    """Bytes of each triplet's traceback words: four a cell of the cube."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    return (lengths + 1).prod(axis=1) * 4
+
+
+def threads_for(lengths: np.ndarray) -> np.ndarray:
+    """Each triplet's block size: the rows one wavefront step holds (min(n1, n2) + 1) in whole warps, rounded
+    down (a warp for a few rows past a multiple of 32 would idle most steps), one warp at least, MAX_THREADS at
+    most. Measured on an H200 (RESULTS.md), this is the fastest cap at 32, 64, 128 and 256 bp."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    rows = np.minimum(lengths[:, 0], lengths[:, 1]) + 1
+    return np.clip(rows // 32 * 32, 32, MAX_THREADS)
+
+
+def routes(lengths: np.ndarray, cfg: AlignConfig) -> np.ndarray:
+    """Each triplet's route (``triplet.routes``' codes): 0 here; 2 scores past the CPU engine's int32 cells; 3 a
+    ring past BORDER_BYTES; 5 with traceback, words past ``trace_budget`` (the CPU engine's checkpoints)."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    route = np.zeros(len(lengths), np.int8)
+    if cfg.traceback:
+        route[word_bytes(lengths) > trace_budget(cfg)] = 5
+    route[ring_bytes(lengths) > BORDER_BYTES] = 3
+    route[cfg.scoring.triplet_bound(lengths) >= INT32_LIMIT] = 2
+    return route
+
+
+@dataclass
+class AffinePlan:
+    """One launch: the triplets (``order``, one a block), the block size, each triplet's ring and words."""
+
+    order: np.ndarray
+    threads: int
+    ring_off: np.ndarray  # int64 by triplet of the batch (bytes / 4 from the ring area's start)
+    ring_size: int  # bytes
+    word_off: np.ndarray | None = None  # int64 by triplet of the batch (words), traceback only
+    word_size: int = 0  # bytes
+
+
+def _offsets(count: int, part: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each triplet of ``part`` its area of ``sizes`` (bytes, a multiple of 4) in one buffer: (offsets in 4-byte
+    units by triplet of the batch, total bytes)."""
+    off = np.zeros(count, np.int64)
+    ends = np.cumsum(sizes[part])
+    off[part] = (ends - sizes[part]) // 4
+    return off, int(ends[-1]) if len(ends) else 0
+
+
+def plan_affine(lengths: np.ndarray, subset: np.ndarray, trace: bool, area: int) -> list[AffinePlan]:
+    """The launches that align ``subset`` ((n, 3) lengths of the whole batch): triplets of one block size
+    together, largest first, each launch's ring and words within ``area`` bytes (a triplet alone may pass it)."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    subset = np.asarray(subset, np.int64)
+    cells = (lengths + 1).prod(axis=1)
+    ring = ring_bytes(lengths)
+    words = word_bytes(lengths) if trace else np.zeros(len(lengths), np.int64)
+    plans = []
+    for threads, sel in shape_groups(subset, threads_for(lengths[subset]), cells):
+        for part in fitting_parts(sel, ring + words, area):
+            ring_off, ring_size = _offsets(len(lengths), part, ring)
+            plan = AffinePlan(part.astype(np.int32), int(threads), ring_off, ring_size)
+            if trace:
+                plan.word_off, plan.word_size = _offsets(len(lengths), part, words)
+            plans.append(plan)
+    return plans
+
+
+def kernel_names(mode: int) -> tuple[str, str, str]:
+    """The forward kernels (score only, traceback) and the walk of a mode."""
+    return (f"triplet_affine<{int(mode)}, 0>", f"triplet_affine<{int(mode)}, 1>",
+            f"triplet_affine_walk<{int(mode)}>")
+
+
+class AffineLaunch:
+    """A planned launch with its inputs on the device (``d``: the batch's ``_DeviceBatch``); ``run`` queues it."""
+
+    def __init__(self, cp, device: int, d, plan: AffinePlan, cfg: AlignConfig):
+        names = kernel_names(cfg.mode_code)
+        mod = module(KERNEL, names, device)
+        trace = plan.word_off is not None
+        self.fn = mod.get_function(names[1] if trace else names[0])
+        self.plan = plan
+        self.order = cp.asarray(plan.order)
+        self.ring_off = cp.asarray(plan.ring_off)
+        self.head = (d.codes[0], d.offs[0], d.codes[1], d.offs[1], d.codes[2], d.offs[2], self.order,
+                     *(np.int32(v) for v in cfg.scoring.as_list()))
+        self.out = d.out
+        self.info = d.info if trace else NULL
+        if trace:
+            self.walk = mod.get_function(names[2])
+            self.word_off = cp.asarray(plan.word_off)
+            self.walk_args = (self.order, np.int32(len(plan.order)), d.offs[1], d.offs[2], d.out)
+            self.walk_tail = (self.word_off, d.run_off, d.run_op, d.run_len, d.info)
+
+    def run(self, cp, scratch):
+        """Queue the launch on the current stream (``scratch``: ``DeviceEngine.scratch``, its work areas)."""
+        ring = scratch("ring", self.plan.ring_size).view(np.int32)
+        count = len(self.plan.order)
+        if self.plan.word_off is None:
+            self.fn((count,), (self.plan.threads,), self.head + (ring, self.ring_off, self.out, NULL, NULL, NULL))
+            return
+        words = scratch("dirs", self.plan.word_size).view(np.uint32)
+        self.fn((count,), (self.plan.threads,), self.head + (ring, self.ring_off, self.out, self.info, words,
+                                                             self.word_off))
+        grid = (count + WALK_THREADS - 1) // WALK_THREADS
+        self.walk((grid,), (WALK_THREADS,), self.walk_args + (words,) + self.walk_tail)
+
+
+def compile_checks() -> dict[str, tuple[str, ...]]:
+    """Kernel variants ``seqalign info`` compiles: every mode, score only and traceback, the walk."""
+    return {KERNEL: tuple(name for m in MODES for name in kernel_names(m))}

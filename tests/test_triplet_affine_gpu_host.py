@@ -1,0 +1,108 @@
+"""The affine triplet kernels' plan and routes on the host (no GPU): ``backends/cuda/triplet_affine.py``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from seqalign_cli.backends.cuda import triplet_affine as ga
+from seqalign_cli.backends.cuda import triplet_plan as tp
+from seqalign_cli.config import AlignConfig, Scoring
+from seqalign_cli.results import COLUMN_STEPS, opening_costs
+
+KERNEL_SOURCE = Path(__file__).resolve().parents[1] / "kernels" / "triplet_affine.cu"
+AFFINE = Scoring(2, 4, 3, 2, 1)
+
+
+def test_ring_words_and_block_sizes():
+    lengths = np.array([[0, 0, 0], [10, 20, 30], [300, 400, 5], [31, 40, 1]])
+    assert ga.ring_bytes(lengths).tolist() == [3 * 1 * 7 * 1 * 4, 3 * 31 * 7 * 21 * 4, 3 * 6 * 7 * 401 * 4,
+                                               3 * 2 * 7 * 41 * 4]
+    assert ga.word_bytes(lengths).tolist() == [4, 11 * 21 * 31 * 4, 301 * 401 * 6 * 4, 32 * 41 * 2 * 4]
+    # the rows a wavefront step holds (min(n1, n2) + 1), whole warps rounded down, 32 to MAX_THREADS
+    assert ga.threads_for(lengths).tolist() == [32, 32, ga.MAX_THREADS, 32]
+    assert ga.threads_for(np.array([[32, 40, 1], [63, 63, 0], [64, 64, 0], [95, 96, 0]])).tolist() == [
+        32, 64, 64, 96]
+
+
+@pytest.mark.parametrize("trace", [False, True])
+def test_launches_cover_each_triplet_once_in_disjoint_areas(trace):
+    rng = np.random.default_rng(5)
+    lengths = rng.integers(0, 400, (200, 3))
+    subset = np.flatnonzero(rng.random(200) < 0.7)
+    area = 40 << 20
+    plans = ga.plan_affine(lengths, subset, trace, area)
+    seen = np.concatenate([p.order for p in plans])
+    assert sorted(seen.tolist()) == subset.tolist()
+    ring, words = ga.ring_bytes(lengths), ga.word_bytes(lengths)
+    for p in plans:
+        part = p.order.astype(np.int64)
+        assert (ga.threads_for(lengths[part]) == p.threads).all()  # one block size a launch
+        need = ring[part] + (words[part] if trace else 0)
+        assert need.sum() <= area or len(part) == 1
+        assert p.ring_size == ring[part].sum()
+        # each triplet's ring (and words) in its own stretch of the launch's area
+        for off, size, total in ((p.ring_off, ring, p.ring_size),) + (((p.word_off, words, p.word_size),)
+                                                                      if trace else ()):
+            spans = sorted((int(off[t]) * 4, int(off[t]) * 4 + int(size[t])) for t in part)
+            assert spans[0][0] == 0 and spans[-1][1] == total
+            assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+        assert (p.word_off is None) == (not trace)
+    # largest first within a block size
+    for p in plans:
+        cells = (lengths[p.order] + 1).prod(axis=1)
+        assert (np.diff(cells) <= cells[:-1] // 1000 + 1).all()
+
+
+def test_routes():
+    lengths = np.array([[10, 10, 10], [99, 99, 99], [0, 0, 0], [3000, 3000, 10]])
+    cfg = AlignConfig(scoring=AFFINE, matrix_budget=4 * 100**3 - 1)
+    assert ga.routes(lengths, cfg).tolist() == [0, 5, 0, 5]
+    assert ga.routes(lengths, AlignConfig(scoring=AFFINE, traceback=False)).tolist() == [0, 0, 0, 0]
+    # a ring past BORDER_BYTES, scores past the CPU engine's int32 cells
+    assert ga.ring_bytes(np.array([[1, 8000, 8000]]))[0] > tp.BORDER_BYTES
+    long = np.array([[1, 8000, 8000], [2 * 10**7, 1, 1], [5, 5, 5]])
+    assert AFFINE.triplet_bound(long[1:2])[0] >= ga.INT32_LIMIT
+    assert ga.routes(long, AlignConfig(scoring=AFFINE, traceback=False)).tolist() == [3, 2, 0]
+
+
+def test_opening_costs_follow_the_rule():
+    """Row s, column t: gap_open for each pair whose column t has a residue and a gap, unless column s has the same
+    residue and gap in that pair; the first column (row 7) opens every gap."""
+    costs = opening_costs(3)
+    assert costs.shape == (8, 7) and costs.dtype == np.int32
+    assert costs[:, 0].tolist() == [0] * 8  # three residues: no gap
+    assert costs[7].tolist() == [0, 6, 6, 6, 6, 6, 6]
+    assert costs[1, 1] == 0 and costs[0, 1] == 6  # a gap in A goes on, or opens against B and C
+    assert costs[4, 1] == 6  # A alone then a gap in A: both pairs change sides
+    assert costs[1, 5] == 3  # a gap in A, then B alone: (A, B) goes on, (B, C) opens
+    for s in range(7):
+        for t in range(7):
+            pairs = sum(COLUMN_STEPS[t, x] != COLUMN_STEPS[t, y] for x, y in ((0, 1), (0, 2), (1, 2)))
+            assert 0 <= costs[s, t] <= 3 * pairs
+
+
+def test_the_kernels_table_of_openings_is_the_hosts():
+    """kernels/triplet_affine.cu's opens(s, t) (a constant table) equals ``opening_costs(1)``, which the CPU engine
+    takes."""
+    source = KERNEL_SOURCE.read_text()
+    body = re.search(r"constexpr int OPENS\[8\]\[7\] = \{(.*?)\};", source, re.S).group(1)
+    rows = [[int(x) for x in row.split(",")] for row in re.findall(r"\{([^{}]*)\}", body)]
+    assert rows == opening_costs(1).tolist()
+
+
+def test_compile_checks_name_the_kernels_of_the_source():
+    names = ga.compile_checks()["triplet_affine.cu"]
+    source = KERNEL_SOURCE.read_text()
+    assert source.startswith("// triplet_affine.cu:") and "#ifdef SA_INSTANTIATE_ALL" in source
+    assert len(names) == len(set(names)) == 9
+    for name in names:
+        m = re.match(r"^(triplet_affine(?:_walk)?)<([013])(?:, ([01]))?>$", name)
+        assert m, name
+        assert re.search(rf"__global__ void [^\n]*\b{m.group(1)}\(", source) or \
+            re.search(rf"\n{m.group(1)}\(|\n\s+{m.group(1)}\(", source), name
+    assert f"constexpr int MAX_THREADS = {ga.MAX_THREADS};" in source
+    assert "__launch_bounds__(aff::MAX_THREADS)" in source
