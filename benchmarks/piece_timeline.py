@@ -1,6 +1,6 @@
 """When each GPU job of a run was queued, waited for and finished: ``seqalign`` in process, its engines timed.
 
-Usage: python benchmarks/piece_timeline.py [--side-streams N] [--pieces-per-gpu N] [--ranges]
+Usage: python benchmarks/piece_timeline.py [--side-streams N] [--pieces-per-gpu N]
                                           -- triplet --backend cuda --devices 0,1 A B C -o out.tsv ...
 
 Every ``submit`` and ``collect`` of the GPU engines (``DeviceEngine``: a
@@ -14,10 +14,8 @@ means the job was finished before its turn to be collected. Then each
 GPU's first submit, last finish and the sum of its waits.
 
 ``--side-streams`` sets ``device.SIDE_STREAMS`` (1: a job's launches one
-after another), ``--pieces-per-gpu`` sets ``GpuScheduler.pieces_per_gpu``
-and ``--ranges`` cuts pieces by ranges of size (``split_by_cells``) instead
-of dealing every size to each (``GpuScheduler.pieces_across_sizes``), for
-comparisons in one session.
+after another) and ``--pieces-per-gpu`` sets ``GpuScheduler.pieces_per_gpu``,
+for comparisons in one session.
 """
 
 from __future__ import annotations
@@ -33,7 +31,6 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--side-streams", type=int, default=None)
     ap.add_argument("--pieces-per-gpu", type=int, default=None)
-    ap.add_argument("--ranges", action="store_true", help="pieces by ranges of size")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     opts = ap.parse_args()
     args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
@@ -45,8 +42,6 @@ def main():
         device.SIDE_STREAMS = opts.side_streams
     if opts.pieces_per_gpu is not None:
         scheduler.GpuScheduler.pieces_per_gpu = opts.pieces_per_gpu
-    if opts.ranges:
-        scheduler.GpuScheduler.pieces_across_sizes = False
     t0 = time.perf_counter()
     jobs: dict[int, dict] = {}  # number: the job's times
     numbers = itertools.count()

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from seqalign_cli.backends.cuda.scheduler import deal_by_cells, split_by_cells
+from seqalign_cli.backends.cuda.scheduler import split_by_cells
 from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
 from seqalign_cli.backends.cuda.device import fitting_parts, run_slots, shape_groups
 from seqalign_cli.backends.cuda.pairwise_plan import border_offsets, pair_items, plan_pairs, route_pairs
@@ -28,33 +28,6 @@ def test_split_by_cells_covers_every_pair_once_and_balances():
     assert max(loads) < 2 * cells.sum() / len(pieces)
     # the largest pairs come first, so that they start early
     assert cells[pieces[0]].max() == cells.max()
-
-
-def test_deal_by_cells_gives_each_piece_every_size_and_balances():
-    rng = np.random.default_rng(6)
-    # a mix: a few hundred long records among many short ones, and one giant
-    cells = np.concatenate([rng.integers(1, 1_000, 5000), rng.integers(10**5, 4 * 10**5, 300), [3 * 10**6]])
-    idx = rng.permutation(len(cells))[:4000]
-    for count in (2, 3, 4, 8):
-        pieces = deal_by_cells(idx, cells, count)
-        assert len(pieces) == count
-        assert sorted(np.concatenate(pieces).tolist()) == sorted(idx.tolist())
-        loads = np.array([cells[p].sum() for p in pieces])
-        assert loads.max() - loads.min() <= cells[idx].sum() / count / 100, loads  # within 1 % of a share
-        for p in pieces:
-            assert (np.diff(cells[p]) <= 0).all()  # largest first
-            assert (cells[p] < 1_000).any()  # short records in every piece
-        assert cells[pieces[0][0]] == cells[idx].max()
-        # ranges of size would give one piece all the short records
-        ranges = split_by_cells(idx, cells, count)
-        assert sum((cells[p] < 1_000).any() for p in ranges) < count
-    # a record past a share alone: the others share the rest
-    small = np.array([100, 1, 2, 3, 4])
-    assert [small[p].sum() for p in deal_by_cells(np.arange(5), small, 2)] == [100, 10]
-    # uniform records: an even deal; fewer records than pieces
-    even = deal_by_cells(np.arange(1000), np.full(1000, 7), 4)
-    assert [len(p) for p in even] == [250] * 4
-    assert [p.tolist() for p in deal_by_cells(np.array([3, 1]), np.array([0, 5, 0, 2]), 4)] == [[1], [3]]
 
 
 def test_rows_per_lane_and_direction_words():

@@ -46,40 +46,6 @@ def split_by_cells(idx: np.ndarray, cells: np.ndarray, pieces: int) -> list[np.n
     return [p for p in np.split(idx, np.unique(cuts)) if len(p)]
 
 
-def deal_by_cells(idx: np.ndarray, cells: np.ndarray, pieces: int) -> list[np.ndarray]:
-    """Records ``idx`` dealt into about ``pieces`` parts of similar cell counts, each with records of every size.
-
-    Largest first: each record above 1/1024 of a part's share (at most 1,024
-    a part) goes to the part with the fewest cells so far; the rest are
-    shared out in rounds of about p records, each round's cells split among
-    the parts in proportion to the room each has left below an even share
-    (a round robin where the parts are even), so the parts' cells end about
-    even, or apart by the largest record where it alone passes a share.
-    Each part keeps the largest records first, and the first part
-    holds the largest record. A part then has launches of every size of the
-    batch, to run side by side as a whole batch's do, where ranges of size
-    (``split_by_cells``) would give one part all the long records.
-    """
-    idx = idx[np.argsort(-cells[idx], kind="stable")]
-    size = cells[idx].astype(np.float64)
-    p = max(1, min(pieces, len(idx)))
-    big = int(np.searchsorted(-size, -size.sum() / p / 1024, side="left"))  # above 1/1024 of a share
-    owner = np.empty(len(idx), np.int64)
-    load = [0.0] * p
-    for r, cells_r in enumerate(size[:big].tolist()):
-        owner[r] = k = min(range(p), key=load.__getitem__)
-        load[k] += cells_r
-    rest = size[big:]
-    if len(rest):  # each round of about p records shared out by the parts' room left (a round robin when even)
-        room = np.maximum(size.sum() / p - np.array(load), 0) + 1e-9
-        edges = np.cumsum(room) / room.sum()
-        where = (np.cumsum(rest) - rest / 2) / rest.sum() if rest.sum() > 0 else (
-            np.arange(len(rest)) + 0.5) / len(rest)
-        turn = np.modf(where * max(1, len(rest) // p))[0]
-        owner[big:] = np.minimum(np.searchsorted(edges, turn, side="right"), p - 1)
-    return [part for part in (idx[owner == k] for k in range(p)) if len(part)]
-
-
 def halves(idx: np.ndarray, cells: np.ndarray) -> list[np.ndarray]:
     """``idx`` (two records or more) in two parts of similar cell counts.
 
@@ -109,9 +75,8 @@ class GpuScheduler:
     its GPU has room for more, prepares and queues it, and a thread that
     collects it), so the host work of the GPUs runs side by side. A batch
     is one piece of that queue; a batch of more than ``split_cells`` cells
-    is cut into up to ``pieces_per_gpu`` pieces a GPU, of similar cell counts, each
-    dealt records of every size (``deal_by_cells``), the largest records
-    first (dynamic partitioning: a GPU that finishes early
+    is cut into up to ``pieces_per_gpu`` pieces a GPU, of similar cell counts, the
+    largest records first (dynamic partitioning: a GPU that finishes early
     takes the next piece, however long its pieces took; pieces handed out
     ahead by cell count assume every cell costs the same, which routes of
     different speeds a cell break). Results land in input order.
@@ -138,8 +103,6 @@ class GpuScheduler:
     #: (RESULTS.md): 10,000 reads of 150 bp on a 5 Mbp graph ran at 1.34x one GPU in 8 pieces of 1,250
     #: reads, 1.58x in 2 of 5,000; 120,000 pairs of 16 bp-20 kb at 1.35x in 8 pieces a batch, 1.36x in 4.
     pieces_per_gpu = 2
-    #: pieces dealt across the sizes of a batch (``deal_by_cells``), else ranges of size (``split_by_cells``)
-    pieces_across_sizes = True
     piece_records = 4096
     #: cells a record on average from which a batch goes to the GPUs' pipelines (see the class docstring)
     spread_cells = 1 << 20
@@ -224,8 +187,7 @@ class GpuScheduler:
             count = max(2, min(self.pieces_per_gpu * len(self._lanes), 2 * total // max(self.split_cells, 1),
                                len(idx) // max(self.piece_records, 1)))
             pieces = []
-            cut = deal_by_cells if self.pieces_across_sizes else split_by_cells
-            for part_idx in cut(idx, cells, count):
+            for part_idx in split_by_cells(idx, cells, count):
                 part = batch.subset(part_idx)  # a batch of its own: each GPU uploads only its pieces
                 pieces.append(_Piece(part, cfg, np.arange(len(part_idx)), self.hooks.allocate(part, cfg),
                                      part_idx))
