@@ -16,6 +16,7 @@ wave's thresholds side by side.
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
 
 import numpy as np
@@ -70,6 +71,8 @@ def main():
     ap.add_argument("--traceback", action="store_true", help="GPU: the traceback kernels (forward with codes, walk)")
     ap.add_argument("--affine-threads", default=None, metavar="N,...",
                     help="GPU, --gap-open > 0: blocks of at most N threads (the plan's MAX_THREADS), for each N")
+    ap.add_argument("--affine-chunk", default=None, metavar="N,...",
+                    help="GPU, --gap-open > 0: row chunks of N cells (the plan's CHUNK), for each N")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--cells", type=float, default=2e10, help="GPU: 3-D cells a batch")
     ap.add_argument("--sweep", default=None, metavar="T:R,...",
@@ -98,10 +101,12 @@ def main():
 
         scorings = {"affine" if args.gap_open else "linear": Scoring(gap_open=args.gap_open)}
         for wave in (args.wave.split(",") if args.wave else [None]):
-            for threads in (args.affine_threads.split(",") if args.affine_threads else [None]):
-                if threads is not None:
-                    triplet_affine.MAX_THREADS = int(threads)
-                    print(f"# affine kernels: blocks of at most {threads} threads")
+            for threads, chunk in itertools.product(*(v.split(",") if v else [None] for v in (
+                    args.affine_threads, args.affine_chunk))):
+                for name, value in (("MAX_THREADS", threads), ("CHUNK", chunk)):
+                    if value is not None:
+                        setattr(triplet_affine, name, int(value))
+                        print(f"# affine kernels: {name} {value}")
                 bench_run(lengths, modes, scorings, reps=args.reps, target_cells=args.cells,
                           traceback=args.traceback,
                           tuning=Tuning(wave_tiles=None if wave in (None, "rule") else int(wave)))

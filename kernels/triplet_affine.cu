@@ -19,8 +19,9 @@
 //   aoff, boff, coff   int64 (ntriplets+1): triplet p's A is a[aoff[p] .. aoff[p+1])
 //   order              int32 (grid): the triplet block x aligns (-1: none)
 //   match, mismatch, gap_open, gap_extend, n_penalty  int32 scoring (pair scores as in `pair`)
-//   ring               int32 scratch: at ring + ring_off[p], 3 x (n3+1) x 7 x (n2+1) ints, the values of
-//                      the last three wavefront steps, [step % 3][k][t][j] (so a warp's rows coalesce)
+//   kw                 int: the cells of a chunk along k (below)
+//   ring               int32 scratch: at ring + ring_off[p], 4 x (n3+1) x 7 x (n2+1) ints, the values of
+//                      the last four wavefront steps, [step % 4][k][t][j] (so a warp's rows coalesce)
 //   ring_off           int64 (ntriplets)
 //   out                int32 (ntriplets, 4): score, end i, j, k
 //   info               int32 (ntriplets, 4), TRACE only: info[4p + 3] gets the end kind (for the walk)
@@ -29,10 +30,12 @@
 //                      column of kind t ending there (7: the alignment starts before that column; 0 where
 //                      D_t has no value)
 //   word_off           int64 (ntriplets), TRACE only
-// Thread mapping: thread x of the block owns rows j = x, x + blockDim, ... of every slice; the block runs
-// a wavefront over (i, j): at step s the row j of slice i = s - j, its cells k = 0..n3 in order, so row
-// (i, j) finds rows (i, j - 1) and (i - 1, j - 1) among those of steps s - 1 and s - 2, and (i - 1, j)
-// among its own row's of step s - 1, in the ring (a barrier between steps). Each thread keeps the first
+// Thread mapping: a wavefront over (i, j, kc), kc = k / kw the chunk of kw cells along k: at step s the
+// block computes every row chunk (i, j, kc) with i + j + kc = s, the threads taking the (j, kc) of the
+// step in turn, each chunk's cells k in order. A chunk finds the chunks above it in j and i and its own
+// chunk kc of slice i - 1 among those of steps s - 1 and s - 2, and column k0 - 1 (the chunk before) in
+// steps s - 1 to s - 3, in the ring (a barrier between steps). Chunks keep the threads busy where rows
+// alone would leave most of them idle, in steps of kw cells rather than n3 + 1. Each thread keeps the first
 // best end cell it meets by (value desc, i, j, k, t asc); the block reduces them. The opening costs are
 // the table opens(s, t) times gap_open, constants of the unrolled loops (only two products are live).
 //
@@ -100,7 +103,7 @@ __global__ void __launch_bounds__(aff::MAX_THREADS) triplet_affine(const uint8_t
                                const uint8_t* __restrict__ b, const int64_t* __restrict__ boff,
                                const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
                                const int* __restrict__ order, int match, int mismatch, int gap_open,
-                               int gap_extend, int n_penalty, int* ring,
+                               int gap_extend, int n_penalty, int kw, int* ring,
                                const int64_t* __restrict__ ring_off, int* __restrict__ out, int* __restrict__ info,
                                uint32_t* __restrict__ words, const int64_t* __restrict__ word_off) {
   using namespace aff;
@@ -120,21 +123,34 @@ __global__ void __launch_bounds__(aff::MAX_THREADS) triplet_affine(const uint8_t
   const int init = MODE == GLOBAL ? NEG : 0;
   int bv = init;
   long long bkey = NO_KEY;
-  for (int s = 0; s <= n1 + n2; ++s) {
-    int* cur = rg + (s % 3) * slot;
-    const int* up = rg + ((s + 2) % 3) * slot;    // step s - 1: rows (i - 1, j) and (i, j - 1)
-    const int* diag = rg + ((s + 1) % 3) * slot;  // step s - 2: row (i - 1, j - 1)
-    for (int j = max(0, s - n1) + (int)threadIdx.x; j <= min(n2, s); j += blockDim.x) {
-      const int i = s - j;
+  const int KC = (n3 + kw) / kw;  // chunks of kw cells along k
+  for (int s = 0; s <= n1 + n2 + KC - 1; ++s) {
+    // cell (i, j, k) is computed at step i + j + k / kw, into ring slot (that step) % 4
+    int* cur = rg + (s & 3) * slot;
+    const int* up = rg + ((s + 3) & 3) * slot;    // step s - 1
+    const int* diag = rg + ((s + 2) & 3) * slot;  // step s - 2
+    const int* back = rg + ((s + 1) & 3) * slot;  // step s - 3
+    const int jlo = max(0, s - n1 - (KC - 1)), jhi = min(n2, s);
+    for (int v = jlo * KC + (int)threadIdx.x; v < (jhi + 1) * KC; v += blockDim.x) {
+      const int j = v / KC, kc = v - j * KC, i = s - j - kc;
+      if (i < 0 || i > n1) continue;
+      const int k0 = kc * kw, k1 = min(n3, k0 + kw - 1);
       const int x = i > 0 ? min((int)A[i - 1], 4) : 4;
       const int y = j > 0 ? min((int)B[j - 1], 4) : 4;
       const int ab = pair_score(x, y, match, mismatch, n_penalty);
-      // the sources of the seven kinds at k - 1 (kept from the last cell) and at k (read)
+      // the sources of the seven kinds at k - 1 (kept from the last cell, or the chunk before: column k0 - 1
+      // of steps s - 1, s - 2 and s - 3) and at k (read from steps s - 1 and s - 2)
       int src[KINDS][KINDS];  // src[t]: the cell kind t comes from
       int left[KINDS], pi1[KINDS], pj1[KINDS], pij1[KINDS];
 #pragma unroll
-      for (int t = 0; t < KINDS; ++t) left[t] = pi1[t] = pj1[t] = pij1[t] = NEG;
-      for (int k = 0; k <= n3; ++k) {
+      for (int t = 0; t < KINDS; ++t) {
+        const int at = ((k0 - 1) * KINDS + t) * rows;
+        left[t] = k0 > 0 ? up[at + j] : NEG;
+        pi1[t] = k0 > 0 && i > 0 ? diag[at + j] : NEG;
+        pj1[t] = k0 > 0 && j > 0 ? diag[at + j - 1] : NEG;
+        pij1[t] = k0 > 0 && i > 0 && j > 0 ? back[at + j - 1] : NEG;
+      }
+      for (int k = k0; k <= k1; ++k) {
         const int z = k > 0 ? min((int)C[k - 1], 4) : 4;
         const int ac = pair_score(x, z, match, mismatch, n_penalty);
         const int bc = pair_score(y, z, match, mismatch, n_penalty);
@@ -283,7 +299,7 @@ __global__ void triplet_affine_walk(const int* __restrict__ order, int nwork, co
 // Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every variant the backend uses.
 #define AFFINE_ARGS                                                                                          \
   const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, \
-      int, int, int, int, int, int*, const int64_t*, int*, int*, uint32_t*, const int64_t*
+      int, int, int, int, int, int, int*, const int64_t*, int*, int*, uint32_t*, const int64_t*
 #define AFFINE_WALK_ARGS                                                                                       \
   const int*, int, const int64_t*, const int64_t*, const int*, const uint32_t*, const int64_t*, const int64_t*, \
       uint8_t*, int*, int*

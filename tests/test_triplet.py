@@ -552,9 +552,9 @@ def test_affine_gaps_on_the_gpu_write_the_cpu_bytes(tmp_path):
 @pytest.mark.gpu
 @pytest.mark.skipif(gpu_count() < 1, reason="needs a GPU")
 def test_affine_kernels_equal_the_cpu():
-    """The affine kernels (one block a triplet, a wavefront over its rows): every mode, traceback and score only,
-    blocks of one warp to MAX_THREADS and rows past it (several a thread), rows around whole warps, empty
-    sequences and N; scores past the kernels' cells and words past the budget go to the CPU engine in the
+    """The affine kernels (one block a triplet, a wavefront over its row chunks): every mode, traceback and score
+    only, blocks of one warp to MAX_THREADS, more chunks than threads, rows of one chunk to many and around
+    the chunk's width, empty sequences and N; scores past the kernels' cells and words past the budget go to the CPU engine in the
     same batch, and the records do not change."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
     from seqalign_cli.backends.cuda import triplet_affine as ga
@@ -564,11 +564,14 @@ def test_affine_kernels_equal_the_cpu():
             for n in (1, 2, 30, 31, 32, 33, 63, 64, 65, 100)]
     trip += [[random_dna(rng, rng.randint(0, 60)) for _ in range(3)] for _ in range(30)]
     trip += [["", random_dna(rng, 30), random_dna(rng, 20)], [random_dna(rng, 9), "", ""], ["", "", ""]]
-    trip += [[random_dna(rng, 300), random_dna(rng, 290), random_dna(rng, 4)],  # 291 rows: two rounds
-             [x := random_dna(rng, 270), x, random_dna(rng, 3)]]
+    trip += [[random_dna(rng, 300), random_dna(rng, 290), random_dna(rng, 4)],  # one chunk a row, many rows
+             [x := random_dna(rng, 270), x, random_dna(rng, 3)], [random_dna(rng, 5), "", random_dna(rng, 80)]]
     a, b, c = (list(x) for x in zip(*trip))
     lengths = np.array([[len(s) for s in t] for t in trip])
-    assert (ga.threads_for(lengths) == ga.MAX_THREADS).sum() == 2 and (ga.threads_for(lengths) == 32).any()
+    threads = ga.threads_for(lengths)
+    assert (threads == ga.MAX_THREADS).any() and (threads == 32).any() and (threads == 128).any()
+    chunks = (lengths[:, 2] + ga.CHUNK) // ga.CHUNK
+    assert {1, 2, 3}.issubset(set(chunks.tolist())) and chunks.max() > 5
     gpu = make_backend("triplet", "cuda")
     for mode in MODES:
         for scoring in (AFFINE["affine"], AFFINE["affine_cheap"]):

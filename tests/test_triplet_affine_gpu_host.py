@@ -19,13 +19,14 @@ AFFINE = Scoring(2, 4, 3, 2, 1)
 
 def test_ring_words_and_block_sizes():
     lengths = np.array([[0, 0, 0], [10, 20, 30], [300, 400, 5], [31, 40, 1]])
-    assert ga.ring_bytes(lengths).tolist() == [3 * 1 * 7 * 1 * 4, 3 * 31 * 7 * 21 * 4, 3 * 6 * 7 * 401 * 4,
-                                               3 * 2 * 7 * 41 * 4]
+    assert ga.ring_bytes(lengths).tolist() == [4 * 1 * 7 * 1 * 4, 4 * 31 * 7 * 21 * 4, 4 * 6 * 7 * 401 * 4,
+                                               4 * 2 * 7 * 41 * 4]
     assert ga.word_bytes(lengths).tolist() == [4, 11 * 21 * 31 * 4, 301 * 401 * 6 * 4, 32 * 41 * 2 * 4]
-    # the rows a wavefront step holds (min(n1, n2) + 1), whole warps rounded down, 32 to MAX_THREADS
-    assert ga.threads_for(lengths).tolist() == [32, 32, ga.MAX_THREADS, 32]
-    assert ga.threads_for(np.array([[32, 40, 1], [63, 63, 0], [64, 64, 0], [95, 96, 0]])).tolist() == [
-        32, 64, 64, 96]
+    # the row chunks a step holds on average, whole warps rounded down, 32 to MAX_THREADS
+    assert ga.CHUNK == 16
+    assert ga.threads_for(lengths).tolist() == [32, 32, 160, 32]  # 301 * 401 * 1 // 701 = 172 chunks
+    cube = np.array([[32, 32, 32], [64, 64, 64], [128, 128, 128], [63, 63, 15]])
+    assert ga.threads_for(cube).tolist() == [32, 128, ga.MAX_THREADS, 32]  # 33 * 33 * 3 // 67 = 48
 
 
 @pytest.mark.parametrize("trace", [False, True])

@@ -2,9 +2,9 @@
 
 One block a triplet (``triplet_affine<MODE, TRACE>``): seven values a cell,
 as the CPU engine (``backends/cpu/triplet_affine.py``) computes them, the
-block's threads a wavefront over the rows (i, j) of the cube, each row's
-cells k in order; the values of the last three steps in a ring on the
-device (``ring_bytes``). With traceback every cell's word (seven 3-bit
+block's threads a wavefront over the rows (i, j) of the cube cut in chunks
+of ``CHUNK`` cells along k, each chunk's cells in order; the values of the
+last four steps in a ring on the device (``ring_bytes``). With traceback every cell's word (seven 3-bit
 previous kinds, the CPU engine's) goes to a work area of the launch
 (``word_bytes``) and ``triplet_affine_walk<MODE>`` follows them back, one
 thread a triplet, into the runs of the batch's results, as the linear
@@ -40,12 +40,14 @@ KINDS = 7
 INT32_LIMIT = 2**28
 #: threads of a walk block
 WALK_THREADS = 128
+#: cells of a row chunk along k (the kernel's kw): a wavefront step computes chunks, not whole rows
+CHUNK = 16
 
 
 def ring_bytes(lengths: np.ndarray) -> np.ndarray:
-    """Bytes of each triplet's ring of values ((n, 3) lengths): three steps of (n3 + 1) x 7 x (n2 + 1) ints."""
+    """Bytes of each triplet's ring of values ((n, 3) lengths): four steps of (n3 + 1) x 7 x (n2 + 1) ints."""
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
-    return 3 * (lengths[:, 2] + 1) * KINDS * (lengths[:, 1] + 1) * 4
+    return 4 * (lengths[:, 2] + 1) * KINDS * (lengths[:, 1] + 1) * 4
 
 
 def word_bytes(lengths: np.ndarray) -> np.ndarray:
@@ -55,12 +57,13 @@ def word_bytes(lengths: np.ndarray) -> np.ndarray:
 
 
 def threads_for(lengths: np.ndarray) -> np.ndarray:
-    """Each triplet's block size: the rows one wavefront step holds (min(n1, n2) + 1) in whole warps, rounded
-    down (a warp for a few rows past a multiple of 32 would idle most steps), one warp at least, MAX_THREADS at
-    most. Measured on an H200 (RESULTS.md), this is the fastest cap at 32, 64, 128 and 256 bp."""
+    """Each triplet's block size: the row chunks a wavefront step holds on average ((n1 + 1) (n2 + 1) KC chunks
+    over n1 + n2 + KC steps, KC = ceil((n3 + 1) / CHUNK)) in whole warps, rounded down (a warp for a few chunks
+    would idle most steps), one warp at least, MAX_THREADS at most."""
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
-    rows = np.minimum(lengths[:, 0], lengths[:, 1]) + 1
-    return np.clip(rows // 32 * 32, 32, MAX_THREADS)
+    chunks = (lengths[:, 2] + CHUNK) // CHUNK
+    busy = (lengths[:, 0] + 1) * (lengths[:, 1] + 1) * chunks // (lengths[:, 0] + lengths[:, 1] + chunks)
+    return np.clip(busy // 32 * 32, 32, MAX_THREADS)
 
 
 def routes(lengths: np.ndarray, cfg: AlignConfig) -> np.ndarray:
@@ -133,7 +136,7 @@ class AffineLaunch:
         self.order = cp.asarray(plan.order)
         self.ring_off = cp.asarray(plan.ring_off)
         self.head = (d.codes[0], d.offs[0], d.codes[1], d.offs[1], d.codes[2], d.offs[2], self.order,
-                     *(np.int32(v) for v in cfg.scoring.as_list()))
+                     *(np.int32(v) for v in cfg.scoring.as_list()), np.int32(CHUNK))
         self.out = d.out
         self.info = d.info if trace else NULL
         if trace:
