@@ -31,12 +31,13 @@
 //                      D_t has no value)
 //   word_off           int64 (ntriplets), TRACE only
 // Thread mapping: a wavefront over (i, j, kc), kc = k / kw the chunk of kw cells along k: at step s the
-// block computes every row chunk (i, j, kc) with i + j + kc = s, the threads taking the (j, kc) of the
-// step in turn, each chunk's cells k in order. A chunk finds the chunks above it in j and i and its own
-// chunk kc of slice i - 1 among those of steps s - 1 and s - 2, and column k0 - 1 (the chunk before) in
-// steps s - 1 to s - 3, in the ring (a barrier between steps). Chunks keep the threads busy where rows
-// alone would leave most of them idle, in steps of kw cells rather than n3 + 1. Each thread keeps the first
-// best end cell it meets by (value desc, i, j, k, t asc); the block reduces them. The opening costs are
+// block computes every row chunk (i, j, kc) with i + j + kc = s, the threads taking the (kc, j) of the
+// step in turn (neighbouring threads, neighbouring rows), each chunk's cells k in order. A chunk finds
+// the chunks above it in j and i and its own chunk kc of slice i - 1 among those of steps s - 1 and
+// s - 2, and column k0 - 1 (the chunk before) in steps s - 1 to s - 3, in the ring (a barrier between
+// steps). Chunks keep the threads busy where rows alone would leave most of them idle, in steps of kw
+// cells rather than n3 + 1. Each thread keeps the first best end cell it meets by (value desc, i, j, k,
+// t asc); the block reduces them. The opening costs are
 // the table opens(s, t) times gap_open, constants of the unrolled loops (only two products are live).
 //
 // Kernel triplet_affine_walk<MODE>  (one thread a triplet)
@@ -130,9 +131,10 @@ __global__ void __launch_bounds__(aff::MAX_THREADS) triplet_affine(const uint8_t
     const int* up = rg + ((s + 3) & 3) * slot;    // step s - 1
     const int* diag = rg + ((s + 2) & 3) * slot;  // step s - 2
     const int* back = rg + ((s + 1) & 3) * slot;  // step s - 3
-    const int jlo = max(0, s - n1 - (KC - 1)), jhi = min(n2, s);
-    for (int v = jlo * KC + (int)threadIdx.x; v < (jhi + 1) * KC; v += blockDim.x) {
-      const int j = v / KC, kc = v - j * KC, i = s - j - kc;
+    // the step's chunks by kc, then j (neighbouring threads take neighbouring rows: their ring reads coalesce)
+    const int jlo = max(0, s - n1 - (KC - 1)), width = min(n2, s) - jlo + 1;
+    for (int v = threadIdx.x; v < KC * width; v += blockDim.x) {
+      const int kc = v / width, j = jlo + v - kc * width, i = s - j - kc;
       if (i < 0 || i > n1) continue;
       const int k0 = kc * kw, k1 = min(n3, k0 + kw - 1);
       const int x = i > 0 ? min((int)A[i - 1], 4) : 4;
