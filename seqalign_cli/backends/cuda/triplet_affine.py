@@ -4,16 +4,16 @@ One block a triplet (``triplet_affine<MODE, TRACE>``): seven values a cell,
 as the CPU engine (``backends/cpu/triplet_affine.py``) computes them, the
 block's threads a wavefront over the rows (i, j) of the cube cut in chunks
 of ``CHUNK`` cells along k, each chunk's cells in order; the values of the
-last four steps in a ring on the device (``ring_bytes``). With traceback every cell's word (seven 3-bit
-previous kinds, the CPU engine's) goes to a work area of the launch
-(``word_bytes``) and ``triplet_affine_walk<MODE>`` follows them back, one
+last four steps in a ring on the device (``ring_bytes``). With traceback
+every cell's word (seven 3-bit previous kinds, the CPU engine's) goes to a
+work area of the launch (``word_bytes``) and ``triplet_affine_walk<MODE>`` follows them back, one
 thread a triplet, into the runs of the batch's results, as the linear
 kernels' walk does. Which triplets come here is ``routes``' (scores within
 the CPU engine's int32 cells, a ring within ``BORDER_BYTES``, words within
 ``trace_budget``); the rest go to the CPU engine.
 
-``plan_affine`` groups a subset into launches of one block size (the rows a
-step can hold, ``threads_for``), largest first, each within the launch's
+``plan_affine`` groups a subset into launches of one block size (the row
+chunks a step holds, ``threads_for``), largest first, each within the launch's
 share of the device memory; ``AffineLaunch.run`` queues one, the same call
 as the linear kernels' launches.
 """
