@@ -198,6 +198,7 @@ def test_several_devices_halve_the_pieces_they_take(cupy):
     said = []
     b = backend(engines, said.append)
     b.split_cells = b.spread_cells = b.piece_records = 0  # every batch in pieces over the devices
+    b.pieces_per_gpu = 2
     res = b.align(batch, cfg)
     assert_same(CpuPairwise(THREADS).align(batch, cfg), res)
     assert_each_pair_once(b, batch, cells)
@@ -292,7 +293,7 @@ def test_several_devices_share_a_batch_of_many_cells(cupy):
     engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf, barrier=barrier)
                for dev in (0, 1)]
     b = backend(engines)
-    b.spread_cells = 0
+    b.spread_cells, b.pieces_per_gpu = 0, 2
     total = int(cells.sum())
     for split, records, count in ((total // 16, 1, 4), (total * 2 // 3, 1, 3), (total - 1, 1, 2),
                                   (total // 16, 100, 3)):

@@ -99,10 +99,11 @@ class GpuScheduler:
     split_cells = 8 * 10**9
     #: pieces a GPU of a batch over ``split_cells``, each of at least ``split_cells / 2`` cells and
     #: ``piece_records`` records (two pieces at least, however few its records): smaller launches
-    #: leave a GPU's groups idle. Measured on two H200
+    #: leave a GPU's groups idle, and the queue balances the GPUs over the batches. Measured on two H200
     #: (RESULTS.md): 10,000 reads of 150 bp on a 5 Mbp graph ran at 1.34x one GPU in 8 pieces of 1,250
-    #: reads, 1.58x in 2 of 5,000; 120,000 pairs of 16 bp-20 kb at 1.35x in 8 pieces a batch, 1.36x in 4.
-    pieces_per_gpu = 2
+    #: reads, 1.58x in 2 of 5,000; 480,000 pairs of 16 bp-20 kb at 1.67-1.69x in 2 pieces a batch,
+    #: 1.55-1.58x in 4; 1,000,000 triplets of 8-1,024 bp alike in 2 and 4 (1.98-2.00x).
+    pieces_per_gpu = 1
     piece_records = 4096
     #: cells a record on average from which a batch goes to the GPUs' pipelines (see the class docstring)
     spread_cells = 1 << 20
