@@ -1,6 +1,6 @@
 """When each GPU job of a run was queued, waited for and finished: ``seqalign`` in process, its engines timed.
 
-Usage: python benchmarks/piece_timeline.py [--side-streams N] [--pieces-per-gpu N]
+Usage: python benchmarks/piece_timeline.py [--side-streams N] [--pieces-per-gpu N] [--split-cells N]
                                           -- triplet --backend cuda --devices 0,1 A B C -o out.tsv ...
 
 Every ``submit`` and ``collect`` of the GPU engines (``DeviceEngine``: a
@@ -14,8 +14,9 @@ means the job was finished before its turn to be collected. Then each
 GPU's first submit, last finish and the sum of its waits.
 
 ``--side-streams`` sets ``device.SIDE_STREAMS`` (1: a job's launches one
-after another) and ``--pieces-per-gpu`` sets ``GpuScheduler.pieces_per_gpu``,
-for comparisons in one session.
+after another), ``--pieces-per-gpu`` sets ``GpuScheduler.pieces_per_gpu`` and
+``--split-cells`` ``GpuScheduler.split_cells`` (the cells over which a batch
+is cut into pieces), for comparisons in one session.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--side-streams", type=int, default=None)
     ap.add_argument("--pieces-per-gpu", type=int, default=None)
+    ap.add_argument("--split-cells", type=float, default=None)
     ap.add_argument("args", nargs=argparse.REMAINDER)
     opts = ap.parse_args()
     args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
@@ -42,6 +44,8 @@ def main():
         device.SIDE_STREAMS = opts.side_streams
     if opts.pieces_per_gpu is not None:
         scheduler.GpuScheduler.pieces_per_gpu = opts.pieces_per_gpu
+    if opts.split_cells is not None:
+        scheduler.GpuScheduler.split_cells = int(opts.split_cells)
     t0 = time.perf_counter()
     jobs: dict[int, dict] = {}  # number: the job's times
     numbers = itertools.count()
