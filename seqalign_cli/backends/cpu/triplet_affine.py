@@ -101,6 +101,10 @@ def _slice(a, tabs, costs, mode, g2, i, n, P, Q, words, track, best, at, rows):
                 cost = costs[s, t]
                 row = src[s, sj]
                 code = np.uint8(s)
+                if not want:  # score only: the best value alone
+                    for k in range(lo, hi):
+                        top[k] = max(top[k], _as(row[k + off] - cost, top))
+                    continue
                 for k in range(lo, hi):  # one pass a candidate: three arrays, so that the loop vectorises
                     cand = _as(row[k + off] - cost, top)
                     up = cand > top[k]
