@@ -53,6 +53,14 @@ struct Scoring {
   int match, mismatch, gap_open, gap_extend, n_penalty;
 };
 
+// The n runs (op, len) a walk wrote from the end of an alignment back to its start, put in forward order.
+__device__ __forceinline__ void reverse_runs(uint8_t* op, int* len, int n) {
+  for (int a = 0, b = n - 1; a < b; ++a, --b) {
+    const uint8_t o = op[a]; op[a] = op[b]; op[b] = o;
+    const int l = len[a]; len[a] = len[b]; len[b] = l;
+  }
+}
+
 __device__ __forceinline__ int max3(int a, int b, int c) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && !defined(__HIPCC__)
   return __vimax3_s32(a, b, c);

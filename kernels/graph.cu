@@ -1205,15 +1205,7 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
       runs++;
     }
     if (lane == 0) {
-      // runs were written end to start: reverse them
-      for (int a = 0, b = runs - 1; a < b; ++a, --b) {
-        const uint8_t to = run_op[r0 + a];
-        const int tl = run_len[r0 + a];
-        run_op[r0 + a] = run_op[r0 + b];
-        run_len[r0 + a] = run_len[r0 + b];
-        run_op[r0 + b] = to;
-        run_len[r0 + b] = tl;
-      }
+      sa::reverse_runs(run_op + r0, run_len + r0, runs);  // runs were written end to start
       info[read * 4 + 0] = j;
       info[read * 4 + 1] = first;
       info[read * 4 + 2] = runs;

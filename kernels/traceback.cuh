@@ -181,10 +181,7 @@ struct Walker {
   // mismatches, inserted, deleted.
   __device__ void finish(uint8_t* ops, int* lens, int* info) {
     if (op >= 0) { ops[nr] = (uint8_t)op; lens[nr] = len; ++nr; op = -1; }
-    for (int a = 0, b = nr - 1; a < b; ++a, --b) {
-      const uint8_t o = ops[a]; ops[a] = ops[b]; ops[b] = o;
-      const int l = lens[a]; lens[a] = lens[b]; lens[b] = l;
-    }
+    reverse_runs(ops, lens, nr);
     info[0] = i; info[1] = j; info[2] = nr;
     info[3] = cnt[OP_EQ]; info[4] = cnt[OP_X]; info[5] = cnt[OP_I]; info[6] = cnt[OP_D];
   }

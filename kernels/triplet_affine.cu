@@ -290,10 +290,7 @@ __global__ void triplet_affine_walk(const int* __restrict__ order, int nwork, co
     t = how;
   }
   op[nr] = (uint8_t)cur; len[nr] = count; ++nr;
-  for (int x = 0, y = nr - 1; x < y; ++x, --y) {  // forward order: start to end
-    const uint8_t to = op[x]; op[x] = op[y]; op[y] = to;
-    const int tl = len[x]; len[x] = len[y]; len[y] = tl;
-  }
+  sa::reverse_runs(op, len, nr);  // forward order: start to end
   inf[0] = i; inf[1] = j; inf[2] = k; inf[3] = nr;
 }
 
