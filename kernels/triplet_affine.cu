@@ -37,8 +37,8 @@
 // s - 2, and column k0 - 1 (the chunk before) in steps s - 1 to s - 3, in the ring (a barrier between
 // steps). Chunks keep the threads busy where rows alone would leave most of them idle, in steps of kw
 // cells rather than n3 + 1. Each thread keeps the first best end cell it meets by (value desc, i, j, k,
-// t asc); the block reduces them. The opening costs are
-// the table opens(s, t) times gap_open, constants of the unrolled loops (only two products are live).
+// t asc); the block reduces them. The opening costs are the table opens(s, t) times gap_open, constants
+// of the unrolled loops (only two products are live).
 //
 // Kernel triplet_affine_walk<MODE>  (one thread a triplet)
 //   order, nwork       int32: the triplets to walk (-1: none)
@@ -99,14 +99,14 @@ __device__ __forceinline__ bool better(int v, long long key, int bv, long long b
 
 }  // namespace aff
 
+// ring is written and read by the block in one launch: not __restrict__ (no read-only cache path)
 template <int MODE, int TRACE>
-__global__ void __launch_bounds__(aff::MAX_THREADS) triplet_affine(const uint8_t* __restrict__ a, const int64_t* __restrict__ aoff,
-                               const uint8_t* __restrict__ b, const int64_t* __restrict__ boff,
-                               const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
-                               const int* __restrict__ order, int match, int mismatch, int gap_open,
-                               int gap_extend, int n_penalty, int kw, int* ring,
-                               const int64_t* __restrict__ ring_off, int* __restrict__ out, int* __restrict__ info,
-                               uint32_t* __restrict__ words, const int64_t* __restrict__ word_off) {
+__global__ void __launch_bounds__(aff::MAX_THREADS)
+    triplet_affine(const uint8_t* __restrict__ a, const int64_t* __restrict__ aoff, const uint8_t* __restrict__ b,
+                   const int64_t* __restrict__ boff, const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
+                   const int* __restrict__ order, int match, int mismatch, int gap_open, int gap_extend,
+                   int n_penalty, int kw, int* ring, const int64_t* __restrict__ ring_off, int* __restrict__ out,
+                   int* __restrict__ info, uint32_t* __restrict__ words, const int64_t* __restrict__ word_off) {
   using namespace aff;
   __shared__ int red_v[32];
   __shared__ long long red_k[32];
