@@ -31,7 +31,7 @@ from .loader import module
 from .triplet_plan import BORDER_BYTES, MODES, trace_budget
 
 KERNEL = "triplet_affine.cu"
-#: the most threads a block (``__launch_bounds__`` of the kernel: about 160 registers a thread)
+#: the most threads a block (``__launch_bounds__`` of the kernel: about 120 registers a thread)
 MAX_THREADS = 256
 #: values a cell
 KINDS = 7
