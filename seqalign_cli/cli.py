@@ -194,7 +194,7 @@ def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, ga
 @click.argument("c", type=str, required=False)
 @click.option("--interleaved", is_flag=True, help="A alone holds the triplets as records 3t, 3t+1, 3t+2.")
 @scoring_options(gap_open=0, gap_open_help=" Triplets: each pair of sequences pays its gaps (quasi-natural "
-                                            "costs, README), on the CPU engine.")
+                                            "costs, README).")
 @click.option("--mode", type=click.Choice(TRIPLET_MODES), default="global", show_default=True,
               help="global; semi-global (start and end faces free); local.")
 @click.option("--score-only", is_flag=True, help="Skip the traceback (columns '*'; TSV output only).")

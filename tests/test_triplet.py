@@ -628,7 +628,7 @@ def test_help_shows_the_triplet_defaults():
     proc = seqalign("triplet", "--help")
     text = " ".join(proc.stdout.decode().split())
     assert proc.returncode == 0
-    for needle in ("Triplets: each pair of sequences pays its gaps (quasi-natural costs, README), on the CPU engine. "
+    for needle in ("Triplets: each pair of sequences pays its gaps (quasi-natural costs, README). "
                    "[default: 0;", "--mode [global|semi-global|local]",
                    "--interleaved", "--format [tsv|maf]"):
         assert needle in text, needle
