@@ -151,6 +151,18 @@ def _slice(a, tabs, costs, mode, g2, i, n, P, Q, words, track, best, at, rows):
                     word[k] |= (np.uint32(how[k]) << shift) if top[k] > real else np.uint32(0)
         if want:
             words[j] = word[:m]
+        if track and (mode == LOCAL or (mode == SEMI and (i == n1 or j == n2))):
+            # a whole row of ends: its best over the kinds first (vectorised), the cells only where it beats
+            # the best so far
+            lo, hi, one_u = np.uint64(0), np.uint64(m), np.uint64(1)
+            for k in range(lo, hi):
+                top[k] = Q[0, jj, k + one_u]
+            for t in range(1, 7):
+                row = Q[t, jj]
+                for k in range(lo, hi):
+                    top[k] = max(top[k], row[k + one_u])
+            if top[:m].max() <= best[0]:
+                continue
         if track and (mode != GLOBAL or (i == n1 and j == n2)):
             for k in range(n3 if mode == GLOBAL else 0, m):
                 if mode == SEMI and not (i == n1 or j == n2 or k == n3):
