@@ -58,6 +58,14 @@ def test_launches_cover_each_triplet_once_in_disjoint_areas(trace):
         assert (np.diff(cells) <= cells[:-1] // 1000 + 1).all()
 
 
+def test_a_triplet_past_the_area_has_a_launch_of_its_own():
+    lengths = np.array([[100, 100, 100], [5, 5, 5], [6, 5, 4], [100, 100, 99]])
+    plans = ga.plan_affine(lengths, np.arange(4), True, 1)
+    assert [p.order.tolist() for p in plans] == [[1], [2], [0], [3]]  # by block size, largest first in one
+    assert all(p.ring_size == ga.ring_bytes(lengths[p.order])[0] for p in plans)
+    assert [len(p.order) for p in ga.plan_affine(lengths, np.arange(4), False, 1 << 30)] == [2, 2]
+
+
 def test_routes():
     lengths = np.array([[10, 10, 10], [99, 99, 99], [0, 0, 0], [3000, 3000, 10]])
     cfg = AlignConfig(scoring=AFFINE, matrix_budget=4 * 100**3 - 1)
