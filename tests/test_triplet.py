@@ -554,8 +554,8 @@ def test_affine_gaps_on_the_gpu_write_the_cpu_bytes(tmp_path):
 def test_affine_kernels_equal_the_cpu():
     """The affine kernels (one block a triplet, a wavefront over its row chunks): every mode, traceback and score
     only, blocks of one warp to MAX_THREADS, more chunks than threads, rows of one chunk to many and around
-    the chunk's width, empty sequences and N; scores past the kernels' cells and words past the budget go to the CPU engine in the
-    same batch, and the records do not change."""
+    the chunk's width, empty sequences and N; scores past the kernels' cells and words past the budget go to the
+    CPU engine in the same batch, and the records do not change."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
     from seqalign_cli.backends.cuda import triplet_affine as ga
 

@@ -2,15 +2,17 @@
 
 Per batch: codes and offsets go to the device once. Each pair gets a kernel
 shape from the plan of the subwarp kernels (pairwise_subwarp.py: G lanes
-of R rows, 16-bit lanes two pairs a group where scores allow); the pairs of a shape run together, largest first,
-in slices whose direction codes fit in ``DIRS_BYTES``; the traceback
-kernel writes CIGAR runs in the same slots the CPU engine uses, so no
-per-pair host loop is needed. A batch's launches (shapes, slices, the
-checkpointed route's parts) write only their own pairs' results, so they
-run side by side (``DeviceEngine.side_by_side``): a launch of a few long
-pairs fills a few multiprocessors, and one after another the others waited. The job cycle (submit, collect, align) is
-``device.DeviceEngine``'s; this module gives it the pairwise upload, launches
-and results. ``Tuning(kernel="warp")`` runs the warp kernel instead
+of R rows, 16-bit lanes two pairs a group where scores allow); the pairs
+of a shape run together, largest first, in slices whose direction codes
+fit in ``DIRS_BYTES``; the traceback kernel writes CIGAR runs in the same
+slots the CPU engine uses, so no per-pair host loop is needed. A batch's
+launches (shapes, slices, the checkpointed route's parts) write only
+their own pairs' results, so they run side by side
+(``DeviceEngine.side_by_side``): a launch of a few long pairs fills a few
+multiprocessors, which left the rest of the GPU idle when launches ran one
+after another. The job cycle (submit, collect, align) is
+``device.DeviceEngine``'s; this module gives it the pairwise upload,
+launches and results. ``Tuning(kernel="warp")`` runs the warp kernel instead
 (pairwise_warp.py), and a fixed ``shape`` replaces the plan: benchmarks and
 tests compare them.
 
