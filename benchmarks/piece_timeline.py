@@ -1,7 +1,7 @@
 """When each GPU job of a run was queued, waited for and finished: ``seqalign`` in process, its engines timed.
 
 Usage: python benchmarks/piece_timeline.py [--side-streams N] [--pieces-per-gpu N] [--split-cells N]
-                                          -- triplet --backend cuda --devices 0,1 A B C -o out.tsv ...
+                                          [--no-share] -- triplet --backend cuda --devices 0,1 A B C -o out.tsv ...
 
 Every ``submit`` and ``collect`` of the GPU engines (``DeviceEngine``: a
 whole batch on one GPU, a piece of one with several) is timed from the
@@ -16,7 +16,9 @@ GPU's first submit, last finish and the sum of its waits.
 ``--side-streams`` sets ``device.SIDE_STREAMS`` (1: a job's launches one
 after another), ``--pieces-per-gpu`` sets ``GpuScheduler.pieces_per_gpu`` and
 ``--split-cells`` ``GpuScheduler.split_cells`` (the cells over which a batch
-is cut into pieces), for comparisons in one session.
+is cut into pieces), ``--no-share`` turns ``GpuScheduler.share_when_idle``
+off (no batch cut when taken while a GPU is idle), for comparisons in one
+session.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ def main():
     ap.add_argument("--side-streams", type=int, default=None)
     ap.add_argument("--pieces-per-gpu", type=int, default=None)
     ap.add_argument("--split-cells", type=float, default=None)
+    ap.add_argument("--no-share", action="store_true")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     opts = ap.parse_args()
     args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
@@ -46,6 +49,8 @@ def main():
         scheduler.GpuScheduler.pieces_per_gpu = opts.pieces_per_gpu
     if opts.split_cells is not None:
         scheduler.GpuScheduler.split_cells = int(opts.split_cells)
+    if opts.no_share:
+        scheduler.GpuScheduler.share_when_idle = False
     t0 = time.perf_counter()
     jobs: dict[int, dict] = {}  # number: the job's times
     numbers = itertools.count()

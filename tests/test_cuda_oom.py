@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import types
 
 import numpy as np
@@ -272,6 +273,7 @@ def test_several_devices_take_whole_batches_in_turn(cupy):
                for dev in (0, 1)]
     b = backend(engines)
     b.spread_cells = 0  # every batch to the devices' pipelines
+    b.share_when_idle = False  # whole batches, however idle a device
     assert b.depth == 4
     batches = [pairs(seed=20 + k, count=60)[0] for k in range(6)]
     pending = [b.start(batch, cfg) for batch in batches]  # all in flight before the first is collected
@@ -293,7 +295,7 @@ def test_several_devices_share_a_batch_of_many_cells(cupy):
     engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf, barrier=barrier)
                for dev in (0, 1)]
     b = backend(engines)
-    b.spread_cells, b.pieces_per_gpu = 0, 2
+    b.spread_cells, b.pieces_per_gpu, b.share_when_idle = 0, 2, False
     total = int(cells.sum())
     for split, records, count in ((total // 16, 1, 4), (total * 2 // 3, 1, 3), (total - 1, 1, 2),
                                   (total // 16, 100, 3)):
@@ -306,6 +308,41 @@ def test_several_devices_share_a_batch_of_many_cells(cupy):
         assert len(calls) == count and sum(n for n, _, _ in calls) == batch.size
         assert max(c for _, _, c in calls) < 2.5 * cells.sum() / count  # pieces of similar cells
         assert all(len(e.calls) for e in engines)
+
+
+def test_a_batch_is_shared_only_with_an_idle_device(cupy):
+    """A batch under ``split_cells`` goes whole to the device that takes it, unless another device has
+    nothing to do: then the taker cuts it with that one (a run's first batch)."""
+    cfg = AlignConfig(scoring=AFFINE, mode="local", traceback=True)
+    engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf) for dev in (0, 1)]
+    b = backend(engines)
+    b.spread_cells = 0  # every batch to the devices' pipelines
+    assert int(pairs(seed=40, count=120)[1].sum()) < b.split_cells
+    first, second = pairs(seed=40, count=120)[0], pairs(seed=41, count=80)[0]
+    holding, release = threading.Event(), threading.Event()
+    held_align = engines[1].align
+
+    def held(*args):  # device 1 keeps its part of the first batch until the second batch is taken
+        holding.set()
+        assert release.wait(30), "the second batch was not taken"
+        held_align(*args)
+
+    engines[1].align = held
+    pending = [b.start(first, cfg)]
+    assert holding.wait(30), "device 1 got no part of the first batch"
+    pending.append(b.start(second, cfg))
+    for _ in range(3000):  # device 0 takes the second batch while device 1 is busy
+        if engines[0].calls and engines[0].calls[-1][0] == second.size:
+            break
+        time.sleep(0.01)
+    release.set()
+    for batch, p in zip((first, second), pending):
+        assert_same(CpuPairwise(THREADS).align(batch, cfg), p.result())
+    assert len(engines[1].calls) == 1 and engines[1].calls[0][0] < first.size
+    assert engines[0].calls[-1][:2] == (second.size, second.size)  # whole: no device was idle
+    first_parts = engines[0].calls[:-1] + engines[1].calls
+    assert all(n == m for n, m, _ in first_parts) and sum(n for n, _, _ in first_parts) == first.size
+    assert b.cpu.pairs == []
 
 
 def test_a_busy_device_takes_no_more_pieces(cupy):

@@ -79,7 +79,10 @@ class GpuScheduler:
     largest records first (dynamic partitioning: a GPU that finishes early
     takes the next piece, however long its pieces took; pieces handed out
     ahead by cell count assume every cell costs the same, which routes of
-    different speeds a cell break). Results land in input order.
+    different speeds a cell break). A smaller batch goes whole, unless a
+    GPU has nothing to do when another takes it (the run's first batch, or
+    few batches): then the taker cuts it with the idle GPUs
+    (``share_when_idle``). Results land in input order.
 
     A batch of fewer than ``spread_cells`` cells a record on average takes
     the one-GPU path on the first GPU: its host work (reading, planning,
@@ -95,8 +98,12 @@ class GpuScheduler:
     name = "cuda"
     _said_oom = False
     _said_cpu = False
-    #: a batch of more cells than this is shared by several GPUs (pieces); smaller ones go whole to one
-    split_cells = 8 * 10**9
+    #: a batch of more cells than this is shared by several GPUs (pieces); smaller ones go whole to one.
+    #: Pieces are ranges of record sizes, so a piece's launches overlap less on its GPU than a whole
+    #: batch's; cutting pays where a whole batch would keep one GPU busy for seconds while the others
+    #: wait at the run's end. Measured on two H200 (RESULTS.md): batches of 480,000 pairs of 16 bp-20 kb
+    #: (about 0.45 Tcells each) ran at 1.84x one GPU whole, 1.67-1.69x in two pieces.
+    split_cells = 2 * 10**12
     #: pieces a GPU of a batch over ``split_cells``, each of at least ``split_cells / 2`` cells and
     #: ``piece_records`` records (two pieces at least, however few its records): smaller launches
     #: leave a GPU's groups idle, and the queue balances the GPUs over the batches. Measured on two H200
@@ -104,6 +111,9 @@ class GpuScheduler:
     #: reads, 1.58x in 2 of 5,000; 480,000 pairs of 16 bp-20 kb at 1.67-1.69x in 2 pieces a batch,
     #: 1.55-1.58x in 4; 1,000,000 triplets of 8-1,024 bp alike in 2 and 4 (1.98-2.00x).
     pieces_per_gpu = 1
+    #: a GPU that takes a piece of two records or more while another GPU has none in flight and none
+    #: is queued cuts the piece with the idle GPUs
+    share_when_idle = True
     piece_records = 4096
     #: cells a record on average from which a batch goes to the GPUs' pipelines (see the class docstring)
     spread_cells = 1 << 20
@@ -179,7 +189,7 @@ class GpuScheduler:
     def _deal(self, batch, cfg, idx, out) -> list["_Piece"]:
         """Queue the records ``idx`` for the GPUs' pipelines: whole, or in pieces when they hold many cells."""
         if not self._lanes:
-            self._lanes = [_Lanes(e, self._queue, self._submit) for e in self.engines]
+            self._lanes = [_Lanes(e, self) for e in self.engines]
         cells = batch.cells_each()
         total = int(cells[idx].sum())
         if total <= self.split_cells or len(idx) < 2:
@@ -187,14 +197,36 @@ class GpuScheduler:
         else:
             count = max(2, min(self.pieces_per_gpu * len(self._lanes), 2 * total // max(self.split_cells, 1),
                                len(idx) // max(self.piece_records, 1)))
-            pieces = []
-            for part_idx in split_by_cells(idx, cells, count):
-                part = batch.subset(part_idx)  # a batch of its own: each GPU uploads only its pieces
-                pieces.append(_Piece(part, cfg, np.arange(len(part_idx)), self.hooks.allocate(part, cfg),
-                                     part_idx))
+            pieces = self._cut(batch, cfg, idx, count)
         for piece in pieces:
             self._queue.put(piece)
         return pieces
+
+    def _cut(self, batch, cfg, idx, count: int) -> list["_Piece"]:
+        """The records ``idx`` of ``batch`` in about ``count`` pieces of similar cells, each a batch of its
+        own (a GPU uploads only its pieces)."""
+        pieces = []
+        for part_idx in split_by_cells(idx, batch.cells_each(), count):
+            part = batch.subset(part_idx)
+            pieces.append(_Piece(part, cfg, np.arange(len(part_idx)), self.hooks.allocate(part, cfg), part_idx))
+        return pieces
+
+    def _share(self, piece: "_Piece", taker: "_Lanes") -> "_Piece":
+        """The part of ``piece`` that ``taker`` aligns: the piece itself, or, when GPUs are idle with
+        nothing queued for them (``share_when_idle``), its first part after the others were queued for
+        them (``piece.parts``; ``piece.done`` is then set at once, its parts' results are gathered by
+        ``Pending.result``)."""
+        idle = sum(lane.idle() for lane in self._lanes if lane is not taker) - self._queue.qsize()
+        if not self.share_when_idle or idle <= 0 or len(piece.idx) < 2:
+            return piece
+        parts = self._cut(piece.batch, piece.cfg, piece.idx, idle + 1)
+        if len(parts) < 2:
+            return piece
+        piece.parts = parts
+        for part in parts[1:]:
+            self._queue.put(part)
+        piece.done.set_result(piece.idx[:0])
+        return parts[0]
 
     def _submit(self, engine, batch, cfg, idx, out):
         """Queue the records ``idx`` on ``engine``: (job, no records spilled), or (None, spilled) when
@@ -263,32 +295,47 @@ class _Lanes:
 
     Its ``take`` thread waits until the GPU has room (fewer than ``AHEAD``
     of its pieces queued and not collected), takes the next piece of the
-    scheduler's queue, prepares and queues it on the engine (``submit``);
-    its ``fetch`` thread collects the pieces in the same order and
-    completes their ``done``. So a GPU takes work only when it can start on
-    it soon, and the GPU that is ahead takes more.
+    scheduler's queue (shared with idle GPUs, ``GpuScheduler._share``),
+    prepares and queues it on the engine (``submit``); its ``fetch`` thread
+    collects the pieces in the same order and completes their ``done``. So
+    a GPU takes work only when it can start on it soon, and the GPU that is
+    ahead takes more.
     """
 
     #: pieces of one GPU submitted and not yet collected (one running, one ready behind it)
     AHEAD = 2
 
-    def __init__(self, engine, pieces: queue.SimpleQueue, submit):
+    def __init__(self, engine, scheduler: GpuScheduler):
         from concurrent.futures import ThreadPoolExecutor
 
         self.engine = engine
         self.room = threading.Semaphore(self.AHEAD)
+        self.in_flight = 0  # pieces taken and not yet collected
+        self._counting = threading.Lock()
         name = f"seqalign-gpu{engine.device}"
         self.fetch = ThreadPoolExecutor(1, thread_name_prefix=f"{name}-fetch")
-        threading.Thread(target=self._take, args=(pieces, submit), name=f"{name}-prepare", daemon=True).start()
+        threading.Thread(target=self._take, args=(scheduler,), name=f"{name}-prepare", daemon=True).start()
 
-    def _take(self, pieces: queue.SimpleQueue, submit):
+    def idle(self) -> bool:
+        """Whether the GPU has nothing to do (no piece taken and not yet collected)."""
+        return not self.in_flight
+
+    def _count(self, step: int):
+        with self._counting:
+            self.in_flight += step
+
+    def _take(self, scheduler: GpuScheduler):
         while True:
             self.room.acquire()
-            piece = pieces.get()
+            piece = scheduler._queue.get()
+            self._count(1)
             try:
-                submitted = submit(self.engine, piece.batch, piece.cfg, piece.idx, piece.out)
+                piece = scheduler._share(piece, self)
+                submitted = scheduler._submit(self.engine, piece.batch, piece.cfg, piece.idx, piece.out)
             except BaseException as exc:  # the piece's owner raises it
-                piece.done.set_exception(exc)
+                self._count(-1)
+                if not piece.done.done():
+                    piece.done.set_exception(exc)
                 self.room.release()
                 continue
             self.fetch.submit(self._collect, piece, submitted)
@@ -304,14 +351,16 @@ class _Lanes:
         except BaseException as exc:
             piece.done.set_exception(exc)
         finally:
+            self._count(-1)
             self.room.release()
 
 
 @dataclass
 class _Piece:
     """Records of a batch for the GPUs' pipelines: the records ``idx`` of ``batch`` aligned into
-    ``out``; ``where``: for a piece cut out of the scheduler's batch, the batch's numbers of its records
-    (None: the batch itself); ``done``: a future of the records spilled to the CPU engine."""
+    ``out``; ``where``: for a piece cut out of a batch, that batch's numbers of its records (None: the
+    batch itself); ``done``: a future of the records spilled to the CPU engine; ``parts``: the pieces
+    it was cut into when taken, if it was (``GpuScheduler._share``)."""
 
     batch: object
     cfg: object
@@ -319,6 +368,17 @@ class _Piece:
     out: object
     where: np.ndarray | None
     done: Future = field(default_factory=Future)
+    parts: list | None = None
+
+    def gather(self) -> np.ndarray:
+        """Wait for the piece (and its parts, brought into ``out``); its records spilled to the CPU
+        engine, numbered in ``batch``."""
+        lost = [self.done.result()]
+        for part in self.parts or ():
+            part_lost = part.gather()
+            self.out.take(part.where, part.out)
+            lost.append(part.where[part_lost])
+        return np.concatenate(lost) if len(lost) > 1 else lost[0]
 
 
 class Pending:
@@ -334,7 +394,7 @@ class Pending:
             self.job = None
         spilled = []
         for piece in self.pieces:
-            lost = piece.done.result()
+            lost = piece.gather()
             if piece.where is not None:
                 self.out.take(piece.where, piece.out)
                 lost = piece.where[lost]
