@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/e2e_triplet.py GENOMES.fa [--triplets 1000000] [--length 150 | 8-1024] [--backend cuda]
                                        [-t 16] [--runs 2] [--formats tsv,maf] [--mode global]
-                                       [--devices 0 all] [--max-matrix-mb 256]
+                                       [--devices 0 all] [--max-matrix-mb 256] [--bytecode]
 
 Windows of ``--length`` bp at the same offset of three different genomes
 (the genomes are near-identical, so the windows are related: a few
@@ -15,6 +15,8 @@ Several ``--devices`` settings (``0 all``: one GPU, then every GPU) are timed
 in turn on the same files; a summary line a setting and format gives the last
 run's wall, its triplets per second against the first setting's and whether
 its output is the same file, byte for byte, as the first setting's.
+``--bytecode`` first writes the bytecode of seqalign and the packages it
+imports, as an installer does (see ``e2e_gasal2.py``).
 """
 
 from __future__ import annotations
@@ -84,7 +86,13 @@ def main():
     ap.add_argument("--runs", type=int, default=2, help="the first run compiles; later runs reuse the caches")
     ap.add_argument("--formats", default="tsv,maf", help="tsv: score only; maf: with traceback")
     ap.add_argument("--max-matrix-mb", type=int, default=None, help="passed to seqalign (traceback memory)")
+    ap.add_argument("--bytecode", action="store_true", help="first write the bytecode (.pyc) of seqalign and the "
+                                                            "packages it imports, as an installer does")
     args = ap.parse_args()
+    if args.bytecode:
+        from e2e_gasal2 import write_bytecode  # this folder's
+
+        write_bytecode()
     tmp = tempfile.mkdtemp()
     t0 = time.perf_counter()
     paths, cells = write_triplets(genomes(args.genomes), args.triplets, args.length, tmp)

@@ -1,7 +1,7 @@
 """When each GPU job of a run was queued, waited for and finished: ``seqalign`` in process, its engines timed.
 
 Usage: python benchmarks/piece_timeline.py [--side-streams N] [--pieces-per-gpu N] [--split-cells N]
-                                          [--no-share] -- triplet --backend cuda --devices 0,1 A B C -o out.tsv ...
+                                          [--no-share] [--batches-per-gpu N] -- triplet --backend cuda --devices 0,1 A B C -o out.tsv ...
 
 Every ``submit`` and ``collect`` of the GPU engines (``DeviceEngine``: a
 whole batch on one GPU, a piece of one with several) is timed from the
@@ -17,8 +17,9 @@ GPU's first submit, last finish and the sum of its waits.
 after another), ``--pieces-per-gpu`` sets ``GpuScheduler.pieces_per_gpu`` and
 ``--split-cells`` ``GpuScheduler.split_cells`` (the cells over which a batch
 is cut into pieces), ``--no-share`` turns ``GpuScheduler.share_when_idle``
-off (no batch cut when taken while a GPU is idle), for comparisons in one
-session.
+off (no batch cut when taken while a GPU is idle), ``--batches-per-gpu``
+sets ``GpuScheduler.batches_per_gpu`` (batches in flight a GPU), for
+comparisons in one session.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def main():
     ap.add_argument("--pieces-per-gpu", type=int, default=None)
     ap.add_argument("--split-cells", type=float, default=None)
     ap.add_argument("--no-share", action="store_true")
+    ap.add_argument("--batches-per-gpu", type=int, default=None)
     ap.add_argument("args", nargs=argparse.REMAINDER)
     opts = ap.parse_args()
     args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
@@ -51,6 +53,8 @@ def main():
         scheduler.GpuScheduler.split_cells = int(opts.split_cells)
     if opts.no_share:
         scheduler.GpuScheduler.share_when_idle = False
+    if opts.batches_per_gpu is not None:
+        scheduler.GpuScheduler.batches_per_gpu = opts.batches_per_gpu
     t0 = time.perf_counter()
     jobs: dict[int, dict] = {}  # number: the job's times
     numbers = itertools.count()

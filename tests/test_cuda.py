@@ -255,7 +255,7 @@ def test_cli_cuda_equals_cpu(tmp_path):
 @pytest.mark.skipif(gpu_available()[0] and __import__("cupy").cuda.runtime.getDeviceCount() < 2,
                     reason="needs two GPUs")
 @pytest.mark.parametrize("traceback", [True, False])
-def test_several_gpus(traceback):
+def test_several_gpus(monkeypatch, traceback):
     from seqalign_cli import families
     from seqalign_cli.backends import select_backend
 
@@ -265,6 +265,7 @@ def test_several_gpus(traceback):
     assert_same((cpu, multi), qs, ts, AFFINE, "local", traceback)  # a batch goes whole to one GPU
     multi.spread_cells = 0  # a batch whole to one GPU's pipeline
     assert_same((cpu, multi), qs, ts, AFFINE, "local", traceback)
+    monkeypatch.setattr(multi.hooks, "whole_cells", 0, raising=False)
     multi.split_cells = multi.piece_records = 0  # a batch in pieces over the GPUs
     assert_same((cpu, multi), qs, ts, AFFINE, "local", traceback)
 
@@ -274,12 +275,14 @@ def test_several_gpus(traceback):
 @pytest.mark.parametrize("route", ["first GPU", "whole", "pieces"])
 def test_several_gpus_write_what_one_writes(tmp_path, monkeypatch, route):
     """Many batches in flight over every GPU's pipeline, whole or in pieces: the same TSV as one GPU."""
+    from seqalign_cli.backends.cuda.pairwise import PairwiseHooks
     from seqalign_cli.backends.cuda.scheduler import GpuScheduler
     from seqalign_cli.cli import main
 
     if route != "first GPU":
         monkeypatch.setattr(GpuScheduler, "spread_cells", 0)
     if route == "pieces":
+        monkeypatch.setattr(PairwiseHooks, "whole_cells", 0)
         monkeypatch.setattr(GpuScheduler, "split_cells", 0)
         monkeypatch.setattr(GpuScheduler, "piece_records", 0)
     qs, ts = random_pairs(98, 3000, long_share=0.05)

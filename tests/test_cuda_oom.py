@@ -8,6 +8,7 @@ the memory pools.
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import threading
@@ -127,7 +128,11 @@ class CountingCpu(CpuPairwise):
 
 
 def backend(engines, log=None) -> GpuScheduler:
-    return GpuScheduler(engines, CountingCpu(THREADS), HOOKS, log, device="fake GPU")
+    """The scheduler over ``engines``; batches are cut into pieces past ``split_cells`` alone (not the
+    pairwise family's ``whole_cells``)."""
+    hooks = copy.copy(HOOKS)
+    hooks.whole_cells = 0
+    return GpuScheduler(engines, CountingCpu(THREADS), hooks, log, device="fake GPU")
 
 
 def pairs(seed=5, count=400):
@@ -343,6 +348,25 @@ def test_a_batch_is_shared_only_with_an_idle_device(cupy):
     first_parts = engines[0].calls[:-1] + engines[1].calls
     assert all(n == m for n, m, _ in first_parts) and sum(n for n, _, _ in first_parts) == first.size
     assert b.cpu.pairs == []
+
+
+def test_a_family_keeps_batches_whole_under_its_whole_cells(cupy):
+    """The pairwise family's ``whole_cells`` raises the cut: a batch under it goes whole however low
+    ``split_cells``; over it, in pieces."""
+    batch, cells = pairs(seed=42, count=200)
+    cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=False)
+    for whole, count in ((int(cells.sum()), 1), (int(cells.sum()) - 1, 2)):
+        engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf)
+                   for dev in (0, 1)]
+        b = GpuScheduler(engines, CountingCpu(THREADS), HOOKS, device="fake GPU")
+        assert HOOKS.whole_cells > cells.sum()
+        b.hooks = copy.copy(HOOKS)
+        b.hooks.whole_cells = whole
+        b.spread_cells = b.split_cells = b.piece_records = 0
+        b.share_when_idle = False
+        assert_same(CpuPairwise(THREADS).align(batch, cfg), b.align(batch, cfg))
+        calls = [c for e in engines for c in e.calls]
+        assert len(calls) == count and sum(m for _, m, _ in calls) == batch.size
 
 
 def test_a_busy_device_takes_no_more_pieces(cupy):

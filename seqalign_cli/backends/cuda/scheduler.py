@@ -82,7 +82,10 @@ class GpuScheduler:
     different speeds a cell break). A smaller batch goes whole, unless a
     GPU has nothing to do when another takes it (the run's first batch, or
     few batches): then the taker cuts it with the idle GPUs
-    (``share_when_idle``). Results land in input order.
+    (``share_when_idle``). A family whose engine overlaps a batch's
+    launches of different sizes (pairs) raises the cut with
+    ``hooks.whole_cells``: a piece holds one range of sizes. Results land
+    in input order.
 
     A batch of fewer than ``spread_cells`` cells a record on average takes
     the one-GPU path on the first GPU: its host work (reading, planning,
@@ -98,12 +101,9 @@ class GpuScheduler:
     name = "cuda"
     _said_oom = False
     _said_cpu = False
-    #: a batch of more cells than this is shared by several GPUs (pieces); smaller ones go whole to one.
-    #: Pieces are ranges of record sizes, so a piece's launches overlap less on its GPU than a whole
-    #: batch's; cutting pays where a whole batch would keep one GPU busy for seconds while the others
-    #: wait at the run's end. Measured on two H200 (RESULTS.md): batches of 480,000 pairs of 16 bp-20 kb
-    #: (about 0.45 Tcells each) ran at 1.84x one GPU whole, 1.67-1.69x in two pieces.
-    split_cells = 2 * 10**12
+    #: a batch of more cells than this (and than the family's ``hooks.whole_cells``, if it has one) is
+    #: shared by several GPUs (pieces); smaller ones go whole to one
+    split_cells = 8 * 10**9
     #: pieces a GPU of a batch over ``split_cells``, each of at least ``split_cells / 2`` cells and
     #: ``piece_records`` records (two pieces at least, however few its records): smaller launches
     #: leave a GPU's groups idle, and the queue balances the GPUs over the batches. Measured on two H200
@@ -114,6 +114,10 @@ class GpuScheduler:
     #: a GPU that takes a piece of two records or more while another GPU has none in flight and none
     #: is queued cuts the piece with the idle GPUs
     share_when_idle = True
+    #: batches in flight a GPU, with several: results are written in input order, so a GPU that is
+    #: done with its batches waits for new ones while the oldest batch is still on another GPU. 3 and 4
+    #: measured within the runs' spread of 2 on two H200 (the pair mix, whole batches; RESULTS.md)
+    batches_per_gpu = 2
     piece_records = 4096
     #: cells a record on average from which a batch goes to the GPUs' pipelines (see the class docstring)
     spread_cells = 1 << 20
@@ -126,7 +130,7 @@ class GpuScheduler:
         self.threads = cpu.threads
         self.log = log or _stderr
         #: batches in flight the runner may hand over before the first is written
-        self.depth = 2 if len(self.engines) == 1 else 2 * len(self.engines)
+        self.depth = 2 if len(self.engines) == 1 else self.batches_per_gpu * len(self.engines)
         self._queue: queue.SimpleQueue = queue.SimpleQueue()  # pieces for the GPUs' pipelines
         self._lanes: list[_Lanes] = []  # made with the first piece
         self._submitting = {id(e): threading.Lock() for e in self.engines}  # one submit at a time an engine
@@ -192,7 +196,7 @@ class GpuScheduler:
             self._lanes = [_Lanes(e, self) for e in self.engines]
         cells = batch.cells_each()
         total = int(cells[idx].sum())
-        if total <= self.split_cells or len(idx) < 2:
+        if total <= max(self.split_cells, getattr(self.hooks, "whole_cells", 0)) or len(idx) < 2:
             pieces = [_Piece(batch, cfg, idx, out, None)]
         else:
             count = max(2, min(self.pieces_per_gpu * len(self._lanes), 2 * total // max(self.split_cells, 1),
