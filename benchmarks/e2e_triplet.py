@@ -82,7 +82,7 @@ def main():
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("-t", "--threads", type=int, default=os.cpu_count())
     ap.add_argument("--mode", default="global")
-    ap.add_argument("--batch-size", type=int, default=65536)
+    ap.add_argument("--batch-size", type=int, default=None, help="passed to seqalign (default: seqalign's own)")
     ap.add_argument("--runs", type=int, default=2, help="the first run compiles; later runs reuse the caches")
     ap.add_argument("--formats", default="tsv,maf", help="tsv: score only; maf: with traceback")
     ap.add_argument("--max-matrix-mb", type=int, default=None, help="passed to seqalign (traceback memory)")
@@ -105,9 +105,10 @@ def main():
             extra += ["--devices", setting] if setting else []
             if args.max_matrix_mb:
                 extra += ["--max-matrix-mb", str(args.max_matrix_mb)]
+            if args.batch_size:
+                extra += ["--batch-size", str(args.batch_size)]
             cmd = [sys.executable, "-m", "seqalign_cli", "triplet", "--backend", args.backend, "-t",
-                   str(args.threads), "--mode", args.mode, "--batch-size", str(args.batch_size), *extra, *paths,
-                   "-o", out]
+                   str(args.threads), "--mode", args.mode, *extra, *paths, "-o", out]
             name = f"{fmt} devices={setting or 'default'}"
             for run in range(args.runs):
                 t0 = time.perf_counter()
