@@ -191,6 +191,37 @@ def test_packed_run_layout_keeps_room_for_the_cpu_pairs():
         assert len(ops) == cap[k] and (ops == 2).all() and (lens == -1).all()
 
 
+def test_runs_copied_back_ahead_land_in_their_records():
+    """``fetch_runs`` with the host copy of every slot (``copy_runs_back``): a whole job takes the copy as
+    its layout; a piece of a shared batch copies its records' slots alone and leaves the others'."""
+    from seqalign_cli.backends.cuda.device import fetch_runs
+    from seqalign_cli.results import RunStore
+
+    rng = np.random.default_rng(4)
+    cap = rng.integers(0, 12, 30)
+    slots = int(cap.sum())
+    host = {"run_op": rng.integers(0, 7, slots).astype(np.uint8),
+            "run_len": rng.integers(1, 99, slots).astype(np.int32)}
+    subset = np.flatnonzero(rng.random(30) < 0.6)
+    for whole in (True, False):
+        runs = RunStore.allocate(cap, 30)
+        runs.op[:], runs.length[:] = 9, -1
+        runs.count[subset] = rng.integers(0, cap + 1)[subset]
+        fetch_runs(None, runs, None, None, None, subset, whole, host)
+        for k in range(30):
+            ops, lens = runs.runs(k)
+            at = slice(runs.off[k], runs.off[k] + len(ops))
+            if k in subset:
+                assert ops.tolist() == host["run_op"][at].tolist() and lens.tolist() == host["run_len"][at].tolist()
+        if whole:
+            assert runs.op is host["run_op"] and runs.length is host["run_len"]
+        else:  # the other records' slots untouched
+            taken = np.zeros(slots, bool)
+            for k in subset:
+                taken[runs.off[k]:runs.off[k] + runs.count[k]] = True
+            assert taken.any() and (runs.op[~taken] == 9).all() and (runs.length[~taken] == -1).all()
+
+
 def test_shared16_bound():
     # the offsets of shared pairs: default and BWA-like scoring fit, in every mode; large values do not
     assert subwarp.shared16_fits(Scoring(), 0, 512)

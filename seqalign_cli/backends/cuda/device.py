@@ -180,7 +180,13 @@ def copy_back(d_arr, shape, stream) -> np.ndarray:
     return host
 
 
-def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool):
+def copy_runs_back(d_op, d_len, stream) -> dict:
+    """Every run slot copied to pinned host arrays on ``stream``, queued with a job's kernels: ``fetch_runs``
+    then takes the runs from them (``host``) without another copy."""
+    return {"run_op": copy_back(d_op, (len(d_op),), stream), "run_len": copy_back(d_len, (len(d_len),), stream)}
+
+
+def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool, host: dict | None = None):
     """Bring back the runs that ``subset``'s records wrote on the device into the ``RunStore`` ``runs``.
 
     ``whole``: no other engine writes ``runs``, so its layout is made anew
@@ -190,7 +196,21 @@ def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool):
     copy brings them back. Otherwise (a piece of a batch shared by several
     devices) only the slots of ``subset`` are copied, so that other devices'
     stay untouched.
+
+    ``host`` (``copy_runs_back``, queued after the job's kernels): every slot
+    is on the host already. Whole, ``runs`` takes those arrays in its own
+    layout; otherwise the slots of ``subset`` are copied from them. For
+    engines whose kernels run long: the packing kernel, queued once the
+    job is done, would wait behind the next job's kernels.
     """
+    if host is not None:
+        if whole:
+            runs.op, runs.length = host["run_op"], host["run_len"]
+        else:
+            slots = run_slots(runs.off[subset], runs.count[subset])
+            runs.op[slots] = host["run_op"][slots]
+            runs.length[slots] = host["run_len"][slots]
+        return
     if not whole:
         slots = run_slots(runs.off[subset], runs.count[subset])
         d_slots = cp.asarray(slots)

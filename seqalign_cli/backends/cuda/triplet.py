@@ -29,8 +29,9 @@ stores coalesce (kernels/triplet.cu, the header);
 from the end cell, one thread a triplet, and writes the runs of kinds in
 the triplet's slots of ``out.columns`` (as the CPU engine lays them out),
 the start and the run count in ``info``. A launch's codes take a work area
-of a share of the device's memory (``DIRS_SHARE``); ``results`` brings the
-runs back with ``device.fetch_runs``. A launch in windows of slices
+of a share of the device's memory (``DIRS_SHARE``); every run slot is
+copied back after the kernels (``device.copy_runs_back``), and ``results``
+takes the runs from there (``device.fetch_runs``). A launch in windows of slices
 (``LaunchPlan.windows``) runs its sweep and its walk once a window, from
 the end cell's window down; each walk goes on where the one above left
 the triplet (its cell and runs so far in ``info``).
@@ -51,7 +52,7 @@ from ...io.triplet import TripletBatch
 from ...results import TripletAlignments
 from . import triplet_affine as affine
 from . import triplet_plan as plan
-from .device import DeviceEngine, Job, copy_back, fetch_runs, upload, upload_runs
+from .device import DeviceEngine, Job, copy_back, copy_runs_back, fetch_runs, upload, upload_runs
 from .launch import NULL
 from .loader import module
 from .triplet_plan import (INT32_LIMIT, MODES, THREADS, LaunchPlan, Tuning, border_ints, kernel_name, plan_launches,
@@ -226,13 +227,14 @@ class CudaTriplet(DeviceEngine):
         host = {"out": copy_back(d.out, (max(batch.size, 1), 4), stream)}
         if cfg.traceback:
             host["info"] = copy_back(d.info, (max(batch.size, 1), INFO), stream)
+            host.update(copy_runs_back(d.run_op, d.run_len, stream))  # the kernels run long: see fetch_runs
         clock("kernels")
         return Job(batch, cfg, subset, out, d, stream, host)
 
     def results(self, job: Job, clock, whole: bool):
         """Fill score and end of ``job.subset``; with traceback starts and runs too (else: ``finish``).
 
-        ``whole``: no other engine writes ``out``, so its runs may be laid out anew (``fetch_runs``).
+        ``whole``: no other engine writes ``out``, so it takes the runs' host copy as it is (``fetch_runs``).
         """
         res = job.host["out"]
         subset = job.subset
@@ -243,7 +245,7 @@ class CudaTriplet(DeviceEngine):
             job.out.start[subset] = info[subset, 0:3]
             job.out.columns.count[subset] = info[subset, 3]
             d = job.d
-            fetch_runs(self.cp, job.out.columns, d.run_off, d.run_op, d.run_len, subset, whole)
+            fetch_runs(self.cp, job.out.columns, d.run_off, d.run_op, d.run_len, subset, whole, job.host)
 
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
