@@ -653,8 +653,8 @@ def test_results_fill_score_and_end_of_the_subset_only():
 
 
 def test_results_fill_starts_counts_and_runs_with_traceback():
-    """A piece of a batch (the runs copied slot by slot: numpy stands in for CuPy); the packing of a whole
-    batch's runs is a kernel (kernels/runs.cu), tested on a GPU in test_cuda.py."""
+    """The runs come from the host copy of every slot queued after the kernels (``copy_runs_back``): a piece
+    of a batch copies its triplets' slots; a whole batch takes the copy as it is."""
     batch = batch_of([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
     cfg = cfg_of("local", traceback=True)
     fake_cp = type("np_as_cp", (), {"asarray": staticmethod(np.asarray), "asnumpy": staticmethod(np.asarray)})
@@ -667,16 +667,20 @@ def test_results_fill_starts_counts_and_runs_with_traceback():
     run_len = np.zeros(len(out.columns.length), np.int32)
     run_op[[0, 1, 23]] = [6, 0, 0]
     run_len[[0, 1, 23]] = [1, 1, 6]
-    d = gt._DeviceBatch(None, None, None, off, run_op, run_len, info.reshape(-1))
-    job = Job(batch, cfg, np.array([0, 2]), out, d, None, {"out": host, "info": info})
+    d = gt._DeviceBatch(None, None, None, off, None, None, info.reshape(-1))  # the device runs: not read
     engine = object.__new__(gt.CudaTriplet)
     engine.cp = fake_cp
-    engine.results(job, lambda step: None, False)
-    assert out.score.tolist() == [10, 0, 30]
-    assert out.start.tolist() == [[0, 0, 1], [0, 0, 0], [1, 2, 3]]
-    assert out.end.tolist() == [[1, 2, 3], [0, 0, 0], [7, 8, 9]]
-    assert out.columns.count.tolist() == [2, 0, 1]
-    assert out.column_strings()[0] == "1C1M" and out.column_strings()[2] == "6M"
+    for whole in (False, True):
+        out = TripletAlignments.allocate(batch.lengths, True)
+        job = Job(batch, cfg, np.array([0, 2]), out, d, None,
+                  {"out": host, "info": info, "run_op": run_op, "run_len": run_len})
+        engine.results(job, lambda step: None, whole)
+        assert out.score.tolist() == [10, 0, 30]
+        assert out.start.tolist() == [[0, 0, 1], [0, 0, 0], [1, 2, 3]]
+        assert out.end.tolist() == [[1, 2, 3], [0, 0, 0], [7, 8, 9]]
+        assert out.columns.count.tolist() == [2, 0, 1]
+        assert out.column_strings()[0] == "1C1M" and out.column_strings()[2] == "6M"
+        assert (out.columns.op is run_op) == whole
 
 
 def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
