@@ -31,10 +31,10 @@ the triplet's slots of ``out.columns`` (as the CPU engine lays them out),
 the start and the run count in ``info``. A launch's codes take a work area
 of a share of the device's memory (``DIRS_SHARE``); every run slot is
 copied back after the kernels (``device.copy_runs_back``), and ``results``
-takes the runs from there (``device.fetch_runs``). A launch in windows of slices
-(``LaunchPlan.windows``) runs its sweep and its walk once a window, from
-the end cell's window down; each walk goes on where the one above left
-the triplet (its cell and runs so far in ``info``).
+takes the runs from there (``device.fetch_runs``). A launch in windows of
+slices (``LaunchPlan.windows``) runs its sweep and its walk once a window,
+from the end cell's window down; each walk goes on where the one above
+left the triplet (its cell and runs so far in ``info``).
 
 Benchmarks: ``time_triplets`` (kernel time of one batch) and ``bench_run``
 (TCUPS by length and mode, what ``seqalign bench --family triplet`` runs).
