@@ -350,6 +350,23 @@ def test_a_batch_is_shared_only_with_an_idle_device(cupy):
     assert b.cpu.pairs == []
 
 
+def test_a_batch_is_cut_with_every_idle_device(cupy):
+    """Three idle devices: the one that takes the batch cuts it in three parts of similar cells."""
+    batch, cells = pairs(seed=43, count=150)
+    cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=True)
+    barrier = threading.Barrier(3)  # each device holds its first part until all three have one
+    engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf, barrier=barrier)
+               for dev in range(3)]
+    b = backend(engines)
+    b.spread_cells = 0
+    assert int(cells.sum()) < b.split_cells  # whole when dealt
+    assert_same(CpuPairwise(THREADS).align(batch, cfg), b.align(batch, cfg))
+    assert [len(e.calls) for e in engines] == [1, 1, 1]
+    parts = [e.calls[0] for e in engines]
+    assert sum(n for n, _, _ in parts) == batch.size and all(n == m for n, m, _ in parts)
+    assert max(c for _, _, c in parts) < 2 * cells.sum() / 3
+
+
 def test_a_family_keeps_batches_whole_under_its_whole_cells(cupy):
     """The pairwise family's ``whole_cells`` raises the cut: a batch under it goes whole however low
     ``split_cells``; over it, in pieces."""
