@@ -8,6 +8,7 @@
 # TESTS, BENCH_ARGS, SWEEP_ARGS, E2E_ARGS and MULTI_COPIES pass arguments through.
 # multi (a machine of several GPUs): the several-GPU tests, then one GPU against all of them end to end:
 # 1,000,000 GASAL2 pairs (TSV with CIGARs, score only), MULTI_COPIES copies (default 500), the mix of lengths;
+# the GASAL2 runs also as one process a GPU over parts of the input (e2e_gasal2.py's parts:0,1);
 # then (multi, or multi-families alone) triplets of mixed lengths and reads on the simulated graph, one GPU against all.
 set -uo pipefail
 what=${1:-all}
@@ -54,7 +55,7 @@ fi
 if [[ $what == multi ]]; then
   python3 -m pytest -q -rf -p no:cacheprovider -k "several" ${TESTS:-tests/test_cuda.py tests/test_cuda_oom.py tests/test_triplet.py} \
     2>&1 | tee "$OUT/multi_tests.txt"
-  gasal=(.carry/query_batch.fasta.gz .carry/target_batch.fasta.gz --devices 0 all)
+  gasal=(.carry/query_batch.fasta.gz .carry/target_batch.fasta.gz --devices 0 all parts:0,1)
   python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --runs 3 2>&1 | tee "$OUT/multi_e2e_1m.txt"
   python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --runs 3 --score-only 2>&1 | tee "$OUT/multi_e2e_1m_score.txt"
   python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --runs 2 --copies "${MULTI_COPIES:-500}" 2>&1 | tee "$OUT/multi_e2e_10m.txt"

@@ -11,6 +11,10 @@ for each output format, one after the other in this process, and each
 format's wall against TSV's. ``--devices``: each device setting in turn
 (``--devices 0 all``), with records per second, the ratio to the first and
 whether the output is the same as the first setting's.
+A device setting ``parts:0,1`` runs one seqalign process a GPU, each on
+its part of the input (``--shard K/N``), and joins their outputs (TSV, PAF):
+several interpreters for the host work of short pairs, which one process
+keeps on one GPU.
 ``--gasal2 BIN``: also time that program (a user-built GASAL2 test program;
 nothing is built here) on the same replicated files, given as
 ``BIN [--gasal2-args] Q T``, and print both walls and their ratio.
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -112,13 +117,15 @@ def time_settings(args, paths: list[str], n_pairs: int, tmp: str) -> float:
         for fmt in args.formats.split(","):
             out = args.out or os.path.join(tmp, f"out.{fmt}")
             cmd = [*prefix, "pair", "--backend", args.backend, "-t", str(args.threads), "--mode", args.mode,
-                   "--batch-size", str(args.batch_size), *paths, "-o", out]
+                   "--batch-size", str(args.batch_size), *paths]
             cmd += ["--score-only"] if args.score_only else []
-            cmd += ["--devices", devices] if devices else []
             cmd += args.seqalign_args.split()
             for run in range(args.runs):
                 t0 = time.perf_counter()
-                subprocess.run(cmd, check=True)
+                if devices and devices.startswith("parts:"):
+                    run_parts(cmd, devices[len("parts:"):].split(","), fmt, out)
+                else:
+                    subprocess.run(cmd + (["--devices", devices] if devices else []) + ["-o", out], check=True)
                 wall = time.perf_counter() - t0
                 print(f"{fmt} devices={devices or 'default'} run {run + 1} "
                       f"({'cold caches' if run == 0 else 'warm caches'}): {wall:.2f} s wall")
@@ -140,6 +147,28 @@ def time_settings(args, paths: list[str], n_pairs: int, tmp: str) -> float:
         print(f"summary: {fmt} devices={devices or 'default'} {wall:.2f} s, {rows / wall:.0f} pairs/s, "
               f"{first / wall:.2f}x the first setting's records per second, output {same} the first setting's")
     return first
+
+
+def run_parts(cmd: list[str], gpus: list[str], fmt: str, out: str):
+    """``cmd`` as one process a GPU, each aligning its part of the input (``--shard K/N``, N the GPUs),
+    all at once; their outputs joined in part order into ``out`` (the device setting ``parts:0,1``).
+
+    The parts of a text output without a header after the first concatenate into the whole run's
+    (README, Parts of a run): TSV and PAF only.
+    """
+    if fmt not in ("tsv", "paf"):
+        raise SystemExit(f"parts: {fmt} parts do not concatenate into one file (tsv, paf only)")
+    n = len(gpus)
+    parts = [f"{out}.part{k + 1}" for k in range(n)]
+    procs = [subprocess.Popen(cmd + ["--shard", f"{k + 1}/{n}", "--devices", gpu, "-o", part])
+             for k, (gpu, part) in enumerate(zip(gpus, parts))]
+    if any(p.wait() for p in procs):
+        raise SystemExit("parts: a part failed")
+    with open(out, "wb") as joined:
+        for part in parts:
+            with open(part, "rb") as fh:
+                shutil.copyfileobj(fh, joined, 1 << 24)
+            os.remove(part)
 
 
 def _digest(path: str, fmt: str) -> str:
