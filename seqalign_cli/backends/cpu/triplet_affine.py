@@ -16,9 +16,10 @@ column before). Slices over i are (7, n2 + 2, n3 + 2), a guard row and
 column of minus infinity at index 0 (kind t of cell (i, j, k) at
 [t, j + 1, k + 1]). A row at a time, kind by kind, each previous kind a
 pass along the row that the compiler vectorises; kind C, which comes from
-the cell before it in the row, ends with a chain along k. About 0.06-0.10
-GCUPS on one thread at 64-256 bp (four times the scalar loop over cells it
-replaced; ten times slower than the linear engine).
+the cell before it in the row, ends with a chain along k (the chain alone
+serial; which candidate won, over the row after it). About 0.08-0.15
+GCUPS score only on one thread at 64-256 bp (ten times slower than the
+linear engine).
 
 With traceback each cell keeps a word of seven 3-bit fields, the previous
 kind of each kind (7: the alignment starts before this column). Within the
@@ -116,22 +117,6 @@ def _slice(a, tabs, costs, mode, g2, i, n, P, Q, words, track, best, at, rows):
             every = mode == LOCAL or (mode == SEMI and (i == di or j == dj))
             one = dk if (mode == SEMI or (i == di and j == dj)) else -1
             shift = np.uint32(3 * t)
-            if t == 6:
-                chain = costs[6, 6]
-                for k in range(k0, m):
-                    cand = out[k] - chain  # D_C of the cell before
-                    if cand > top[k]:
-                        top[k] = cand
-                        how[k] = 6
-                    if (every or k == one) and lead >= top[k]:
-                        top[k] = lead
-                        how[k] = START
-                    if top[k] > real:
-                        out[k + 1] = top[k] + col[k]
-                        word[k] |= np.uint32(how[k]) << shift
-                    else:
-                        out[k + 1] = neg
-                continue
             first = np.uint8(START)
             if every:
                 for k in range(lo, hi):
@@ -142,6 +127,24 @@ def _slice(a, tabs, costs, mode, g2, i, n, P, Q, words, track, best, at, rows):
                 if lead >= top[one]:
                     top[one] = lead
                     how[one] = first
+            if t == 6:
+                # kind C after kind C, from the cell before in the row: a chain along k, the starts already in
+                # top (a start wins ties with the chain too, so merging it first changes nothing); the chain
+                # alone is serial, which candidate won is found over the row afterwards
+                chain = costs[6, 6]
+                e = out[k0]  # D_C of the cell before the first (minus infinity)
+                for k in range(k0, m):
+                    best_k = max(top[k], _as(e - chain, top))
+                    e = _as(best_k + col[k], top) if best_k > real else neg
+                    out[k + 1] = e
+                if want:
+                    six = np.uint8(6)
+                    for k in range(lo, hi):
+                        cand = _as(out[k] - chain, top)  # out[k]: D_C of the cell before k
+                        kind = six if cand > top[k] else how[k]
+                        ok = max(top[k], cand) > real
+                        word[k] |= (np.uint32(kind) << shift) if ok else np.uint32(0)
+                continue
             one_u = np.uint64(1)
             for k in range(lo, hi):
                 ok = top[k] > real
