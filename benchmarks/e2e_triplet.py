@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/e2e_triplet.py GENOMES.fa [--triplets 1000000] [--length 150 | 8-1024] [--backend cuda]
                                        [-t 16] [--runs 2] [--formats tsv,maf] [--mode global]
-                                       [--devices 0 all] [--max-matrix-mb 256] [--bytecode]
+                                       [--devices 0 all] [--max-matrix-mb 256] [--batch-size N] [--bytecode]
 
 Windows of ``--length`` bp at the same offset of three different genomes
 (the genomes are near-identical, so the windows are related: a few
