@@ -95,13 +95,15 @@ def _slice(a, tabs, costs, mode, g2, i, n, P, Q, words, track, best, at, rows):
             src = P if di else Q
             sj = jj - dj
             lo, hi, off = np.uint64(k0), np.uint64(m), np.uint64(1 - dk)  # unsigned: no negative-index checks
-            for k in range(lo, hi):
-                top[k] = neg
-                how[k] = 0
             for s in range(6 if t == 6 else 7):  # kind C's own chain comes below
                 cost = costs[s, t]
                 row = src[s, sj]
                 code = np.uint8(s)
+                if s == 0:  # the first candidate: the row's values so far
+                    for k in range(lo, hi):
+                        top[k] = _as(row[k + off] - cost, top)
+                        how[k] = 0
+                    continue
                 if not want:  # score only: the best value alone
                     for k in range(lo, hi):
                         top[k] = max(top[k], _as(row[k + off] - cost, top))
