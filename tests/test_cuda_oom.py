@@ -322,8 +322,8 @@ def test_a_batch_is_shared_only_with_an_idle_device(cupy):
     engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf) for dev in (0, 1)]
     b = backend(engines)
     b.spread_cells = 0  # every batch to the devices' pipelines
-    assert int(pairs(seed=40, count=120)[1].sum()) < b.split_cells
-    first, second = pairs(seed=40, count=120)[0], pairs(seed=41, count=80)[0]
+    (first, cells), second = pairs(seed=40, count=120), pairs(seed=41, count=80)[0]
+    assert int(cells.sum()) < b.split_cells  # whole when dealt
     holding, release = threading.Event(), threading.Event()
     held_align = engines[1].align
 
