@@ -203,19 +203,16 @@ def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool, ho
     engines whose kernels run long: the packing kernel, queued once the
     job is done, would wait behind the next job's kernels.
     """
-    if host is not None:
-        if whole:
-            runs.op, runs.length = host["run_op"], host["run_len"]
-        else:
-            slots = run_slots(runs.off[subset], runs.count[subset])
-            runs.op[slots] = host["run_op"][slots]
-            runs.length[slots] = host["run_len"][slots]
+    if whole and host is not None:
+        runs.op, runs.length = host["run_op"], host["run_len"]
         return
     if not whole:
         slots = run_slots(runs.off[subset], runs.count[subset])
-        d_slots = cp.asarray(slots)
-        runs.op[slots] = cp.asnumpy(d_op[d_slots])
-        runs.length[slots] = cp.asnumpy(d_len[d_slots])
+        if host is not None:
+            runs.op[slots], runs.length[slots] = host["run_op"][slots], host["run_len"][slots]
+        else:
+            d_slots = cp.asarray(slots)
+            runs.op[slots], runs.length[slots] = cp.asnumpy(d_op[d_slots]), cp.asnumpy(d_len[d_slots])
         return
     off, total = runs.packed(subset)
     if total:
