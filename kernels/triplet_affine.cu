@@ -30,6 +30,12 @@
 //                      column of kind t ending there (7: the alignment starts before that column; 0 where
 //                      D_t has no value)
 //   word_off           int64 (ntriplets), TRACE only
+//   wslices, wq        TRACE only: int32 (ntriplets) or null, and the window: a triplet whose words pass the
+//                      budget keeps those of m = wslices[p] > 0 slices at a time, window wq holding slices
+//                      [max(0, hi - m), hi), hi = n1 + 1 - wq * m, at ((i - lo) * (n2+1) + j) * (n3+1) + k
+//                      (one launch a window from the last slices down, each followed by the walk of that
+//                      window; a window below the first returns at once where the walk has ended). The
+//                      end kind goes to info in window 0 only (the walk's state in the others)
 // Thread mapping: a wavefront over (i, j, kc), kc = k / kw the chunk of kw cells along k: at step s the
 // block computes every row chunk (i, j, kc) with i + j + kc = s, the threads taking the (kc, j) of the
 // step in turn (neighbouring threads, neighbouring rows), each chunk's cells k in order. A chunk finds
@@ -42,12 +48,16 @@
 //
 // Kernel triplet_affine_walk<MODE>  (one thread a triplet)
 //   order, nwork       int32: the triplets to walk (-1: none)
-//   boff, coff, out, words, word_off: as above (out: the end cells)
+//   aoff, boff, coff, out, words, word_off: as above (out: the end cells)
 //   run_off            int64 (ntriplets): triplet p's first run slot (room for n1 + n2 + n3 + 1 runs)
 //   run_op, run_len    uint8 / int32: the runs (kind, length) from the start of the alignment to its end
 //   info               int32 (ntriplets, 4): in, the end kind at [3]; out, start i, j, k and the run count
+//   wslices, wq        as for triplet_affine: the window whose words the launch holds
 //   From the end cell and kind the walk reads each cell's field of the current kind: the previous kind,
-//   or 7 (the column just taken is the first).
+//   or 7 (the column just taken is the first). In windows: the walk of window 0 starts at the end cell,
+//   the others where the walk above left the triplet; a walk that leaves its window (a cell of slice
+//   lo - 1) writes that cell and -1 - (8 * runs + kind) in info (the runs so far, from the end back, and
+//   the kind of the column that ends at the cell), and the next window's walk goes on from there.
 
 #include "common.cuh"
 
@@ -92,6 +102,13 @@ __device__ __forceinline__ bool starts(int i, int j, int k) {
   return i == 0 && j == 0 && k == 0;
 }
 
+// The slices [lo, hi) of window q of a triplet traced back in windows of m slices (m = 0: every slice).
+__device__ __forceinline__ void window(int n1, int m, int q, int& lo, int& hi) {
+  hi = m > 0 ? n1 + 1 - q * m : n1 + 1;
+  lo = m > 0 ? max(0, hi - m) : 0;
+  if (hi <= 0) lo = hi = 0;
+}
+
 // (value, cell key) pairs: the better is the larger value, then the smaller key (the (i, j, k, t) order)
 __device__ __forceinline__ bool better(int v, long long key, int bv, long long bkey) {
   return v > bv || (v == bv && key < bkey);
@@ -106,12 +123,16 @@ __global__ void __launch_bounds__(aff::MAX_THREADS)
                    const int64_t* __restrict__ boff, const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
                    const int* __restrict__ order, int match, int mismatch, int gap_open, int gap_extend,
                    int n_penalty, int kw, int* ring, const int64_t* __restrict__ ring_off, int* __restrict__ out,
-                   int* __restrict__ info, uint32_t* __restrict__ words, const int64_t* __restrict__ word_off) {
+                   int* __restrict__ info, uint32_t* __restrict__ words, const int64_t* __restrict__ word_off,
+                   const int* __restrict__ wslices, int wq) {
   using namespace aff;
   __shared__ int red_v[32];
   __shared__ long long red_k[32];
   const int p = order[blockIdx.x];
   if (p < 0) return;  // the whole block
+  // TRACE in windows: a window below the first whose walk has ended has nothing to do
+  const int m = TRACE && wslices != nullptr ? wslices[p] : 0;
+  if (m > 0 && wq > 0 && info[4 * (int64_t)p + 3] >= 0) return;
   const int n1 = (int)(aoff[p + 1] - aoff[p]), n2 = (int)(boff[p + 1] - boff[p]), n3 = (int)(coff[p + 1] - coff[p]);
   const uint8_t* A = a + aoff[p];
   const uint8_t* B = b + boff[p];
@@ -120,6 +141,8 @@ __global__ void __launch_bounds__(aff::MAX_THREADS)
   // a triplet's ring (at most BORDER_BYTES) and words (at most the trace budget) take int indices
   const int rows = n2 + 1, slot = (n3 + 1) * KINDS * rows;
   uint32_t* wd = TRACE ? words + word_off[p] : nullptr;
+  int lo = 0, hi = n1 + 1;  // the slices whose words this launch keeps
+  if (TRACE) window(n1, m, wq, lo, hi);
   const int g2 = 2 * gap_extend;
   const int init = MODE == GLOBAL ? NEG : 0;
   int bv = init;
@@ -217,7 +240,7 @@ __global__ void __launch_bounds__(aff::MAX_THREADS)
           pj1[t] = pj[t];
           pij1[t] = pij[t];
         }
-        if (TRACE) wd[(i * rows + j) * (n3 + 1) + k] = word;
+        if (TRACE && i >= lo && i < hi) wd[((i - lo) * rows + j) * (n3 + 1) + k] = word;
       }
     }
     __syncthreads();
@@ -237,7 +260,7 @@ __global__ void __launch_bounds__(aff::MAX_THREADS)
   int* o = out + 4 * (int64_t)p;
   if (bkey == NO_KEY) {  // no end: the empty alignment
     o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0;
-    if (TRACE) info[4 * (int64_t)p + 3] = -1;
+    if (TRACE && wq == 0) info[4 * (int64_t)p + 3] = -1;
     return;
   }
   long long cell = bkey / 8;
@@ -246,36 +269,54 @@ __global__ void __launch_bounds__(aff::MAX_THREADS)
   cell /= n3 + 1;
   o[2] = (int)(cell % rows);
   o[1] = (int)(cell / rows);
-  if (TRACE) info[4 * (int64_t)p + 3] = (int)(bkey % 8);
+  if (TRACE && wq == 0) info[4 * (int64_t)p + 3] = (int)(bkey % 8);
 }
 
 // One thread a triplet: from the end cell and kind that triplet_affine<MODE, 1> found, back through the
 // words to the first column, then the runs of kinds in forward order.
 template <int MODE>
-__global__ void triplet_affine_walk(const int* __restrict__ order, int nwork, const int64_t* __restrict__ boff,
-                                    const int64_t* __restrict__ coff, const int* __restrict__ out,
+__global__ void triplet_affine_walk(const int* __restrict__ order, int nwork, const int64_t* __restrict__ aoff,
+                                    const int64_t* __restrict__ boff, const int64_t* __restrict__ coff,
+                                    const int* __restrict__ out,
                                     const uint32_t* __restrict__ words, const int64_t* __restrict__ word_off,
                                     const int64_t* __restrict__ run_off, uint8_t* __restrict__ run_op,
-                                    int* __restrict__ run_len, int* __restrict__ info) {
+                                    int* __restrict__ run_len, int* __restrict__ info,
+                                    const int* __restrict__ wslices, int wq) {
   using namespace aff;
   const int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (w >= nwork) return;
   const int p = order[w];
   if (p < 0) return;
   int* inf = info + 4 * (int64_t)p;
-  int t = inf[3];
-  if (t < 0) {  // the empty alignment
-    inf[0] = 0; inf[1] = 0; inf[2] = 0; inf[3] = 0;
-    return;
-  }
+  const int n1 = (int)(aoff[p + 1] - aoff[p]);
   const int64_t rows = boff[p + 1] - boff[p] + 1, cols = coff[p + 1] - coff[p] + 1;
   const uint32_t* wd = words + word_off[p];
   uint8_t* op = run_op + run_off[p];
   int* len = run_len + run_off[p];
-  int i = out[4 * (int64_t)p + 1], j = out[4 * (int64_t)p + 2], k = out[4 * (int64_t)p + 3];
-  int nr = 0, count = 0, cur = -1;
+  const int m = wslices != nullptr ? wslices[p] : 0;
+  int lo, hi;
+  window(n1, m, wq, lo, hi);
+  int t, i, j, k, nr = 0, count = 0, cur = -1;
+  if (m > 0 && wq > 0) {  // a window below the first: the walk goes on where the window above left it
+    if (inf[3] >= 0 || hi <= 0) return;  // the walk has ended
+    const int state = -inf[3] - 1;
+    i = inf[0]; j = inf[1]; k = inf[2]; nr = state >> 3; t = state & 7;
+    if (nr > 0) { --nr; cur = op[nr]; count = len[nr]; }  // the last run may go on
+  } else {
+    t = inf[3];
+    if (t < 0) {  // the empty alignment
+      inf[0] = 0; inf[1] = 0; inf[2] = 0; inf[3] = 0;
+      return;
+    }
+    i = out[4 * (int64_t)p + 1]; j = out[4 * (int64_t)p + 2]; k = out[4 * (int64_t)p + 3];
+  }
   while (true) {  // runs from the end back (room: one a column)
-    const int how = (int)((wd[((int64_t)i * rows + j) * cols + k] >> (3 * t)) & 7u);
+    if (i < lo) {  // below the window: where the walk stands, its runs so far and the kind to follow
+      if (cur >= 0) { op[nr] = (uint8_t)cur; len[nr] = count; ++nr; }
+      inf[0] = i; inf[1] = j; inf[2] = k; inf[3] = -1 - (8 * nr + t);
+      return;
+    }
+    const int how = (int)((wd[((int64_t)(i - lo) * rows + j) * cols + k] >> (3 * t)) & 7u);
     if (t == cur) {
       ++count;
     } else {
@@ -298,10 +339,10 @@ __global__ void triplet_affine_walk(const int* __restrict__ order, int nwork, co
 // Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every variant the backend uses.
 #define AFFINE_ARGS                                                                                          \
   const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, \
-      int, int, int, int, int, int, int*, const int64_t*, int*, int*, uint32_t*, const int64_t*
+      int, int, int, int, int, int, int*, const int64_t*, int*, int*, uint32_t*, const int64_t*, const int*, int
 #define AFFINE_WALK_ARGS                                                                                       \
-  const int*, int, const int64_t*, const int64_t*, const int*, const uint32_t*, const int64_t*, const int64_t*, \
-      uint8_t*, int*, int*
+  const int*, int, const int64_t*, const int64_t*, const int64_t*, const int*, const uint32_t*, const int64_t*, \
+      const int64_t*, uint8_t*, int*, int*, const int*, int
 #define AFFINE_VARIANTS(M)                                              \
   template __global__ void triplet_affine<M, 0>(AFFINE_ARGS);           \
   template __global__ void triplet_affine<M, 1>(AFFINE_ARGS);           \

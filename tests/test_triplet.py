@@ -525,12 +525,13 @@ def test_affine_gaps_from_the_command_line(tmp_path, mode):
 @pytest.mark.skipif(gpu_count() < 1, reason="needs a GPU")
 def test_affine_gaps_on_the_gpu_write_the_cpu_bytes(tmp_path):
     """A GPU run aligns affine triplets with the affine kernels and writes what the CPU backend writes (TSV,
-    MAF, score only); with a budget the largest pass, they go to the CPU engine, said once on stderr."""
+    MAF, score only); with a budget the largest pass, in windows of slices, and where one slice's words pass
+    it, on the CPU engine, said once on stderr."""
     files, _ = _affine_files(tmp_path)
-    big = [tmp_path / f"big.{s}.fa" for s in "abc"]
     rng = random.Random(14)
-    for path, seq in zip(big, related_triplet(rng, 70)):  # 71**3 words of 4 bytes: past 1 MB
-        path.write_text(f">big\n{seq}\n")
+    big = related_triplet(rng, 70)  # about 67**3 words of 4 bytes: past 1 MB, in windows of slices
+    wide = related_triplet(rng, 560)  # B and C of about 532: one slice's words past 1 MB
+    sets = {"big": (big, False), "wide": ([wide[0][:1], *wide[1:]], True)}
     for name, extra in (("maf", ()), ("tsv", ("--score-only",)), ("tsv", ("--mode", "local"))):
         outs = {}
         for backend in ("cpu", "cuda"):
@@ -539,19 +540,24 @@ def test_affine_gaps_on_the_gpu_write_the_cpu_bytes(tmp_path):
             assert proc.returncode == 0, proc.stderr
             assert b"go to the CPU engine" not in proc.stderr, proc.stderr
         assert outs["cuda"].read_bytes() == outs["cpu"].read_bytes(), (name, extra)
-    outs = {}
-    for backend in ("cpu", "cuda"):
-        outs[backend] = tmp_path / f"{backend}.big.maf"
-        proc = seqalign("triplet", "--backend", backend, "--gap-open", 2, "--max-matrix-mb", 1, *big,
-                        "-o", outs[backend])
-        assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.count(b"affine traceback words (4 bytes a cell) past --max-matrix-mb (1 MB)") == 1
-    assert outs["cuda"].read_bytes() == outs["cpu"].read_bytes()
+    for name, (seqs, cpu) in sets.items():
+        paths = [tmp_path / f"{name}.{s}.fa" for s in "abc"]
+        for path, seq in zip(paths, seqs):
+            path.write_text(f">{name}\n{seq}\n")
+        outs = {}
+        for backend in ("cpu", "cuda"):
+            outs[backend] = tmp_path / f"{backend}.{name}.maf"
+            proc = seqalign("triplet", "--backend", backend, "--gap-open", 2, "--max-matrix-mb", 1, *paths,
+                            "-o", outs[backend])
+            assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.count(b"affine traceback words (4 bytes a cell) past --max-matrix-mb even in windows "
+                                 b"of slices (1 MB)") == cpu, proc.stderr
+        assert outs["cuda"].read_bytes() == outs["cpu"].read_bytes(), name
 
 
 @pytest.mark.gpu
 @pytest.mark.skipif(gpu_count() < 1, reason="needs a GPU")
-def test_affine_kernels_equal_the_cpu():
+def test_affine_kernels_equal_the_cpu(monkeypatch):
     """The affine kernels (one block a triplet, a wavefront over its row chunks): every mode, traceback and score
     only, blocks of one warp to MAX_THREADS, more chunks than threads, rows of one chunk to many and around
     the chunk's width, empty sequences and N; scores past the kernels' cells and words past the budget go to the
@@ -566,6 +572,8 @@ def test_affine_kernels_equal_the_cpu():
     trip += [["", random_dna(rng, 30), random_dna(rng, 20)], [random_dna(rng, 9), "", ""], ["", "", ""]]
     trip += [[random_dna(rng, 300), random_dna(rng, 290), random_dna(rng, 4)],  # one chunk a row, many rows
              [x := random_dna(rng, 270), x, random_dna(rng, 3)], [random_dna(rng, 5), "", random_dna(rng, 80)]]
+    # in windows of slices, local and semi-global end far below the last window (the walk starts two windows on)
+    trip += [[(x := random_dna(rng, 30)) + random_dna(rng, 200), x, x]]
     a, b, c = (list(x) for x in zip(*trip))
     lengths = np.array([[len(s) for s in t] for t in trip])
     threads = ga.threads_for(lengths)
@@ -579,9 +587,16 @@ def test_affine_kernels_equal_the_cpu():
             assert records(align(gpu, a, b, c, scoring, mode)) == want, (mode, scoring)
             only = align(gpu, a, b, c, scoring, mode, traceback=False)
             assert [(r[0], r[2]) for r in records(only)] == [(w[0], w[2]) for w in want], (mode, scoring)
-        # the largest triplets' words past the budget: the CPU engine's walk in the same batch
-        assert records(align(gpu, a, b, c, AFFINE["affine"], mode, budget=300_000)) == records(
-            align(CpuTriplet(4), a, b, c, AFFINE["affine"], mode))
+        # the largest triplets' words past the budget: windows of slices (up to AFFINE_WINDOWS; here up to 64
+        # for the walk's many hand-overs), and past it even so (at 50,000 bytes the 100 bp cube would take 101
+        # windows of one slice), the CPU engine's walk in the same batch
+        for budget, windows, cpu in ((600_000, ga.AFFINE_WINDOWS, 2), (300_000, 64, 0), (50_000, 64, 1)):
+            monkeypatch.setattr(ga, "AFFINE_WINDOWS", windows)
+            cfg = AlignConfig(scoring=AFFINE["affine"], matrix_budget=budget)
+            assert (ga.window_slices(lengths, budget) > 0).sum() >= 6 and (ga.routes(lengths, cfg) == 5).sum() == cpu
+            assert records(align(gpu, a, b, c, AFFINE["affine"], mode, budget=budget)) == records(
+                align(CpuTriplet(4), a, b, c, AFFINE["affine"], mode)), (mode, budget)
+            monkeypatch.undo()
     # scores past the kernels' int32 cells: the CPU engine's int64 cells
     wide = AFFINE["affine_wide"]
     assert records(align(gpu, a[:12], b[:12], c[:12], wide, "global")) == records(

@@ -58,6 +58,28 @@ def test_launches_cover_each_triplet_once_in_disjoint_areas(trace):
         assert (np.diff(cells) <= cells[:-1] // 1000 + 1).all()
 
 
+def test_launches_in_windows_of_slices(monkeypatch):
+    """With a budget, a triplet past it gets launches of its window count (its words a window's), apart from
+    those traced back whole; score only, no windows."""
+    monkeypatch.setattr(ga, "AFFINE_WINDOWS", 3)
+    lengths = np.array([[99, 99, 99], [10, 10, 10], [199, 99, 99], [100, 99, 99], [12, 10, 10]])
+    budget = 4 * 100**3 - 1
+    plans = ga.plan_affine(lengths, np.arange(5), True, 1 << 30, budget)
+    wslices = ga.window_slices(lengths, budget)
+    assert wslices.tolist() == [50, 0, 67, 51, 0]
+    by = {tuple(sorted(p.order.tolist())): p for p in plans}
+    assert set(by) == {(1, 4), (0, 3), (2,)}
+    assert by[(1, 4)].windows == 1 and by[(1, 4)].wslices is None
+    assert by[(0, 3)].windows == 2 and by[(2,)].windows == 3
+    for key in ((0, 3), (2,)):
+        p = by[key]
+        assert p.wslices.tolist() == wslices.tolist() and p.wslices.dtype == np.int32
+        assert p.word_size == sum(int(wslices[t]) * 100 * 100 * 4 for t in key) <= 2 * budget
+    assert by[(1, 4)].word_size == int(ga.word_bytes(lengths[[1, 4]]).sum())
+    score_only = ga.plan_affine(lengths, np.arange(5), False, 1 << 30, budget)
+    assert all(p.windows == 1 and p.wslices is None for p in score_only)
+
+
 def test_a_triplet_past_the_area_has_a_launch_of_its_own():
     lengths = np.array([[100, 100, 100], [5, 5, 5], [6, 5, 4], [100, 100, 99]])
     plans = ga.plan_affine(lengths, np.arange(4), True, 1)
@@ -66,10 +88,32 @@ def test_a_triplet_past_the_area_has_a_launch_of_its_own():
     assert [len(p.order) for p in ga.plan_affine(lengths, np.arange(4), False, 1 << 30)] == [2, 2]
 
 
-def test_routes():
+def test_windows_of_slices(monkeypatch):
+    """Words past the budget: windows of the most slices whose words fit, evened out; none where one slice's do
+    not fit, past AFFINE_WINDOWS windows, or past the walk state's columns."""
+    cube = np.array([[99, 99, 99]])
+    assert ga.slice_bytes(cube).tolist() == [100 * 100 * 4]
+    assert ga.window_slices(cube, 4 * 100**3).tolist() == [0]  # whole
+    assert ga.window_slices(cube, 4 * 100**3 - 1).tolist() == [50]  # 99 slices fit: two windows of 50
+    assert ga.AFFINE_WINDOWS == 2
+    assert ga.window_slices(cube, 2 * 100**3).tolist() == [50]
+    assert ga.window_slices(cube, 2 * 100**3 - 1).tolist() == [-1]  # three windows
+    assert ga.window_slices(cube, 40_000).tolist() == [-1]
+    monkeypatch.setattr(ga, "AFFINE_WINDOWS", 64)
+    assert ga.window_slices(cube, 40_000).tolist() == [-1]  # one slice a window: 100 windows
+    assert ga.window_slices(np.array([[63, 99, 99]]), 40_000).tolist() == [1]  # 64 windows
+    assert ga.window_slices(np.array([[63, 99, 99]]), 40_000 - 1).tolist() == [-1]  # not one slice
+    line = np.array([[100, 0, 0], [0, 0, 0]])
+    assert ga.window_slices(line, 403).tolist() == [51, 0]  # 101 slices of 4 bytes, 100 fit
+    assert ga.window_slices(line, 3).tolist() == [-1, -1]
+
+
+def test_routes(monkeypatch):
     lengths = np.array([[10, 10, 10], [99, 99, 99], [0, 0, 0], [3000, 3000, 10]])
     cfg = AlignConfig(scoring=AFFINE, matrix_budget=4 * 100**3 - 1)
-    assert ga.routes(lengths, cfg).tolist() == [0, 5, 0, 5]
+    assert ga.routes(lengths, cfg).tolist() == [0, 0, 0, 5]  # 101 windows of 30 slices: past MAX_WINDOWS
+    monkeypatch.setattr(ga, "WINDOW_COLUMNS", 297)
+    assert ga.routes(lengths, cfg).tolist() == [0, 5, 0, 5]  # the walk's state: 297 columns and more
     assert ga.routes(lengths, AlignConfig(scoring=AFFINE, traceback=False)).tolist() == [0, 0, 0, 0]
     # a ring past BORDER_BYTES, scores past the CPU engine's int32 cells
     assert ga.ring_bytes(np.array([[1, 8000, 8000]]))[0] > tp.BORDER_BYTES

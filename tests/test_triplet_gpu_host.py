@@ -182,11 +182,14 @@ def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine(monkeypatch):
     big = AlignConfig(scoring=Scoring(200, 4, 0, 2, 1))
     assert gt.HOOKS.cpu_note(batch, big, np.arange(5)).endswith("scoring values above 127 (the GPU kernels' "
                                                                 "byte profiles)")
-    # affine gaps: words of 4 bytes a cell within the budget (here the two largest pass it)
+    # affine gaps: words of 4 bytes a cell, whole or in windows of slices within the budget (here the two
+    # largest in two windows); past it even so (at 1.3 MB the two largest would take four), the CPU engine
     affine = AlignConfig(scoring=Scoring(2, 4, 3, 2, 1), matrix_budget=4 * 100**3 - 1)
+    assert gt.HOOKS.routes(batch, affine).tolist() == [0, 0, 0, 0, 0]
+    affine = AlignConfig(scoring=Scoring(2, 4, 3, 2, 1), matrix_budget=1_300_000)
     assert gt.HOOKS.routes(batch, affine).tolist() == [0, 0, 0, 5, 5]
     assert gt.HOOKS.cpu_note(batch, affine, np.arange(3, 5)).endswith(
-        "affine traceback words (4 bytes a cell) past --max-matrix-mb (3 MB)")
+        "affine traceback words (4 bytes a cell) past --max-matrix-mb even in windows of slices (1 MB)")
     said.clear()
     res = GpuScheduler([Engine(0)], CpuTriplet(1), gt.HOOKS, said.append, device="fake GPU").align(batch, affine)
     want = CpuTriplet(1).align(batch, affine)

@@ -128,7 +128,7 @@ CPU_REASONS = (
     "scores that could pass 32-bit lanes",
     "a cube too large for the GPU's border scratch",
     "traceback codes past --max-matrix-mb even in windows of slices",
-    "affine traceback words (4 bytes a cell) past --max-matrix-mb",
+    "affine traceback words (4 bytes a cell) past --max-matrix-mb even in windows of slices",
 )
 
 
@@ -214,7 +214,8 @@ class CudaTriplet(DeviceEngine):
         """The launches of ``subset``, their inputs uploaded (not timed by benchmarks)."""
         if cfg.scoring.gap_open:
             return [affine.AffineLaunch(self.cp, self.device, d, plan, cfg)
-                    for plan in affine.plan_affine(batch.lengths, subset, cfg.traceback, self.tuning.dirs_bytes)]
+                    for plan in affine.plan_affine(batch.lengths, subset, cfg.traceback, self.tuning.dirs_bytes,
+                                                   trace_budget(cfg))]
         return [_Launch(self.cp, self.device, d, plan, cfg)
                 for plan in plan_launches(batch.lengths, subset, cfg, self.tuning)]
 
