@@ -14,12 +14,13 @@ over the previous kinds s of D_s at the cell the column comes from less
 ``results.opening_costs[s, t]``, or a start there (row 7 of the costs: no
 column before). Slices over i are (7, n2 + 2, n3 + 2), a guard row and
 column of minus infinity at index 0 (kind t of cell (i, j, k) at
-[t, j + 1, k + 1]). A row at a time, kind by kind, each previous kind a
-pass along the row that the compiler vectorises; kind C, which comes from
-the cell before it in the row, ends with a chain along k (the chain alone
-serial; which candidate won, over the row after it). About 0.08-0.15
-GCUPS score only on one thread at 64-256 bp (ten times slower than the
-linear engine).
+[t, j + 1, k + 1]). A row at a time, kind by kind: score only, the seven
+previous kinds in one pass along the row that the compiler vectorises;
+with traceback, a pass a previous kind (which one wins, too); kind C,
+which comes from the cell before it in the row, ends with a chain along k
+(the chain alone serial; which candidate won, over the row after it).
+About 0.10-0.19 GCUPS score only on one thread at 64-256 bp (six to ten
+times slower than the linear engine).
 
 With traceback each cell keeps a word of seven 3-bit fields, the previous
 kind of each kind (7: the alignment starts before this column). Within the
@@ -68,9 +69,10 @@ def _slice(a, tabs, costs, mode, g2, i, n, P, Q, words, track, best, at, rows):
     """Slice i into ``Q`` from slice i - 1 (``P``); ``words`` ((n2 + 1, n3 + 1), or none) gets its cells' words;
     ``track``: keep the first best allowed end (cell in (i, j, k) order, then kind) in ``best``/``at``.
 
-    A row at a time, kind by kind; each kind's candidates s in order over the whole row (``rows``: the
-    buffers top, how, word, col), so that the loops along k vectorise. Kind C (a residue of C only) comes
-    from the cell before it in the row: its other candidates over the row first, then the chain along k.
+    A row at a time, kind by kind; each kind's candidates s over the whole row (``rows``: the buffers top,
+    how, word, col), so that the loops along k vectorise: score only all seven in one pass, with traceback
+    one pass each, in order. Kind C (a residue of C only) comes from the cell before it in the row: its other
+    candidates over the row first, then the chain along k.
     """
     n1, n2, n3 = n
     neg = P[0, 0, 0]  # the guard
@@ -95,7 +97,20 @@ def _slice(a, tabs, costs, mode, g2, i, n, P, Q, words, track, best, at, rows):
             src = P if di else Q
             sj = jj - dj
             lo, hi, off = np.uint64(k0), np.uint64(m), np.uint64(1 - dk)  # unsigned: no negative-index checks
-            for s in range(6 if t == 6 else 7):  # kind C's own chain comes below
+            if not want:
+                # score only: every candidate kind s in one pass over the row (D_s less the opening costs; kind
+                # C's own chain comes below: its cost of -neg keeps that candidate at or below minus infinity)
+                r0, r1, r2, r3 = src[0, sj], src[1, sj], src[2, sj], src[3, sj]
+                r4, r5, r6 = src[4, sj], src[5, sj], src[6, sj]
+                c0, c1, c2, c3 = costs[0, t], costs[1, t], costs[2, t], costs[3, t]
+                c4, c5, c6 = costs[4, t], costs[5, t], (costs[6, t] if t != 6 else -neg)
+                for k in range(lo, hi):
+                    z = k + off
+                    v = max(_as(r0[z] - c0, top), _as(r1[z] - c1, top))
+                    v = max(v, max(_as(r2[z] - c2, top), _as(r3[z] - c3, top)))
+                    v = max(v, max(_as(r4[z] - c4, top), _as(r5[z] - c5, top)))
+                    top[k] = max(v, _as(r6[z] - c6, top))
+            for s in range(0 if not want else (6 if t == 6 else 7)):  # traceback: one pass a candidate kind
                 cost = costs[s, t]
                 row = src[s, sj]
                 code = np.uint8(s)
@@ -104,11 +119,7 @@ def _slice(a, tabs, costs, mode, g2, i, n, P, Q, words, track, best, at, rows):
                         top[k] = _as(row[k + off] - cost, top)
                         how[k] = 0
                     continue
-                if not want:  # score only: the best value alone
-                    for k in range(lo, hi):
-                        top[k] = max(top[k], _as(row[k + off] - cost, top))
-                    continue
-                for k in range(lo, hi):  # one pass a candidate: three arrays, so that the loop vectorises
+                for k in range(lo, hi):  # three arrays, so that the loop vectorises
                     cand = _as(row[k + off] - cost, top)
                     up = cand > top[k]
                     top[k] = cand if up else top[k]
