@@ -146,7 +146,8 @@ def plan_affine(lengths: np.ndarray, subset: np.ndarray, trace: bool, area: int,
     if trace and budget is not None:
         wslices[subset] = np.maximum(window_slices(lengths[subset], budget), 0)
     windows = window_count(lengths, wslices)
-    words = np.where(wslices > 0, wslices * slice_bytes(lengths), word_bytes(lengths)) if trace else 0 * ring
+    words = np.where(wslices > 0, wslices * slice_bytes(lengths), word_bytes(lengths)) if trace else np.zeros_like(ring)
+    wslices32 = wslices.astype(np.int32)  # the kernels' (one array for every launch in windows)
     plans = []
     key = threads_for(lengths[subset]) * (AFFINE_WINDOWS + 1) + windows[subset]
     for k, sel in shape_groups(subset, key, cells):
@@ -157,7 +158,7 @@ def plan_affine(lengths: np.ndarray, subset: np.ndarray, trace: bool, area: int,
             if trace:
                 plan.word_off, plan.word_size = _offsets(len(lengths), part, words)
                 if count:
-                    plan.wslices, plan.windows = wslices.astype(np.int32), int(count)
+                    plan.wslices, plan.windows = wslices32, int(count)
             plans.append(plan)
     return plans
 
