@@ -397,22 +397,42 @@ def test_bulk_rows_equal_fstring_rows(traceback, merge_m):
 # ------------------------------------------------------------ start-up
 
 
-def test_numba_start_leaves_scipy_and_coverage_alone(tmp_path):
-    """Compiling host code imports neither SciPy (numba's BLAS probe) nor coverage (numba's line reports), and
-    both stay importable."""
-    for name in ("scipy", "coverage"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "__init__.py").write_text("MARK = 'stand-in'\n")
+def test_numba_start_leaves_scipy_coverage_and_yaml_alone(tmp_path):
+    """Compiling host code imports neither SciPy (numba's BLAS probe), coverage (numba's line reports) nor
+    PyYAML (numba's settings file, absent), and all three stay importable."""
+    names = ("scipy", "coverage", "yaml")
+    for name in names:
+        (tmp_path / "lib" / name).mkdir(parents=True)
+        (tmp_path / "lib" / name / "__init__.py").write_text("MARK = 'stand-in'\n")
     code = (
         "import sys\n"
         "from seqalign_cli.jit import nb\n"
         "import seqalign_cli.runner\n"
         "f = nb.njit(lambda x: x + 1)\n"
         "assert f(1) == 2\n"
-        "assert 'scipy' not in sys.modules and 'coverage' not in sys.modules, 'numba imported them'\n"
-        "import scipy, coverage\n"
-        "assert scipy.MARK == coverage.MARK == 'stand-in'\n"
+        f"assert not {{n for n in {names!r} if n in sys.modules}}, 'numba imported them'\n"
+        "import scipy, coverage, yaml\n"
+        "assert scipy.MARK == coverage.MARK == yaml.MARK == 'stand-in'\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    lib = str(tmp_path / "lib")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([lib, os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+def test_numba_settings_file_still_read(tmp_path):
+    """With numba's settings file in the working folder, PyYAML is imported and the file's settings hold."""
+    pytest.importorskip("yaml")
+    (tmp_path / ".numba_config.yaml").write_text("opt: '2'\n")
+    code = (
+        "import sys\n"
+        "from seqalign_cli.jit import nb\n"
+        "from numba.core import config\n"
+        "assert 'yaml' in sys.modules\n"
+        "assert config.OPT == 2, config.OPT\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_OPT"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
     assert done.returncode == 0, done.stderr
