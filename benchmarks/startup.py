@@ -1,6 +1,6 @@
 """Where a short GPU run's time goes before and around the alignment work.
 
-Usage: python benchmarks/startup.py [--runs 3] [--late-driver] [QUERY.fa.gz TARGET.fa.gz]
+Usage: python benchmarks/startup.py [--runs 3] [--late-driver] [--orders] [QUERY.fa.gz TARGET.fa.gz]
 
 Starts a fresh interpreter ``runs`` times. Each one takes the steps of a
 ``seqalign pair --backend cuda`` run one at a time and prints, for each
@@ -23,12 +23,19 @@ own start included):
     format        TSV rows of the first batch, into a sink that drops them
 
 Defaults to the GASAL2 pairs of the shared data folder.
+
+``--orders``: instead, the seconds until numba's first cached function has
+run (the parser) and CuPy has made its first array, with the two done one
+after the other (numba first, or CuPy first) or one in a thread beside the
+other, the orders taking turns ``runs`` times: how much of the imports one
+thread could hide behind the other's.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -81,13 +88,55 @@ mark("format")
 """
 
 
+ORDERS_CHILD = r"""
+import sys, threading, time
+t0 = float(sys.argv[1])
+import numpy as np
+def numba_part():
+    from seqalign_cli.io.parse import parse_fasta
+    parse_fasta(np.frombuffer(b">a\nACGT\n", np.uint8), 8, True)
+def cupy_part():
+    import cupy
+    cupy.zeros(1)
+order = sys.argv[2]
+if order in ("numba, cupy", "cupy, numba"):
+    for part in ((numba_part, cupy_part) if order == "numba, cupy" else (cupy_part, numba_part)):
+        part()
+else:
+    side, main = (cupy_part, numba_part) if order == "cupy beside numba" else (numba_part, cupy_part)
+    thread = threading.Thread(target=side)
+    thread.start()
+    main()
+    thread.join()
+print(f"{time.time() - t0:.3f}")
+"""
+ORDERS = ("numba, cupy", "cupy, numba", "cupy beside numba", "numba beside cupy")
+
+
+def orders(runs: int):
+    """Seconds to numba's first cached function and CuPy's first array, in each order (runs taking turns)."""
+    times: dict[str, list[float]] = {order: [] for order in ORDERS}
+    for _ in range(runs):
+        for order in ORDERS:
+            start = time.time()
+            out = subprocess.run([sys.executable, "-c", ORDERS_CHILD, repr(start), order],
+                                 check=True, capture_output=True, text=True).stdout
+            times[order].append(float(out))
+    for order, secs in times.items():
+        print(f"{order}\tmedian {statistics.median(secs):.3f} s\truns " + " ".join(f"{x:.3f}" for x in secs))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("query", nargs="?", default=os.path.join(DATA, "query_batch.fasta.gz"))
     ap.add_argument("target", nargs="?", default=os.path.join(DATA, "target_batch.fasta.gz"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--late-driver", action="store_true", help="no early start of the driver")
+    ap.add_argument("--orders", action="store_true", help="time numba's and CuPy's first uses in four orders")
     args = ap.parse_args()
+    if args.orders:
+        orders(args.runs)
+        return
     rows = []
     for _ in range(args.runs):
         start = time.time()
