@@ -29,7 +29,10 @@ array-math module, which asks whether SciPy's BLAS is there by importing
 SciPy: a quarter to half a second where SciPy is installed, for linear
 algebra that seqalign never compiles. That module is imported here, once,
 while SciPy is hidden (only if nothing has imported SciPy yet); SciPy is
-importable again right after.
+importable again right after. So are coverage (numba's reports of compiled
+lines, which a coverage run has imported already) and PyYAML (numba's
+settings file, ``.numba_config.yaml``, read from the working folder: PyYAML
+stays visible when that file is there).
 """
 
 from __future__ import annotations
