@@ -207,7 +207,8 @@ def _sweep(a, tabs, mode, g2, i_from, i_to, P, Q, dirs, track, best, at, ckpt, e
             if want:
                 for kk in range(n3 + 1):
                     dirs[i - i_from, jj - 1, kk] = code[kk + 1]
-            if track:
+            # the call only where the row may hold the end cell (a call a row costs global mode a sixth)
+            if track and (mode == LOCAL or i == n1 or jj == n2 + 1 or (mode == SEMI and Q[jj, n3 + 1] > best[0])):
                 _track(Q, jj, mode, i, n1, n2, best, at)
         if every > 0 and (i + 1) % every == 0:
             ckpt[(i + 1) // every - 1, :, :] = Q
