@@ -182,9 +182,9 @@ def _slice(a, tabs, costs, mode, g2, i, n, P, Q, words, track, best, at, rows):
             if top[:m].max() <= best[0]:
                 continue
         if track and (mode != GLOBAL or (i == n1 and j == n2)):
-            for k in range(n3 if mode == GLOBAL else 0, m):
-                if mode == SEMI and not (i == n1 or j == n2 or k == n3):
-                    continue
+            # global, and semi-global inside the end faces of i and j: the last cell of the row only
+            whole = mode == LOCAL or (mode == SEMI and (i == n1 or j == n2))
+            for k in range(0 if whole else n3, m):
                 for t in range(7):
                     value = Q[t, jj, k + 1]
                     if value > best[0]:
