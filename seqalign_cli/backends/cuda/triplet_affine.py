@@ -32,7 +32,7 @@ from ...config import AlignConfig
 from .device import fitting_parts, shape_groups
 from .launch import NULL
 from .loader import module
-from .triplet_plan import BORDER_BYTES, MODES, trace_budget, window_count
+from .triplet_plan import BORDER_BYTES, MODES, even_windows, trace_budget, window_count
 
 KERNEL = "triplet_affine.cu"
 #: the most threads a block (``__launch_bounds__`` of the kernel: about 120 registers a thread)
@@ -78,12 +78,8 @@ def window_slices(lengths: np.ndarray, budget: int) -> np.ndarray:
     (the most whose words fit, evened out over the windows they make); -1 where not even one slice's fit, more
     than AFFINE_WINDOWS windows would be needed, or the walk's state would not fit (WINDOW_COLUMNS)."""
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
-    most = budget // slice_bytes(lengths)
-    slices = lengths[:, 0] + 1
-    windows = -(-slices // np.maximum(most, 1))
-    even = -(-slices // windows)
-    ok = (most >= 1) & (windows <= AFFINE_WINDOWS) & (lengths.sum(axis=1) < WINDOW_COLUMNS)
-    return np.where(word_bytes(lengths) <= budget, 0, np.where(ok, even, -1))
+    even = even_windows(lengths[:, 0] + 1, budget // slice_bytes(lengths), AFFINE_WINDOWS)
+    return np.where(word_bytes(lengths) <= budget, 0, np.where(lengths.sum(axis=1) < WINDOW_COLUMNS, even, -1))
 
 
 def threads_for(lengths: np.ndarray) -> np.ndarray:

@@ -255,11 +255,15 @@ def window_slices(lengths: np.ndarray, mode, budget: int, T, R) -> np.ndarray:
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     whole = dir_bytes(lengths, mode, T, R)
     most = budget // step_bytes(lengths, T, R) - (2 * lanes_side(T) - 2)
-    slices = lengths[:, 0] + 1
+    return np.where(whole <= budget, 0, even_windows(lengths[:, 0] + 1, most, MAX_WINDOWS))
+
+
+def even_windows(slices: np.ndarray, most: np.ndarray, cap: int) -> np.ndarray:
+    """Slices a window for ``slices`` slices of which ``most`` fit at once: that many, evened out over the windows
+    they make; -1 where not even one fits or more than ``cap`` windows would be needed (shared by the linear and
+    the affine kernels' windows)."""
     windows = -(-slices // np.maximum(most, 1))
-    even = -(-slices // windows)
-    ok = (most >= 1) & (windows <= MAX_WINDOWS)
-    return np.where(whole <= budget, 0, np.where(ok, even, -1))
+    return np.where((most >= 1) & (windows <= cap), -(-slices // windows), -1)
 
 
 def window_count(lengths: np.ndarray, slices: np.ndarray) -> np.ndarray:
