@@ -328,4 +328,13 @@ __device__ __forceinline__ void backoff() {
   }
 }
 
+// The slices [lo, hi) of window q of a triplet (n1 + 1 slices) traced back in windows of m slices counted from
+// the end: [max(0, hi - m), n1 + 1 - q*m), empty (lo = hi = 0) once hi <= 0; m = 0: every slice. Shared by the
+// linear (triplet.cu) and the affine (triplet_affine.cu) kernels and their walks.
+__device__ __forceinline__ void window_slices(int n1, int m, int q, int& lo, int& hi) {
+  hi = m > 0 ? n1 + 1 - q * m : n1 + 1;
+  lo = m > 0 ? max(0, hi - m) : 0;
+  if (hi <= 0) lo = hi = 0;
+}
+
 }  // namespace sa

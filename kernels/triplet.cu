@@ -442,15 +442,8 @@ __device__ __forceinline__ void take_first(int& best, int& d, int x, int kind) {
 // wavefront's fill and drain (hi - lo + 2S - 2; m + 2S - 2 for every window of m).
 template <int S>
 __device__ __forceinline__ int window_of(int n1, int m, int q, int& lo, int& hi) {
-  if (m <= 0) {
-    lo = 0;
-    hi = n1 + 1;
-    return n1 + 2 * S - 1;
-  }
-  hi = n1 + 1 - q * m;
-  lo = max(0, hi - m);
-  if (hi <= 0) lo = hi = 0;
-  return m + 2 * S - 2;
+  sa::window_slices(n1, m, q, lo, hi);
+  return m > 0 ? m + 2 * S - 2 : n1 + 2 * S - 1;
 }
 
 template <int MODE, int R, int T, class L, bool WAVE, bool TRACE = false, bool WIN = false>

@@ -102,13 +102,6 @@ __device__ __forceinline__ bool starts(int i, int j, int k) {
   return i == 0 && j == 0 && k == 0;
 }
 
-// The slices [lo, hi) of window q of a triplet traced back in windows of m slices (m = 0: every slice).
-__device__ __forceinline__ void window(int n1, int m, int q, int& lo, int& hi) {
-  hi = m > 0 ? n1 + 1 - q * m : n1 + 1;
-  lo = m > 0 ? max(0, hi - m) : 0;
-  if (hi <= 0) lo = hi = 0;
-}
-
 // (value, cell key) pairs: the better is the larger value, then the smaller key (the (i, j, k, t) order)
 __device__ __forceinline__ bool better(int v, long long key, int bv, long long bkey) {
   return v > bv || (v == bv && key < bkey);
@@ -142,7 +135,7 @@ __global__ void __launch_bounds__(aff::MAX_THREADS)
   const int rows = n2 + 1, slot = (n3 + 1) * KINDS * rows;
   uint32_t* wd = TRACE ? words + word_off[p] : nullptr;
   int lo = 0, hi = n1 + 1;  // the slices whose words this launch keeps
-  if (TRACE) window(n1, m, wq, lo, hi);
+  if (TRACE) sa::window_slices(n1, m, wq, lo, hi);
   const int g2 = 2 * gap_extend;
   const int init = MODE == GLOBAL ? NEG : 0;
   int bv = init;
@@ -295,7 +288,7 @@ __global__ void triplet_affine_walk(const int* __restrict__ order, int nwork, co
   int* len = run_len + run_off[p];
   const int m = wslices != nullptr ? wslices[p] : 0;
   int lo, hi;
-  window(n1, m, wq, lo, hi);
+  sa::window_slices(n1, m, wq, lo, hi);
   int t, i, j, k, nr = 0, count = 0, cur = -1;
   if (m > 0 && wq > 0) {  // a window below the first: the walk goes on where the window above left it
     if (inf[3] >= 0 || hi <= 0) return;  // the walk has ended
