@@ -288,6 +288,21 @@ __device__ __forceinline__ int load_l2(const int* p) {
 #endif
 }
 
+// 16 bytes of shared memory read where the code reads them: not moved out of a loop into registers that
+// would stay live across it (volatile)
+__device__ __forceinline__ uint4 load_shared_here(const uint4* p) {
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+  const volatile uint32_t* q = (const volatile uint32_t*)p;
+  return make_uint4(q[0], q[1], q[2], q[3]);
+#else
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"((unsigned)__cvta_generic_to_shared(p)));
+  return v;
+#endif
+}
+
 // ---- copies from global to shared memory that do not wait (no register on the way) ----
 
 // cp.async: CUDA sm_80 and later

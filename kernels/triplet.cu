@@ -89,6 +89,15 @@
 //   for both halves, with a predicate a half: whether the earlier kinds'
 //   best stays), so the first of equal kinds wins as in triplet_trace.
 //
+// Kernel triplet_small16<MODE, Q>  (16-bit lanes, two triplets a thread, score only)
+//   the arguments of triplet_score16 (border, border_off, tiles, ntiles and sync unused); order as for
+//   triplet_score16, one work item a thread. Every triplet of the launch has n2 < Q and n3 < Q: thread w
+//   holds the whole (j, k) slice of both triplets of item w (Q x Q registers, rows j and columns k from 0,
+//   those past a triplet's ends computed with the pad code) and sweeps i, each slice in one pass of its
+//   cells in row-major order, no shuffles, no borders. Row 0, column 0 and slice 0 take only the moves
+//   that exist there (semi-global: 0 without DP). Scores and end cells as triplet_score16. B-C pair
+//   scores of rows and columns 1..Q-1 in shared memory, as the sweep keeps them.
+//
 // Kernel triplet_walk<MODE, R, T>  (one thread a triplet; the R and T of the
 //   triplet_trace or triplet_trace16 launch, whose layout it reads)
 //   order, nwork  int32: the triplets to walk (every slot of that launch's
@@ -399,7 +408,6 @@ struct Lane16 : S16x2Cells {
   __device__ static bool eq(V x, int v, int h) { return ((x ^ pk16(v, v)) & (h ? 0xffff0000u : 0xffffu)) == 0; }
 };
 
-#if TRIPLET_OPT_FACE
 // The largest of x[0 .. N) by 3-way maxima, level by level (ceil((N - 1) / 2) instructions).
 template <class L, int N>
 __device__ __forceinline__ typename L::V tree_max(const typename L::V (&x)[N]) {
@@ -420,7 +428,6 @@ __device__ __forceinline__ typename L::V tree_max(const typename L::V (&x)[N]) {
     return tree_max<L, M>(y);
   }
 }
-#endif
 
 // ---- the sweep ----
 
@@ -1160,6 +1167,269 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   }
 }
 
+// ---- triplet_small16: a whole slice a thread ----
+
+// Q x Q cells of two triplets (16-bit halves), swept along i by one thread. order: items of two triplets
+// (-1: none), every n2, n3 < Q.
+template <int MODE, int Q>
+__device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const int64_t* __restrict__ aoff,
+                                            const uint8_t* __restrict__ b, const int64_t* __restrict__ boff,
+                                            const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
+                                            const int* __restrict__ order, int nwork, const Scoring& sc,
+                                            int* __restrict__ out) {
+  using L = Lane16;
+  using V = L::V;
+  constexpr int H = 2;
+  static_assert(MODE == GLOBAL || MODE == SEMI || MODE == LOCAL, "triplet modes: global, semi-global, local");
+  static_assert(Q >= 2 && Q <= 12, "Q: 2 .. 12");
+  const int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (w >= nwork) return;
+  int p[H], n1[H], n2[H], n3[H];
+  const uint8_t* as[H];
+  bool track[H];
+  int N1 = 0;
+  uint32_t bsel[Q][H], csel[Q][H];  // selectors of the B codes of rows 1..Q-1, the C codes of columns 1..Q-1
+#pragma unroll
+  for (int h = 0; h < H; ++h) {
+    p[h] = order[H * w + h];
+    const bool live = p[h] >= 0;
+    const int q = live ? p[h] : 0;
+    n1[h] = live ? (int)(aoff[q + 1] - aoff[q]) : 0;
+    n2[h] = live ? (int)(boff[q + 1] - boff[q]) : 0;
+    n3[h] = live ? (int)(coff[q + 1] - coff[q]) : 0;
+    as[h] = a + (live ? aoff[q] : 0);
+    track[h] = live && !(MODE == SEMI && (n1[h] == 0 || n2[h] == 0 || n3[h] == 0));
+    N1 = max(N1, track[h] ? n1[h] : 0);
+  }
+#pragma unroll
+  for (int r = 1; r < Q; ++r) {
+    int cb[H], cc[H];
+#pragma unroll
+    for (int h = 0; h < H; ++h) {
+      const int q = p[h] >= 0 ? p[h] : 0;
+      cb[h] = r <= n2[h] ? b[boff[q] + r - 1] : PAD;
+      cc[h] = r <= n3[h] ? c[coff[q] + r - 1] : PAD;
+    }
+#pragma unroll
+    for (int h = 0; h < H; ++h) {
+      bsel[r][h] = L::selector(cb[h], h);
+      csel[r][h] = L::selector(cc[h], h);
+    }
+  }
+  // the B-C pair scores of rows and columns 1..Q-1, row-major, cell e in component e % 4 of word e / 4
+  constexpr int E = (Q - 1) * (Q - 1), BQ = (E + 3) / 4;
+  __shared__ uint4 bcs[BQ * THREADS];
+  uint4* const mybc = bcs + threadIdx.x;
+#pragma unroll
+  for (int q = 0; q < BQ; ++q) {
+    uint32_t word[4];
+#pragma unroll
+    for (int e = 4 * q; e < 4 * q + 4; ++e) {
+      uint32_t x = 0;
+      if (e < E) {
+        // C's profile against B's selector (pair scores are symmetric)
+        const int r = e / (Q - 1) + 1, cx = e % (Q - 1) + 1;
+        int cc[H];
+#pragma unroll
+        for (int h = 0; h < H; ++h) {
+          const int q2 = p[h] >= 0 ? p[h] : 0;
+          cc[h] = cx <= n3[h] ? c[coff[q2] + cx - 1] : PAD;
+        }
+        uint32_t lo[H], hi;
+        L::profiles(sc, cc, lo, hi);
+        x = L::score(lo, hi, bsel[r]);
+      }
+      word[e % 4] = x;
+    }
+    mybc[q * THREADS] = make_uint4(word[0], word[1], word[2], word[3]);
+  }
+
+  // best end cell of each half: semi-global starts at (0, 0, n3), the first end-face cell (0)
+  int bsc[H], bi[H], bj[H], bk[H];
+#pragma unroll
+  for (int h = 0; h < H; ++h) {
+    bsc[h] = MODE == GLOBAL ? NEG : 0;
+    bi[h] = 0; bj[h] = 0;
+    bk[h] = MODE == SEMI && track[h] ? n3[h] : 0;
+  }
+  // semi-global: whether every triplet of the item fills the slice (its end faces: row and column Q-1), and the
+  // slices before the first of their last ones
+  bool side_q = true;
+  int last = N1;
+#pragma unroll
+  for (int h = 0; h < H; ++h) {
+    side_q &= !track[h] || (n2[h] == Q - 1 && n3[h] == Q - 1);
+    last = track[h] ? min(last, n1[h]) : last;
+  }
+  const V vng2 = L::splat(-2 * sc.gap_extend);
+  V hv[Q][Q];
+  for (int i = 0; i <= N1; ++i) {
+    if (i == 0) {
+      // slice 0: the moves within the slice (a, B, C); global's origin 0, local floored at 0
+#pragma unroll
+      for (int r = 0; r < Q; ++r) {
+#pragma unroll
+        for (int cx = 0; cx < Q; ++cx) {
+          V x;
+          if (MODE == SEMI || (r == 0 && cx == 0)) {
+            x = L::splat(0);
+          } else {
+            V y;
+            if (r > 0 && cx > 0) {
+              const int e = (r - 1) * (Q - 1) + cx - 1;
+              const uint4 wd = mybc[(e / 4) * THREADS];
+              const V sbc = e % 4 == 0 ? wd.x : e % 4 == 1 ? wd.y : e % 4 == 2 ? wd.z : wd.w;
+              y = L::addmax(hv[r - 1][cx - 1], sbc, L::vmax(hv[r - 1][cx], hv[r][cx - 1]));
+            } else {
+              y = r > 0 ? hv[r - 1][cx] : hv[r][cx - 1];
+            }
+            x = MODE == LOCAL ? L::vmax(L::add(y, vng2), L::splat(0)) : L::add(y, vng2);
+          }
+          hv[r][cx] = x;
+        }
+      }
+    } else {
+      // A's letter in each half and its pair scores against the rows and the columns
+      int ac[H];
+#pragma unroll
+      for (int h = 0; h < H; ++h) ac[h] = i <= n1[h] ? as[h][i - 1] : PAD;
+      uint32_t alo[H], ahi;
+      L::profiles(sc, ac, alo, ahi);
+      V sab[Q], sac[Q];
+#pragma unroll
+      for (int r = 1; r < Q; ++r) {
+        sab[r] = L::score(alo, ahi, bsel[r]);
+        sac[r] = L::score(alo, ahi, csel[r]);
+      }
+      V prow[Q];  // row r-1 of slice i-1 (hv held it before row r-1 took slice i)
+#pragma unroll
+      for (int r = 0; r < Q; ++r) {
+        V old[Q];  // row r of slice i-1
+#pragma unroll
+        for (int cx = 0; cx < Q; ++cx) old[cx] = hv[r][cx];
+        uint4 wd;
+#pragma unroll
+        for (int cx = 0; cx < Q; ++cx) {
+          const V pv = old[cx];
+          V x;
+          if (MODE == SEMI && (r == 0 || cx == 0)) {
+            x = L::splat(0);  // start faces
+          } else if (r > 0 && cx > 0) {
+            const int e = (r - 1) * (Q - 1) + cx - 1;
+            if (cx == 1 || e % 4 == 0) wd = load_shared_here(mybc + (e / 4) * THREADS);
+            const V sbc = e % 4 == 0 ? wd.x : e % 4 == 1 ? wd.y : e % 4 == 2 ? wd.z : wd.w;
+            // moves A, B, C (-2g); a (B-C pair), b (A-C), c (A-B) (their pair score - 2g); M (three pairs):
+            // slice i-1 first, then a and B from the row above, C (left) last
+            V y = L::addmax(old[cx - 1], sac[cx], pv);
+            y = L::addmax(prow[cx], sab[r], y);
+            const V m = L::add(L::add(L::add(prow[cx - 1], sab[r]), sac[cx]), sbc);
+            y = L::addmax(hv[r - 1][cx - 1], sbc, y);
+            y = L::vmax3(y, hv[r - 1][cx], hv[r][cx - 1]);
+            x = MODE == LOCAL ? L::addmax0(y, vng2, m) : L::addmax(y, vng2, m);
+          } else {
+            // column 0: A, c and B; row 0: A, b and C; the corner: A
+            V y = pv;
+            if (r > 0) y = L::vmax(L::addmax(prow[0], sab[r], pv), hv[r - 1][0]);
+            if (cx > 0) y = L::vmax(L::addmax(old[cx - 1], sac[cx], pv), hv[0][cx - 1]);
+            x = MODE == LOCAL ? L::addmax0(y, vng2, L::neg()) : L::add(y, vng2);
+          }
+          hv[r][cx] = x;
+        }
+#pragma unroll
+        for (int cx = 0; cx < Q; ++cx) prow[cx] = old[cx];
+      }
+    }
+
+    // end cells of slice i
+    if (MODE == GLOBAL) {
+      if (i == n1[0] || i == n1[1]) {
+        // cell (n2, n3) of each half by masks (an index into the registers would copy them to memory)
+        V e = L::neg();
+#pragma unroll
+        for (int r = 0; r < Q; ++r)
+#pragma unroll
+          for (int cx = 0; cx < Q; ++cx)
+            e = L::vmax(e, L::select(L::mask(r == n2[0] && cx == n3[0], r == n2[1] && cx == n3[1]), hv[r][cx],
+                                     L::neg()));
+#pragma unroll
+        for (int h = 0; h < H; ++h) {
+          if (track[h] && i == n1[h]) { bsc[h] = L::half(e, h); bi[h] = i; bj[h] = n2[h]; bk[h] = n3[h]; }
+        }
+      }
+    } else if (MODE == LOCAL || i > 0) {
+      // local: every cell; semi-global: the end faces (rows j >= n2, columns k >= n3, every cell of slices
+      // i >= n1). Cells past a triplet's ends never exceed the cell they project on, which comes first.
+      // Each row's largest candidate, then the slice's; a row is searched only where its largest is the best.
+      // semi-global, both triplets of side Q before their last slice: row and column Q-1
+      const bool fast = MODE == SEMI && side_q && i < last;
+      V rowm[Q];
+      if (MODE == LOCAL) {
+#pragma unroll
+        for (int r = 0; r < Q; ++r) rowm[r] = tree_max<L, Q>(hv[r]);
+      } else if (fast) {
+#pragma unroll
+        for (int r = 0; r < Q - 1; ++r) rowm[r] = hv[r][Q - 1];
+        rowm[Q - 1] = tree_max<L, Q>(hv[Q - 1]);
+      } else {
+        // cells off the faces count as 0, which never passes a face's best (each slice's face holds the
+        // start-face cell (i, n2, 0) = 0)
+        V cm[Q];
+#pragma unroll
+        for (int cx = 0; cx < Q; ++cx) cm[cx] = L::mask(cx >= n3[0], cx >= n3[1]);
+#pragma unroll
+        for (int r = 0; r < Q; ++r) {
+          const V rm = L::mask(r >= n2[0] || i >= n1[0], r >= n2[1] || i >= n1[1]);
+          V x[Q];
+#pragma unroll
+          for (int cx = 0; cx < Q; ++cx) x[cx] = hv[r][cx] & (rm | cm[cx]);
+          rowm[r] = tree_max<L, Q>(x);
+        }
+      }
+      const V m = tree_max<L, Q>(rowm);
+#pragma unroll
+      for (int h = 0; h < H; ++h) {
+        const int mh = L::half(m, h);
+        if (track[h] && mh > bsc[h]) {  // a later slice wins only by a larger score
+          int fr = -1, fc = -1;
+          if (fast) {  // rows 0 .. Q-2: their last cell
+#pragma unroll
+            for (int r = 0; r < Q - 1; ++r)
+              if (fr < 0 && L::eq(rowm[r], mh, h)) { fr = r; fc = Q - 1; }
+            if (fr < 0) {
+              fr = Q - 1;
+#pragma unroll
+              for (int cx = 0; cx < Q; ++cx)
+                if (fc < 0 && L::eq(hv[Q - 1][cx], mh, h)) fc = cx;
+            }
+          } else {
+#pragma unroll
+            for (int r = 0; r < Q; ++r) {
+              if (fc < 0 && L::eq(rowm[r], mh, h)) {
+#pragma unroll
+                for (int cx = 0; cx < Q; ++cx)
+                  if (fc < 0 && (MODE == LOCAL || r >= n2[h] || cx >= n3[h] || i >= n1[h]) &&
+                      L::eq(hv[r][cx], mh, h)) {
+                    fr = r;
+                    fc = cx;
+                  }
+              }
+            }
+          }
+          bsc[h] = mh; bi[h] = i; bj[h] = fr; bk[h] = fc;
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int h = 0; h < H; ++h) {
+    if (p[h] >= 0) {
+      int* o = out + 4 * (int64_t)p[h];
+      if (track[h]) { o[0] = bsc[h]; o[1] = bi[h]; o[2] = bj[h]; o[3] = bk[h]; }
+      else { o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0; }  // semi-global with an empty sequence
+    }
+  }
+}
+
 }  // namespace tri
 
 #define TRIPLET_PARAMS                                                                                  \
@@ -1181,6 +1451,12 @@ __global__ void TRIPLET_SCORE16_BOUNDS triplet_score16(TRIPLET_PARAMS) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   tri::sweep<MODE, R, T, tri::Lane16, W != 0>(a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off,
                                               out, tiles, ntiles, sync);
+}
+
+template <int MODE, int Q>
+__global__ void __launch_bounds__(tri::THREADS) triplet_small16(TRIPLET_PARAMS) {
+  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
+  tri::small_sweep<MODE, Q>(a, aoff, b, boff, c, coff, order, nwork, sc, out);
 }
 
 template <int MODE, int R, int T, int W>
@@ -1303,7 +1579,9 @@ __global__ void __launch_bounds__(tri::THREADS)
   template __global__ void triplet_walk<M, 4, 1>(WALK_ARGS);              \
   template __global__ void triplet_walk<M, 6, 4>(WALK_ARGS);              \
   template __global__ void triplet_walk<M, 6, 16>(WALK_ARGS);             \
-  template __global__ void triplet_walk<M, 8, 16>(WALK_ARGS);
+  template __global__ void triplet_walk<M, 8, 16>(WALK_ARGS);             \
+  template __global__ void triplet_small16<M, 5>(TRIPLET_ARGS);           \
+  template __global__ void triplet_small16<M, 9>(TRIPLET_ARGS);
 TRIPLET_VARIANTS(0)
 TRIPLET_VARIANTS(1)
 TRIPLET_VARIANTS(3)

@@ -154,6 +154,24 @@ def test_random_triplets_vs_reference(triplet_backend, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_short_triplets_score_only_vs_reference(triplet_backend, mode):
+    """Score only at slice sides up to 12 (on the GPU: a thread a whole slice up to the plan's largest, the
+    lane groups past it): every length mix, N and empty sequences, an odd count (one item of one triplet)."""
+    rng = random.Random(31 + MODES.index(mode))
+    trip = [[random_dna(rng, n, "ACGTN" if k % 4 == 0 else "ACGT") for n in lens]
+            for k, lens in enumerate(itertools.product((0, 1, 4, 5, 8, 9, 11), repeat=3))]
+    trip += [related_triplet(rng, rng.choice((4, 8)), rate=0.2) for _ in range(60)]
+    trip += [[random_dna(rng, 8)] * 3, [random_dna(rng, rng.randint(0, 8)) for _ in range(3)]]
+    a, b, c = (list(x) for x in zip(*trip))
+    for name in ("default", "cheap_gaps", "edit"):
+        res = align(triplet_backend, a, b, c, SCORINGS[name], mode, traceback=False)
+        got = [(int(res.score[t]), tuple(res.end[t].tolist())) for t in range(len(a))]
+        want = [(w[0], w[2]) for w in (ref_align(a[t], b[t], c[t], SCORINGS[name], mode) for t in range(len(a)))]
+        bad = [(a[t], b[t], c[t], want[t], got[t]) for t in range(len(a)) if got[t] != want[t]]
+        assert not bad, (name, len(bad), bad[:3])
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_checkpointed_walk_equals_the_whole_cube(mode):
     """The walk through recomputed blocks of slices (budget 1 byte: every triplet; 5,000: the larger ones)."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet

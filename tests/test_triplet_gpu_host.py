@@ -13,7 +13,7 @@ import pytest
 from seqalign_cli.backends.cuda import triplet as gt
 from seqalign_cli.backends.cuda import triplet_plan as tp
 from seqalign_cli.backends.cuda.device import Job, fitting_parts
-from seqalign_cli.config import AlignConfig, Scoring
+from seqalign_cli.config import AlignConfig, Mode, Scoring
 from seqalign_cli.io.triplet import TripletBatch
 from seqalign_cli.results import TripletAlignments
 
@@ -370,16 +370,19 @@ def _check_launches(lengths, subset, cfg, tuning=tp.Tuning()):
         assert (items[:, 0] >= 0).all()  # the first half always holds a triplet (its scratch is at its offset)
         seen += [int(p) for p in pl.order if p >= 0]
         assert pl.trace == cfg.traceback
-        assert pl.name == tp.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace, pl.tiles is not None,
-                                         pl.wslices is not None)
-        assert pl.grid * tp.THREADS >= pl.nwork * pl.T
         big = tp.item_lengths(items, lengths)
+        JT, KT = tp.tiles(big, pl.T, pl.R)
+        # a thread a whole slice: score only, 16-bit lanes, items of one tile
+        small = pl.pack16 and not pl.trace and pl.T == 1 and pl.R in tp.SMALL and (JT * KT == 1).all()
+        assert pl.name == tp.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace, pl.tiles is not None,
+                                         pl.wslices is not None, small)
+        assert pl.name.startswith("triplet_small16<") == small
+        assert pl.grid * tp.THREADS >= pl.nwork * pl.T
         if pl.pack16:
-            assert tp.fits16(cfg.scoring, big, pl.T, pl.R).all() and pl.R <= tp.PACK16_MAX_R
+            assert tp.fits16(cfg.scoring, big, pl.T, pl.R).all() and (pl.R <= tp.PACK16_MAX_R or small)
         wave = pl.tiles is not None
         ints = tp.border_ints(big, pl.T, pl.R, wave)
         assert pl.border_size == ints.sum()
-        JT, KT = tp.tiles(big, pl.T, pl.R)
         rule = tp.WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles
         if wave:  # the tile wave: items of several tiles, each tile a group, the scratch for its counters
             assert (JT * KT > 1).all() and rule != 0 and (rule is None or (JT * KT >= rule).all())
@@ -434,6 +437,34 @@ def test_launches_cover_each_triplet_once_with_its_shape():
             assert (T[p] == pl.T).all() and (R[p] == pl.R).all()
         # default scoring and short triplets: 16-bit lanes, two a group
         assert any(pl.pack16 for pl in plans)
+
+
+def test_short_triplets_score_in_the_small_kernel_a_thread_a_slice():
+    """Score only, slice sides up to the largest of SMALL: triplet_small16 with the first Q that holds the side;
+    traceback and longer triplets keep the lane groups."""
+    n = np.arange(0, 12)
+    lengths = np.stack([n, n, np.maximum(n - 1, 0)], 1)
+    sides = tp.side(lengths)
+    T, R = tp.plan_shapes(lengths, Mode.GLOBAL)
+    small = sides <= max(tp.SMALL)
+    assert (T[small] == 1).all() and (R[small] == [min(q for q in tp.SMALL if q >= x) for x in sides[small]]).all()
+    assert not (T[~small] == 1).any()
+    Tt, Rt = tp.plan_shapes(lengths, Mode.GLOBAL, trace=True)
+    assert not any(tp.small_kernel(t, r, True) for t, r in zip(Tt, Rt))
+    for mode in ("global", "semi-global", "local"):
+        plans = tp.plan_launches(lengths, np.arange(len(n)), cfg_of(mode=mode, traceback=False))
+        names = {pl.name for pl in plans}
+        code = int(Mode.parse(mode))
+        assert {f"triplet_small16<{code}, {q}>" for q in tp.SMALL} <= names
+        for pl in plans:
+            if pl.name.startswith("triplet_small16"):
+                assert pl.pack16 and pl.T == 1 and (tp.side(lengths[pl.order[pl.order >= 0]]) <= pl.R).all()
+    # a fixed shape of one lane a slice of 9 on longer triplets: the lane-group kernel for several tiles
+    plans = tp.plan_launches(lengths, np.arange(len(n)), cfg_of(traceback=False), tp.Tuning(shape=(1, 9)))
+    for pl in plans:
+        JT, KT = tp.tiles(tp.item_lengths(pl.order.reshape(-1, 2), lengths), 1, 9)
+        assert pl.name.startswith("triplet_small16<0, 9>" if (JT * KT == 1).all() else "triplet_score16<0, 9, 1,")
+    assert {pl.name.split("<")[0] for pl in plans} == {"triplet_small16", "triplet_score16"}
 
 
 def test_launches_int32_only_and_fixed_shapes():
@@ -693,10 +724,14 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert len(names) == len(set(names)) >= 6
     pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace(?:16)?)<([013]), (\d+), (\d+), ([0-3])>$")
     walk = re.compile(r"^triplet_walk<([013]), (\d+), (\d+)>$")
+    small = re.compile(r"^triplet_small16<([013]), (\d+)>$")
     source = KERNEL_SOURCE.read_text()
-    modes, walks, shapes_walked, shapes_traced, waves = set(), set(), set(), set(), set()
+    modes, walks, shapes_walked, shapes_traced, waves, smalls = set(), set(), set(), set(), set(), set()
     for name in names:
         m = pattern.match(name)
+        if small.match(name):
+            smalls.add((int(small.match(name).group(1)), int(small.match(name).group(2))))
+            continue
         if m is None:
             w = walk.match(name)
             assert w, name
@@ -711,6 +746,9 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
         assert re.search(rf"__global__ void [^\n]*\b{m.group(1)}\(", source) or \
             re.search(rf"\n\s+{m.group(1)}\(", source), m.group(1)
     assert modes == {0, 1, 3} and walks == {0, 1, 3}
+    assert smalls == {(m, q) for m in (0, 1, 3) for q in tp.SMALL}  # every mode and slice side of the small kernel
+    assert re.search(r"__global__ void [^\n]*\btriplet_small16\(", source)
+    assert tp.kernel_name(1, 9, 1, True, small=True) == "triplet_small16<1, 9>"
     # the sweep and the tile wave of each kernel
     assert waves == {(k, w) for k in ("triplet_score", "triplet_score16", "triplet_trace", "triplet_trace16")
                      for w in (0, 1)} | {("triplet_trace", 3), ("triplet_trace16", 3)}  # bit 1: windows

@@ -5,7 +5,9 @@ lanes per triplet, each lane an R x R square of the (j, k) slice held in
 registers, the group sweeping A one slice at a time as an anti-diagonal
 wavefront over its S x S squares. ``triplet_score<MODE, R, T, W>`` holds one
 triplet a group in int32 lanes; ``triplet_score16<MODE, R, T, W>`` two
-triplets a group in 16-bit halves. Which triplets run in which launch,
+triplets a group in 16-bit halves; score only, triplets of short sequences
+(slice sides up to ``SMALL``'s largest) run ``triplet_small16<MODE, Q>``, one
+thread holding the whole Q x Q slice of two triplets. Which triplets run in which launch,
 shape, lane width and layout is the plan's (``triplet_plan.py``: shapes,
 tiles and border scratch, the tile wave, direction bytes and traceback
 windows, ``plan_launches``); here the launches are uploaded and queued.
@@ -260,7 +262,8 @@ def compile_checks() -> dict[str, tuple[str, ...]]:
                        (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))
               + tuple(kernel_name(m, 6, 16, p, trace=True, wave=True, windows=True) for m in MODES
                       for p in (False, True))
-              + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6))))
+              + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))
+              + tuple(kernel_name(m, q, 1, True, small=True) for m in MODES for q in plan.SMALL))
     return {KERNEL: linear, **affine.compile_checks()}
 
 
@@ -314,7 +317,7 @@ def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float 
     reps, target cells); ``scorings`` maps a name to a ``Scoring`` (None:
     the defaults with linear gaps); affine ones time the affine kernels, and
     modes the family does not have (glocal) are skipped. Enough related
-    triplets of each length to reach ``target_cells`` cells (264 at least).
+    triplets of each length to reach ``target_cells`` cells (264 at least, 2,000,000 at most).
     """
     from . import device_name
 
@@ -325,7 +328,7 @@ def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float 
         f"{_wave_text(plan.WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles)}")
     out("length\ttriplets\tmode\tscoring\tms\tTCUPS")
     for L in lengths:
-        count = int(min(200_000, max(264, target_cells // max(L, 1) ** 3)))
+        count = int(min(2_000_000, max(264, target_cells // max(L, 1) ** 3)))
         batch = related_triplets(int(L), count)
         cells = batch.cells()
         for mode in modes:

@@ -74,6 +74,9 @@ PLAN = (
     (4, 1, 4),
     (48, 4, 6),
 )
+#: score only: a triplet whose slice side is at most Q (the first of these that holds it) runs
+#: ``triplet_small16<MODE, Q>``, one thread holding the whole slice of two triplets (``small_kernel``)
+SMALL = (5, 9)
 #: sides past the table: 16-lane groups of 6 x 6, in tiles of 24 x 24 (several passes); R = 6 keeps
 #: 16-bit lanes open to them (PACK16_MAX_R)
 LONG = (16, 6)
@@ -132,7 +135,17 @@ def plan_shapes(lengths: np.ndarray, mode=Mode.GLOBAL, trace: bool = False,
     pick = (sides >= CHOICE_SIDES[0]) & (sides <= CHOICE_SIDES[1])
     shapes = np.array(CHOICE, np.int64)
     T, R = np.where(pick, shapes[c, 0], T), np.where(pick, shapes[c, 1], R)
+    if not trace:
+        small = np.searchsorted(np.array(SMALL), sides, side="left")
+        fit = small < len(SMALL)
+        T, R = np.where(fit, 1, T), np.where(fit, np.array(SMALL + (0,))[small], R)
     return T, R
+
+
+def small_kernel(T: int, R: int, trace: bool = False) -> bool:
+    """Whether a shape is one of ``triplet_small16``'s (a thread a slice of Q = R, score only, 16-bit lanes)
+    for items whose slices fit it whole."""
+    return not trace and T == 1 and R in SMALL
 
 
 def lanes_side(T) -> np.ndarray:
@@ -324,9 +337,12 @@ def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
 
 
 def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False, wave: bool = False,
-                windows: bool = False) -> str:
+                windows: bool = False, small: bool = False) -> str:
     """The template instantiation of a shape, as ``loader.module`` takes it (wave: the tile wave's variant,
-    which the host launches with a tile table; windows: traceback in windows of slices, ``window_slices``)."""
+    which the host launches with a tile table; windows: traceback in windows of slices, ``window_slices``;
+    small: ``triplet_small16`` for items whose slices fit Q = R whole, ``small_kernel``)."""
+    if small:
+        return f"triplet_small16<{int(mode)}, {int(R)}>"
     kind = "trace" if trace else "score"
     W = int(bool(wave)) | 2 * int(bool(windows) and trace)
     return f"triplet_{kind}{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}, {W}>"
@@ -464,7 +480,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
         win = slices if k >= 8192 else None  # shapes' keys stay below 8192 (T <= 16, R <= 16)
         t, r = divmod(k // 128 if win is not None else k, 64)
         groups = []  # (items (n, H), pack16)
-        if tuning.pack16 and r <= PACK16_MAX_R:
+        if tuning.pack16 and (r <= PACK16_MAX_R or small_kernel(t, r, trace)):
             items = pair_up(sel, lengths, cfg.scoring, t, r)
             fit = fits16(cfg.scoring, item_lengths(items, lengths), t, r)
             if fit.any():
@@ -555,7 +571,9 @@ def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: i
         if need.any():
             off = np.zeros(ntriplets, np.int64)
             off[sub[:, 0]] = np.cumsum(need) - need
-        plan = LaunchPlan(kernel_name(mode, r, t, pack, trace, wave, slices is not None), t, r, pack,
+        JT, KT = tiles(sizes[part], t, r)
+        small = pack and not wave and small_kernel(t, r, trace) and bool((JT * KT == 1).all())
+        plan = LaunchPlan(kernel_name(mode, r, t, pack, trace, wave, slices is not None, small), t, r, pack,
                           np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
         if wave:
             plan.tiles = wave_table(sizes[part], t, r)
