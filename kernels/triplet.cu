@@ -265,6 +265,11 @@
 #else
 #define TRIPLET_TRACE16_BOUNDS __launch_bounds__(tri::THREADS)
 #endif
+#if !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
+#define TRIPLET_SMALL_BOUNDS __launch_bounds__(tri::THREADS, tri::small_blocks(Q))
+#else
+#define TRIPLET_SMALL_BOUNDS __launch_bounds__(tri::THREADS)
+#endif
 #if TRIPLET_OPT_MINB16 > 0 && !defined(__HIPCC__) && !defined(__HIP_PLATFORM_AMD__)
 #define TRIPLET_SCORE16_BOUNDS __launch_bounds__(tri::THREADS, tri::min_blocks(R, T, TRIPLET_OPT_MINB16))
 #else
@@ -279,6 +284,15 @@ namespace tri {
 __host__ __device__ constexpr int min_blocks(int R, int T, int n) {
   return R > 6 ? 1 : T < 16 ? (n < 2 ? n : 2) : n;
 }
+
+// The blocks an SM triplet_small16<MODE, Q> asks for (__launch_bounds__): SMALL_BLOCKS_Q by default.
+#ifndef TRIPLET_SMALL_BLOCKS
+#define TRIPLET_SMALL_BLOCKS 3
+#endif
+#ifndef TRIPLET_SMALL_BLOCKS_Q
+#define TRIPLET_SMALL_BLOCKS_Q 7
+#endif
+__host__ __device__ constexpr int small_blocks(int Q) { return Q <= TRIPLET_SMALL_BLOCKS_Q ? TRIPLET_SMALL_BLOCKS : 1; }
 
 // code of a position past a sequence's end (and of the residue-less row,
 // column and slice 0): scores -g against anything
@@ -1216,7 +1230,11 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
       csel[r][h] = L::selector(cc[h], h);
     }
   }
-  // the B-C pair scores of rows and columns 1..Q-1, row-major, cell e in component e % 4 of word e / 4
+  // Global mode holds D + 2g (i + j + k) (OFF): a residue against two gaps then costs nothing, each pair score
+  // is s + 2g (g2), and a cell takes six instructions, not eight; the end cell gives the offset back.
+  constexpr bool OFF = MODE == GLOBAL;
+  const V g2 = L::splat(OFF ? 2 * sc.gap_extend : 0);
+  // the B-C pair scores (+ g2) of rows and columns 1..Q-1, row-major, cell e in component e % 4 of word e / 4
   constexpr int E = (Q - 1) * (Q - 1), BQ = (E + 3) / 4;
   __shared__ uint4 bcs[BQ * THREADS];
   uint4* const mybc = bcs + threadIdx.x;
@@ -1237,7 +1255,7 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
         }
         uint32_t lo[H], hi;
         L::profiles(sc, cc, lo, hi);
-        x = L::score(lo, hi, bsel[r]);
+        x = L::add(L::score(lo, hi, bsel[r]), g2);
       }
       word[e % 4] = x;
     }
@@ -1283,7 +1301,7 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
             } else {
               y = r > 0 ? hv[r - 1][cx] : hv[r][cx - 1];
             }
-            x = MODE == LOCAL ? L::vmax(L::add(y, vng2), L::splat(0)) : L::add(y, vng2);
+            x = MODE == LOCAL ? L::vmax(L::add(y, vng2), L::splat(0)) : OFF ? y : L::add(y, vng2);
           }
           hv[r][cx] = x;
         }
@@ -1300,6 +1318,10 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
       for (int r = 1; r < Q; ++r) {
         sab[r] = L::score(alo, ahi, bsel[r]);
         sac[r] = L::score(alo, ahi, csel[r]);
+        if (OFF) {
+          sab[r] = L::add(sab[r], g2);
+          sac[r] = L::add(sac[r], g2);
+        }
       }
       V prow[Q];  // row r-1 of slice i-1 (hv held it before row r-1 took slice i)
 #pragma unroll
@@ -1322,16 +1344,22 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
             // slice i-1 first, then a and B from the row above, C (left) last
             V y = L::addmax(old[cx - 1], sac[cx], pv);
             y = L::addmax(prow[cx], sab[r], y);
-            const V m = L::add(L::add(L::add(prow[cx - 1], sab[r]), sac[cx]), sbc);
-            y = L::addmax(hv[r - 1][cx - 1], sbc, y);
-            y = L::vmax3(y, hv[r - 1][cx], hv[r][cx - 1]);
-            x = MODE == LOCAL ? L::addmax0(y, vng2, m) : L::addmax(y, vng2, m);
+            if (OFF) {  // M and a share the B-C score: max(D(i-1, j-1, k-1) + sab + sac, D(i, j-1, k-1)) + sbc
+              const V q = L::addmax(prow[cx - 1], L::add(sab[r], sac[cx]), hv[r - 1][cx - 1]);
+              y = L::addmax(q, sbc, y);
+              x = L::vmax3(y, hv[r - 1][cx], hv[r][cx - 1]);
+            } else {
+              const V m = L::add(L::add(L::add(prow[cx - 1], sab[r]), sac[cx]), sbc);
+              y = L::addmax(hv[r - 1][cx - 1], sbc, y);
+              y = L::vmax3(y, hv[r - 1][cx], hv[r][cx - 1]);
+              x = MODE == LOCAL ? L::addmax0(y, vng2, m) : L::addmax(y, vng2, m);
+            }
           } else {
             // column 0: A, c and B; row 0: A, b and C; the corner: A
             V y = pv;
             if (r > 0) y = L::vmax(L::addmax(prow[0], sab[r], pv), hv[r - 1][0]);
             if (cx > 0) y = L::vmax(L::addmax(old[cx - 1], sac[cx], pv), hv[0][cx - 1]);
-            x = MODE == LOCAL ? L::addmax0(y, vng2, L::neg()) : L::add(y, vng2);
+            x = MODE == LOCAL ? L::addmax0(y, vng2, L::neg()) : OFF ? y : L::add(y, vng2);
           }
           hv[r][cx] = x;
         }
@@ -1353,7 +1381,10 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
                                      L::neg()));
 #pragma unroll
         for (int h = 0; h < H; ++h) {
-          if (track[h] && i == n1[h]) { bsc[h] = L::half(e, h); bi[h] = i; bj[h] = n2[h]; bk[h] = n3[h]; }
+          if (track[h] && i == n1[h]) {
+            bsc[h] = L::half(e, h) - 2 * sc.gap_extend * (n1[h] + n2[h] + n3[h]);
+            bi[h] = i; bj[h] = n2[h]; bk[h] = n3[h];
+          }
         }
       }
     } else if (MODE == LOCAL || i > 0) {
@@ -1454,7 +1485,7 @@ __global__ void TRIPLET_SCORE16_BOUNDS triplet_score16(TRIPLET_PARAMS) {
 }
 
 template <int MODE, int Q>
-__global__ void __launch_bounds__(tri::THREADS) triplet_small16(TRIPLET_PARAMS) {
+__global__ void TRIPLET_SMALL_BOUNDS triplet_small16(TRIPLET_PARAMS) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   tri::small_sweep<MODE, Q>(a, aoff, b, boff, c, coff, order, nwork, sc, out);
 }
@@ -1560,6 +1591,8 @@ __global__ void __launch_bounds__(tri::THREADS)
   template __global__ void triplet_score<M, 6, 16, 1>(TRIPLET_ARGS);      \
   template __global__ void triplet_score<M, 8, 16, 0>(TRIPLET_ARGS);      \
   template __global__ void triplet_score16<M, 4, 4, 0>(TRIPLET_ARGS);     \
+  template __global__ void triplet_score16<M, 7, 4, 0>(TRIPLET_ARGS);     \
+  template __global__ void triplet_score<M, 7, 4, 0>(TRIPLET_ARGS);       \
   template __global__ void triplet_score16<M, 6, 4, 1>(TRIPLET_ARGS);     \
   template __global__ void triplet_score16<M, 6, 16, 0>(TRIPLET_ARGS);    \
   template __global__ void triplet_score16<M, 6, 16, 1>(TRIPLET_ARGS);    \
@@ -1581,6 +1614,7 @@ __global__ void __launch_bounds__(tri::THREADS)
   template __global__ void triplet_walk<M, 6, 16>(WALK_ARGS);             \
   template __global__ void triplet_walk<M, 8, 16>(WALK_ARGS);             \
   template __global__ void triplet_small16<M, 5>(TRIPLET_ARGS);           \
+  template __global__ void triplet_small16<M, 7>(TRIPLET_ARGS);           \
   template __global__ void triplet_small16<M, 9>(TRIPLET_ARGS);
 TRIPLET_VARIANTS(0)
 TRIPLET_VARIANTS(1)

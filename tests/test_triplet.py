@@ -155,11 +155,12 @@ def test_random_triplets_vs_reference(triplet_backend, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_short_triplets_score_only_vs_reference(triplet_backend, mode):
-    """Score only at slice sides up to 12 (on the GPU: a thread a whole slice up to the plan's largest, the
-    lane groups past it): every length mix, N and empty sequences, an odd count (one item of one triplet)."""
+    """Score only at slice sides up to 14 (on the GPU: a thread a whole slice up to the plan's largest, the
+    lane groups past it, one tile of squares of 7 for sides 13-14): every length mix, N and empty sequences, an
+    odd count (one item of one triplet)."""
     rng = random.Random(31 + MODES.index(mode))
     trip = [[random_dna(rng, n, "ACGTN" if k % 4 == 0 else "ACGT") for n in lens]
-            for k, lens in enumerate(itertools.product((0, 1, 4, 5, 8, 9, 11), repeat=3))]
+            for k, lens in enumerate(itertools.product((0, 1, 4, 5, 8, 9, 12, 13), repeat=3))]
     trip += [related_triplet(rng, rng.choice((4, 8)), rate=0.2) for _ in range(60)]
     trip += [[random_dna(rng, 8)] * 3, [random_dna(rng, rng.randint(0, 8)) for _ in range(3)]]
     a, b, c = (list(x) for x in zip(*trip))

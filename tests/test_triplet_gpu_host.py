@@ -442,13 +442,16 @@ def test_launches_cover_each_triplet_once_with_its_shape():
 def test_short_triplets_score_in_the_small_kernel_a_thread_a_slice():
     """Score only, slice sides up to the largest of SMALL: triplet_small16 with the first Q that holds the side;
     traceback and longer triplets keep the lane groups."""
-    n = np.arange(0, 12)
+    n = np.arange(0, 16)
     lengths = np.stack([n, n, np.maximum(n - 1, 0)], 1)
     sides = tp.side(lengths)
     T, R = tp.plan_shapes(lengths, Mode.GLOBAL)
     small = sides <= max(tp.SMALL)
     assert (T[small] == 1).all() and (R[small] == [min(q for q in tp.SMALL if q >= x) for x in sides[small]]).all()
     assert not (T[~small] == 1).any()
+    for first, last, t, r in tp.SHORT:  # score-only rows past SMALL
+        row = (sides >= first) & (sides <= last)
+        assert row.any() and (T[row] == t).all() and (R[row] == r).all()
     Tt, Rt = tp.plan_shapes(lengths, Mode.GLOBAL, trace=True)
     assert not any(tp.small_kernel(t, r, True) for t, r in zip(Tt, Rt))
     for mode in ("global", "semi-global", "local"):

@@ -76,7 +76,10 @@ PLAN = (
 )
 #: score only: a triplet whose slice side is at most Q (the first of these that holds it) runs
 #: ``triplet_small16<MODE, Q>``, one thread holding the whole slice of two triplets (``small_kernel``)
-SMALL = (5, 9)
+SMALL = (5, 7, 9)
+#: score only: (first side, last side, T, R) rows taken instead of ``PLAN``'s (one tile of 4 lanes of 7 x 7 for
+#: sides of 13 and 14, where PLAN's squares of 6 take 2 x 2 tiles: 12 bp 0.36 -> 1.23 TCUPS global on an H100)
+SHORT = ((13, 14, 4, 7),)
 #: sides past the table: 16-lane groups of 6 x 6, in tiles of 24 x 24 (several passes); R = 6 keeps
 #: 16-bit lanes open to them (PACK16_MAX_R)
 LONG = (16, 6)
@@ -98,9 +101,9 @@ WAVE16_TRACE = (Mode.GLOBAL, Mode.SEMI_GLOBAL)
 INT32_SLOWER = 2.0
 #: group sizes the kernels take (T = S * S lanes dividing a warp)
 GROUPS = (1, 4, 16)
-#: 16-bit lanes only for squares whose B-C pair scores stay in registers (R * R <= 36 in the
-#: kernel): past it they are looked up every cell, and R = 8 spills (ptxas, sm_90)
-PACK16_MAX_R = 6
+#: 16-bit lanes for squares up to this side (their B-C pair scores in shared memory): groups of 4 lanes
+#: of 8 x 8 pass the 48 KB of static shared memory, 16 lanes of 8 spill (ptxas, sm_90)
+PACK16_MAX_R = 7
 
 
 def side(lengths: np.ndarray) -> np.ndarray:
@@ -136,6 +139,9 @@ def plan_shapes(lengths: np.ndarray, mode=Mode.GLOBAL, trace: bool = False,
     shapes = np.array(CHOICE, np.int64)
     T, R = np.where(pick, shapes[c, 0], T), np.where(pick, shapes[c, 1], R)
     if not trace:
+        for first, last, t, r in SHORT:
+            row = (sides >= first) & (sides <= last)
+            T, R = np.where(row, t, T), np.where(row, r, R)
         small = np.searchsorted(np.array(SMALL), sides, side="left")
         fit = small < len(SMALL)
         T, R = np.where(fit, 1, T), np.where(fit, np.array(SMALL + (0,))[small], R)
