@@ -443,6 +443,50 @@ __device__ __forceinline__ typename L::V tree_max(const typename L::V (&x)[N]) {
   }
 }
 
+// Triplet p of a work item's half (-1: none, every length 0): its lengths and sequences, and whether it has a
+// DP to follow (live, and not an empty semi-global one: that scores 0 at (0, 0, 0) without DP).
+struct ItemTriplet {
+  int n1, n2, n3;
+  const uint8_t *a, *b, *c;
+  bool track;
+};
+
+template <int MODE>
+__device__ __forceinline__ ItemTriplet item_triplet(int p, const uint8_t* __restrict__ a,
+                                                    const int64_t* __restrict__ aoff, const uint8_t* __restrict__ b,
+                                                    const int64_t* __restrict__ boff, const uint8_t* __restrict__ c,
+                                                    const int64_t* __restrict__ coff) {
+  const bool live = p >= 0;
+  const int q = live ? p : 0;
+  ItemTriplet t;
+  t.n1 = live ? (int)(aoff[q + 1] - aoff[q]) : 0;
+  t.n2 = live ? (int)(boff[q + 1] - boff[q]) : 0;
+  t.n3 = live ? (int)(coff[q + 1] - coff[q]) : 0;
+  t.a = a + (live ? aoff[q] : 0);
+  t.b = b + (live ? boff[q] : 0);
+  t.c = c + (live ? coff[q] : 0);
+  t.track = live && !(MODE == SEMI && (t.n1 == 0 || t.n2 == 0 || t.n3 == 0));
+  return t;
+}
+
+// A's letter of slice i in each half (PAD outside 1..n1) and its pair scores against the selectors of rows
+// (bsel) and columns (csel) F .. N-1: A's profile against their codes (pair scores are symmetric).
+template <class L, int N, int F = 0>
+__device__ __forceinline__ void a_pair_scores(const Scoring& sc, const uint8_t* const (&as)[L::H], const int (&n1)[L::H],
+                                              int i, const uint32_t (&bsel)[N][L::H], const uint32_t (&csel)[N][L::H],
+                                              typename L::V (&sab)[N], typename L::V (&sac)[N]) {
+  int ac[L::H];
+  uint32_t alo[L::H], ahi;
+#pragma unroll
+  for (int h = 0; h < L::H; ++h) ac[h] = (i >= 1 && i <= n1[h]) ? as[h][i - 1] : PAD;
+  L::profiles(sc, ac, alo, ahi);
+#pragma unroll
+  for (int r = F; r < N; ++r) {
+    sab[r] = L::score(alo, ahi, bsel[r]);
+    sac[r] = L::score(alo, ahi, csel[r]);
+  }
+}
+
 // ---- the sweep ----
 
 // TRACE: 32-bit words of a lane's R x R direction codes at one step (row-major, four codes a word, the
@@ -798,17 +842,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #if TRIPLET_OPT_PROF
       // A's profile (pair scores are symmetric) against the rows' and columns' selectors: the B and C
       // profiles are live only at a tile's start (for the B-C scores)
-      int ac[H];
-      uint32_t alo[H], ahi;
-#pragma unroll
-      for (int h = 0; h < H; ++h) ac[h] = (i >= 1 && i <= n1[h]) ? as[h][i - 1] : PAD;
-      L::profiles(sc, ac, alo, ahi);
       V sab[R], sac[R];
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        sab[r] = L::score(alo, ahi, bsel[r]);
-        sac[r] = L::score(alo, ahi, csl[r]);
-      }
+      a_pair_scores<L, R>(sc, as, n1, i, bsel, csl, sab, sac);
 #else
       uint32_t asel[H];
 #pragma unroll
@@ -1199,20 +1234,17 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
   const int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (w >= nwork) return;
   int p[H], n1[H], n2[H], n3[H];
-  const uint8_t* as[H];
+  const uint8_t *as[H], *bs[H], *cs[H];
   bool track[H];
   int N1 = 0;
   uint32_t bsel[Q][H], csel[Q][H];  // selectors of the B codes of rows 1..Q-1, the C codes of columns 1..Q-1
 #pragma unroll
   for (int h = 0; h < H; ++h) {
     p[h] = order[H * w + h];
-    const bool live = p[h] >= 0;
-    const int q = live ? p[h] : 0;
-    n1[h] = live ? (int)(aoff[q + 1] - aoff[q]) : 0;
-    n2[h] = live ? (int)(boff[q + 1] - boff[q]) : 0;
-    n3[h] = live ? (int)(coff[q + 1] - coff[q]) : 0;
-    as[h] = a + (live ? aoff[q] : 0);
-    track[h] = live && !(MODE == SEMI && (n1[h] == 0 || n2[h] == 0 || n3[h] == 0));
+    const ItemTriplet t = item_triplet<MODE>(p[h], a, aoff, b, boff, c, coff);
+    n1[h] = t.n1; n2[h] = t.n2; n3[h] = t.n3;
+    as[h] = t.a; bs[h] = t.b; cs[h] = t.c;
+    track[h] = t.track;
     N1 = max(N1, track[h] ? n1[h] : 0);
   }
 #pragma unroll
@@ -1220,9 +1252,8 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
     int cb[H], cc[H];
 #pragma unroll
     for (int h = 0; h < H; ++h) {
-      const int q = p[h] >= 0 ? p[h] : 0;
-      cb[h] = r <= n2[h] ? b[boff[q] + r - 1] : PAD;
-      cc[h] = r <= n3[h] ? c[coff[q] + r - 1] : PAD;
+      cb[h] = r <= n2[h] ? bs[h][r - 1] : PAD;
+      cc[h] = r <= n3[h] ? cs[h][r - 1] : PAD;
     }
 #pragma unroll
     for (int h = 0; h < H; ++h) {
@@ -1249,10 +1280,7 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
         const int r = e / (Q - 1) + 1, cx = e % (Q - 1) + 1;
         int cc[H];
 #pragma unroll
-        for (int h = 0; h < H; ++h) {
-          const int q2 = p[h] >= 0 ? p[h] : 0;
-          cc[h] = cx <= n3[h] ? c[coff[q2] + cx - 1] : PAD;
-        }
+        for (int h = 0; h < H; ++h) cc[h] = cx <= n3[h] ? cs[h][cx - 1] : PAD;
         uint32_t lo[H], hi;
         L::profiles(sc, cc, lo, hi);
         x = L::add(L::score(lo, hi, bsel[r]), g2);
@@ -1308,17 +1336,11 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
       }
     } else {
       // A's letter in each half and its pair scores against the rows and the columns
-      int ac[H];
-#pragma unroll
-      for (int h = 0; h < H; ++h) ac[h] = i <= n1[h] ? as[h][i - 1] : PAD;
-      uint32_t alo[H], ahi;
-      L::profiles(sc, ac, alo, ahi);
       V sab[Q], sac[Q];
+      a_pair_scores<L, Q, 1>(sc, as, n1, i, bsel, csel, sab, sac);
+      if (OFF) {
 #pragma unroll
-      for (int r = 1; r < Q; ++r) {
-        sab[r] = L::score(alo, ahi, bsel[r]);
-        sac[r] = L::score(alo, ahi, csel[r]);
-        if (OFF) {
+        for (int r = 1; r < Q; ++r) {
           sab[r] = L::add(sab[r], g2);
           sac[r] = L::add(sac[r], g2);
         }
