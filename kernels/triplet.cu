@@ -96,7 +96,9 @@
 //   those past a triplet's ends computed with the pad code) and sweeps i, each slice in one pass of its
 //   cells in row-major order, no shuffles, no borders. Row 0, column 0 and slice 0 take only the moves
 //   that exist there (semi-global: 0 without DP). Scores and end cells as triplet_score16. B-C pair
-//   scores of rows and columns 1..Q-1 in shared memory, as the sweep keeps them.
+//   scores of rows and columns 1..Q-1 in shared memory, as the sweep keeps them. Global mode holds
+//   D + 2g (i + j + k) (six instructions a cell); semi-global and local take each row's largest candidate
+//   and search for the first best cell only in the rows whose largest beats the best so far.
 //
 // Kernel triplet_walk<MODE, R, T>  (one thread a triplet; the R and T of the
 //   triplet_trace or triplet_trace16 launch, whose layout it reads)
@@ -285,7 +287,9 @@ __host__ __device__ constexpr int min_blocks(int R, int T, int n) {
   return R > 6 ? 1 : T < 16 ? (n < 2 ? n : 2) : n;
 }
 
-// The blocks an SM triplet_small16<MODE, Q> asks for (__launch_bounds__): SMALL_BLOCKS_Q by default.
+// The blocks an SM triplet_small16<MODE, Q> asks for (__launch_bounds__): TRIPLET_SMALL_BLOCKS for Q up to
+// TRIPLET_SMALL_BLOCKS_Q, else 1 (up to 255 registers). Measured on an H100 (benchmarks/RESULTS.md): three
+// blocks at Q = 7 ran 10-25 % faster than one; at Q = 5 three or four changed nothing.
 #ifndef TRIPLET_SMALL_BLOCKS
 #define TRIPLET_SMALL_BLOCKS 3
 #endif
@@ -1262,7 +1266,9 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
     }
   }
   // Global mode holds D + 2g (i + j + k) (OFF): a residue against two gaps then costs nothing, each pair score
-  // is s + 2g (g2), and a cell takes six instructions, not eight; the end cell gives the offset back.
+  // is s + 2g (g2), and a cell takes six instructions, not eight; the end cell gives the offset back. Such a
+  // value lies in [0, (match + 2g) (i + j + k)] (D is at least the alignment of every residue alone, at most
+  // match a residue), below 2 max(match, 2g) (N1 + 2Q): what fits16 keeps under 2 x 16000.
   constexpr bool OFF = MODE == GLOBAL;
   const V g2 = L::splat(OFF ? 2 * sc.gap_extend : 0);
   // the B-C pair scores (+ g2) of rows and columns 1..Q-1, row-major, cell e in component e % 4 of word e / 4
@@ -1362,8 +1368,8 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
             const int e = (r - 1) * (Q - 1) + cx - 1;
             if (cx == 1 || e % 4 == 0) wd = load_shared_here(mybc + (e / 4) * THREADS);
             const V sbc = e % 4 == 0 ? wd.x : e % 4 == 1 ? wd.y : e % 4 == 2 ? wd.z : wd.w;
-            // moves A, B, C (-2g); a (B-C pair), b (A-C), c (A-B) (their pair score - 2g); M (three pairs):
-            // slice i-1 first, then a and B from the row above, C (left) last
+            // moves A, B, C (-2g; OFF: 0); a (B-C pair), b (A-C), c (A-B) (their pair score - 2g; OFF: + 2g);
+            // M (three pairs; OFF: each + 2g): slice i-1 first, then a and B from the row above, C (left) last
             V y = L::addmax(old[cx - 1], sac[cx], pv);
             y = L::addmax(prow[cx], sab[r], y);
             if (OFF) {  // M and a share the B-C score: max(D(i-1, j-1, k-1) + sab + sac, D(i, j-1, k-1)) + sbc
