@@ -17,6 +17,8 @@
 #define SA_SHFL(v, l) __shfl((v), (l))
 #define SA_SHFL_UP_W(v, d, w) __shfl_up((v), (d), (w))
 #define SA_SHFL_XOR(v, m) __shfl_xor((v), (m))
+#define SA_ANY(p) __any(p)
+#define SA_BALLOT(p) ((unsigned long long)__ballot(p))
 #define SA_SYNCWARP()
 #else
 #define SA_WARP 32
@@ -25,6 +27,8 @@
 #define SA_SHFL(v, l) __shfl_sync(0xffffffffu, (v), (l))
 #define SA_SHFL_UP_W(v, d, w) __shfl_up_sync(0xffffffffu, (v), (d), (w))
 #define SA_SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m))
+#define SA_ANY(p) __any_sync(0xffffffffu, (p))
+#define SA_BALLOT(p) ((unsigned long long)__ballot_sync(0xffffffffu, (p)))
 #define SA_SYNCWARP() __syncwarp()
 #endif
 
@@ -130,6 +134,17 @@ __device__ __forceinline__ int warp_max(int v) {
 #pragma unroll
   for (int off = W / 2; off > 0; off /= 2) v = max(v, SA_SHFL_XOR(v, off));
   return v;
+}
+
+// Whether p holds for any lane of the warp (one vote).
+__device__ __forceinline__ bool warp_any(bool p) { return SA_ANY(p) != 0; }
+
+// Whether p holds for every lane of this lane's aligned group of T lanes (one vote for the warp).
+template <int T>
+__device__ __forceinline__ bool group_all(bool p) {
+  const unsigned long long votes = SA_BALLOT(p);
+  const unsigned long long mine = (T >= 64 ? ~0ull : ((1ull << T) - 1)) << ((threadIdx.x % SA_WARP) & ~(T - 1));
+  return (votes & mine) == mine;
 }
 
 // H[i][0]: a leading query gap, free in semi-global and local modes.

@@ -211,6 +211,7 @@
 //     symmetric): the B and C profiles live only at a tile's start, for the B-C scores.
 //     TRIPLET_OPT_PROF=2: besides, int32 lanes look up the B-C score of every cell (one byte
 //     permute) instead of holding R*R of them (16-bit lanes as with 1).
+//   TRIPLET_OPT_OFF=1 (default): global mode holds D + 2g (i + j + k) in the score kernels (the sweep: OFF).
 //   TRIPLET_OPT_FACE=1: the end-cell maxima (local: the square; semi-global: the face rows and
 //     columns) as trees of 3-way maxima (one DPX instruction for three values on sm_90).
 #ifndef TRIPLET_OPT_CHAIN
@@ -218,6 +219,9 @@
 #endif
 #ifndef TRIPLET_OPT_MINB
 #define TRIPLET_OPT_MINB 3
+#endif
+#ifndef TRIPLET_OPT_OFF
+#define TRIPLET_OPT_OFF 1
 #endif
 #ifndef TRIPLET_OPT_FACE
 #define TRIPLET_OPT_FACE 0
@@ -586,7 +590,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   const bool multi = work && JT * KT > 1;  // borders between tiles
   const int steps = N1 + 2 * S - 1;  // slices 0..N1 and the wavefront's fill and drain
   const int total = passes * steps;
-  const bool multi_w = warp_max(multi ? 1 : 0) > 0;
+  const bool multi_w = warp_any(multi);
   const int W = KT * SR;
   int* plane = border + (multi ? border_off[p[0] >= 0 ? p[0] : p[H - 1]] : 0);
   // the column buffer (the wave: one a tile row)
@@ -641,6 +645,13 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 
   const int ng2 = -2 * sc.gap_extend;
   const V vng2 = L::splat(ng2);
+  // Global score kernels hold D + 2g (i + j + k) (OFF), as triplet_small16 does: a residue against two gaps
+  // costs nothing, each pair score is s + 2g (g2), a cell takes six instructions instead of eight, and the
+  // left neighbour enters in the last one; the end cell gives the offset back. The values lie in
+  // [0, (match + 2g) (i + j + k)] (cells past the ends too: their pair scores are -g + 2g), within twice the
+  // bound fits16 keeps below 16000 for the item's cube and tiles.
+  constexpr bool OFF = MODE == GLOBAL && !TRACE && TRIPLET_OPT_OFF;
+  const V g2 = L::splat(OFF ? 2 * sc.gap_extend : 0);
   V hv[R][R];          // the lane's square: slice i-1 before a step, slice i after
   V upc[R + 1], upp[R + 1];  // row above (corner first): slice i, slice i-1
   V lfc[R], lfp[R];    // column on the left: slice i, slice i-1
@@ -689,23 +700,27 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   int gbest[H];
 #pragma unroll
   for (int h = 0; h < H; ++h) gbest[h] = bsc[h];
-  for (int y = 0; wave ? warp_max(x < total ? 1 : 0) > 0 : y < total_w; ++y) {
+  bool unfenced = false;  // the wave: this lane read a count since the warp's last fence
+  for (int y = 0; wave ? warp_any(x < total) : y < total_w; ++y) {
     bool on = x < total;
     if (wave && multi_w) {
       // the tile wave: a step only once the tiles above and on the left have written their borders of
       // slice min(t, N1); the group decides as one, the warp pauses when none of its groups can go
       const int need = min(t, N1) + 1;
-      if (on && seen_up < need) seen_up = load_count(prog + first + (J - 1) * KT + K);
-      if (on && seen_left < need) seen_left = load_count(prog + first + J * KT + K - 1);
-      int go = on && seen_up >= need && seen_left >= need;
-#pragma unroll
-      for (int off = T / 2; off > 0; off /= 2) go &= SA_SHFL_XOR(go, off);
+      if (on && seen_up < need) { seen_up = load_count(prog + first + (J - 1) * KT + K); unfenced = true; }
+      if (on && seen_left < need) { seen_left = load_count(prog + first + J * KT + K - 1); unfenced = true; }
+      const bool go = group_all<T>(on && seen_up >= need && seen_left >= need);
       on = go;
-      if (!warp_max(go)) {
+      if (!warp_any(go)) {
         backoff<TRIPLET_WAVE_SLEEP>();
         continue;
       }
-      __threadfence();
+      // the borders after the counts that allow them: a fence once a lane that goes has read a count since
+      // the warp's last fence (not at every step)
+      if (warp_any(unfenced && go)) {
+        __threadfence();
+        unfenced = false;
+      }
     }
     if (on && t == 0) {  // a new tile: codes, profiles, slice -1
       j0 = J * SR + u * R;
@@ -739,7 +754,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
             sel[h] = L::selector(cc[h], h);
           }
 #pragma unroll
-          for (int r = 0; r < R; ++r) bc[BC_REGS ? r : 0][BC_REGS ? cx : 0] = L::score(blo[r], bhi[r], sel);
+          for (int r = 0; r < R; ++r) bc[BC_REGS ? r : 0][BC_REGS ? cx : 0] = L::add(L::score(blo[r], bhi[r], sel), g2);
         }
       }
       if constexpr (BC_SMEM) {
@@ -758,7 +773,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
                 const int k = k0 + cx;
                 sel[h] = L::selector((k >= 1 && k <= n3[h]) ? cs[h][k - 1] : PAD, h);
               }
-              x = (uint32_t)L::bits(L::score(blo[r], bhi[r], sel));
+              x = (uint32_t)L::bits(L::add(L::score(blo[r], bhi[r], sel), g2));
             }
             word[e % 4] = x;
           }
@@ -773,7 +788,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       }
       upc[R] = L::neg();
       // global: D(0,0,0) = 0 through the pad-pad-pad column from the corner of slice -1
-      if (MODE == GLOBAL && J == 0 && K == 0 && u == 0 && v == 0) upc[0] = L::splat(3 * sc.gap_extend);
+      // (OFF: -3g, whose offset is -6g; the three pad pairs then score 3g)
+      if (MODE == GLOBAL && J == 0 && K == 0 && u == 0 && v == 0) upc[0] = L::splat((OFF ? -3 : 3) * sc.gap_extend);
     }
     const int i = t - u - v;
 
@@ -859,6 +875,13 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         sac[r] = L::score(clo[r], chi[r], asel);
       }
 #endif
+      if constexpr (OFF) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          sab[r] = L::add(sab[r], g2);
+          sac[r] = L::add(sac[r], g2);
+        }
+      }
       const bool top = MODE == SEMI && J == 0 && u == 0;    // holds row j = 0
       const bool left = MODE == SEMI && K == 0 && v == 0;   // holds column k = 0
       if (MODE == SEMI && i == 0) {
@@ -913,7 +936,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
               sbc = L::from_bits((int)b4);
             } else {
               sbc = BC_REGS ? bc[BC_REGS ? r : 0][BC_REGS ? cx : 0]
-                            : L::score(blo[r], bhi[r], csel[BC_REGS || BC_SMEM ? 0 : cx]);
+                            : L::add(L::score(blo[r], bhi[r], csel[BC_REGS || BC_SMEM ? 0 : cx]), g2);
             }
             V hn;
             if constexpr (TRACE && H == 2) {
@@ -961,6 +984,14 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
               if (left && cx == 0) { best = 0; d = START; }
               hn = best;
               code[0][TRACE ? cx : 0] = d;
+            } else if constexpr (OFF) {
+              // D + 2g (i + j + k): A, B, C free; a, b, c their pair score + 2g; M (three pairs, each + 2g)
+              // and a share the B-C score; slice i-1 first, C (left) last
+              V y = L::addmax(pl, sac[cx], pv);
+              y = L::addmax(prow[cx + 1], sab[r], y);
+              const V q = L::addmax(prow[cx], L::add(sab[r], sac[cx]), crow[cx]);
+              y = L::addmax(q, sbc, y);
+              hn = L::vmax3(y, crow[cx + 1], cl);
             } else {
               // moves A, B, C (-2g); a (B-C pair), b (A-C), c (A-B) (their pair score - 2g); M (three pairs)
 #if TRIPLET_OPT_CHAIN
@@ -1137,7 +1168,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
               for (int cx = 0; cx < R; ++cx)
                 if (r == rr && cx == cc) e = hv[r][cx];
-            bsc[h] = L::half(e, h); cell_i(h) = n1[h]; cell_j(h) = n2[h]; cell_k(h) = n3[h];
+            bsc[h] = L::half(e, h) - (OFF ? 2 * sc.gap_extend * (n1[h] + n2[h] + n3[h]) : 0);
+            cell_i(h) = n1[h]; cell_j(h) = n2[h]; cell_k(h) = n3[h];
           }
         }
       }
@@ -1159,7 +1191,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
     // lane has written, behind a fence for the borders
     const int done = t - 2 * S + 3;
     const bool count = wave && on && done > 0 && (done % TRIPLET_WAVE_EVERY == 0 || done == N1 + 1);
-    const bool publish = wave && multi_w && warp_max(count ? 1 : 0);
+    const bool publish = wave && multi_w && warp_any(count);
     if (publish) __threadfence();
     if (multi_w) step_fence();  // this step's writes before the next step's reads
     if (publish && count && lane == 0) *(volatile int*)(prog + slot) = done;
