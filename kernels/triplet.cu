@@ -649,7 +649,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   // costs nothing, each pair score is s + 2g (g2), a cell takes six instructions instead of eight, and the
   // left neighbour enters in the last one; the end cell gives the offset back. The values lie in
   // [0, (match + 2g) (i + j + k)] (cells past the ends too: their pair scores are -g + 2g), within twice the
-  // bound fits16 keeps below 16000 for the item's cube and tiles.
+  // bound fits16 keeps below 16000 for the item's cube and tiles. (Semi-global, where the end faces' maxima
+  // would take the offset off every cell of a face square each step: 4-10 % slower, RESULTS.md.)
   constexpr bool OFF = MODE == GLOBAL && !TRACE && TRIPLET_OPT_OFF;
   const V g2 = L::splat(OFF ? 2 * sc.gap_extend : 0);
   V hv[R][R];          // the lane's square: slice i-1 before a step, slice i after
@@ -780,10 +781,12 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
           mybc[q * THREADS] = make_uint4(word[0], word[1], word[2], word[3]);
         }
       }
+      // semi-global: slice 0 is a start face (0), set here and left alone at its step (a square written in
+      // one branch only, so the branches need not move its registers to meet)
 #pragma unroll
       for (int r = 0; r < R; ++r) {
 #pragma unroll
-        for (int cx = 0; cx < R; ++cx) hv[r][cx] = L::neg();
+        for (int cx = 0; cx < R; ++cx) hv[r][cx] = MODE == SEMI ? L::splat(0) : L::neg();
         upc[r] = lfc[r] = L::neg();
       }
       upc[R] = L::neg();
@@ -885,10 +888,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       const bool top = MODE == SEMI && J == 0 && u == 0;    // holds row j = 0
       const bool left = MODE == SEMI && K == 0 && v == 0;   // holds column k = 0
       if (MODE == SEMI && i == 0) {
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-          for (int cx = 0; cx < R; ++cx) hv[r][cx] = L::splat(0);
+        // the square holds slice 0's zeros since the tile's start (slices before 0 compute nothing)
         if constexpr (TRACE) {
 #pragma unroll
           for (int h = 0; h < H; ++h) {
