@@ -94,8 +94,8 @@ def test_score_shapes_take_the_least_estimated_time_where_padding_decides(mode):
         est[t, r] = (n + 2 * S - 1) * (((side + S * r - 1) // (S * r)) * S * r) ** 2 / rate
     taken = np.array([est[t, r][q] for q, (t, r) in enumerate(zip(T.tolist(), R.tolist())) if inside[q]])
     assert np.allclose(taken, np.min(list(est.values()), axis=0)[inside])
-    # a side of 49: 3 x 3 tiles of 24 hold 46 % cells, 5 x 5 tiles of 12 hold 67 %: the smaller tiles
-    assert (T[n == 48] == 4).all()
+    # a side of 35: 2 x 2 tiles of 24 hold 53 % cells, 3 x 3 tiles of 12 hold 95 %: the smaller tiles
+    assert (T[n == 34] == 4).all()
     # a side of 65 fills 3 x 3 tiles of 24 as well as 6 x 6 of 12: the larger group
     assert (T[n == 64] == 16).all()
     # outside the choice: the table (short) and the long shape

@@ -87,13 +87,14 @@ LONG = (16, 6)
 #: score only, slice sides in CHOICE_SIDES (measured from 37 to 97): each triplet takes the shape (T, R) of
 #: CHOICE whose estimated time is least, padded cells (steps n1 + 2S - 1 times the slice's tiles) over
 #: the shape's rate in the mode. Padding decides there: a side of 49 fills 3 x 3 tiles of 24 (46 %),
-#: 5 x 5 of 12 (67 %). Rates from ``bench_triplet.py --sweep 4:6,16:6 --lengths 36-96`` on an H100
-#: (padded cells a second; RESULTS.md): 16 lanes 1.5 times 4 lanes' in global mode, 1.15 times in
-#: local (semi-global taken as local). Traceback (16-bit lanes, ``--traceback --sweep 4:6,16:6``): 1.25-1.35
-#: times in global and local mode, 1.6 at 84 bp (``CHOICE_RATE_TRACE``).
+#: 5 x 5 of 12 (67 %). Rates from ``bench_triplet.py --sweep 4:6,16:6 --lengths 40,48,64,80,96`` on an
+#: H100 (padded cells a second, 16-bit lanes; RESULTS.md, 2026-11-28): 16 lanes 1.56-1.84 times 4 lanes' in
+#: global mode, 1.14-1.60 in semi-global, 1.29-1.62 in local, rising with the length; the medians here.
+#: Traceback (16-bit lanes, ``--traceback --sweep 4:6,16:6``): 1.25-1.35 times in global and local mode,
+#: 1.6 at 84 bp (``CHOICE_RATE_TRACE``).
 CHOICE = ((4, 6), (16, 6))
 CHOICE_SIDES = (33, 100)
-CHOICE_RATE = {Mode.GLOBAL: (1.0, 1.5), Mode.SEMI_GLOBAL: (1.0, 1.15), Mode.LOCAL: (1.0, 1.15)}
+CHOICE_RATE = {Mode.GLOBAL: (1.0, 1.66), Mode.SEMI_GLOBAL: (1.0, 1.35), Mode.LOCAL: (1.0, 1.43)}
 CHOICE_RATE_TRACE = (1.0, 1.3)
 #: modes whose traceback runs the tile wave in 16-bit lanes; the others' wave items go to int32 lanes (local
 #: mode's 16-bit wave kernel spills: 0.26-0.30 TCUPS at 200-1,024 bp against 0.33-0.37 on an H100)
