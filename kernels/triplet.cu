@@ -147,7 +147,9 @@
 // change along i: R*R of them in shared memory, written at a tile's start
 // (TRIPLET_OPT_BC; registers for R <= 6 without it).
 // Global mode starts the origin through the corner of slice -1 (3g, so the
-// pad-pad-pad column gives D(0,0,0) = 0). Each lane keeps the best end cell
+// pad-pad-pad column gives D(0,0,0) = 0); its score kernels hold
+// D + 2g (i + j + k) instead (six instructions a cell; the corner -3g, the end
+// cell gives 2g (n1 + n2 + n3) back: TRIPLET_OPT_OFF). Each lane keeps the best end cell
 // it has seen by (score desc, i, j, k asc), looking for the first cell of a
 // slice's maximum only when that maximum may win (may_win) and is not below
 // the best score of the group's lanes (refreshed every TRIPLET_BEST_EVERY
@@ -174,7 +176,9 @@
 // whose tile reads the plane (J > 0) or the column buffer (K > 0) checks
 // that the tile above, and the one on its left, have written slice
 // min(t, N1); if not, it skips the step (the warp's other groups go on; the
-// warp pauses when none can). Borders are laid out as for several passes,
+// warp pauses when none can). The warp fences before reading borders only
+// when a lane that goes has read a count since its last fence (a fence at
+// every step cost a quarter of the wave's time). Borders are laid out as for several passes,
 // with a column buffer for each tile row J (tiles of different rows run at
 // once), and read from L2 (other multiprocessors wrote them). Each tile keeps its own best
 // end cell in sync; the group that finishes an item's last tile (counted by
