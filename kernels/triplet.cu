@@ -654,7 +654,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   // left neighbour enters in the last one; the end cell gives the offset back. The values lie in
   // [0, (match + 2g) (i + j + k)] (cells past the ends too: their pair scores are -g + 2g), within twice the
   // bound fits16 keeps below 16000 for the item's cube and tiles. (Semi-global, where the end faces' maxima
-  // would take the offset off every cell of a face square each step: 4-10 % slower, RESULTS.md.)
+  // would take the offset off every cell of a face square each step: 6-9 % slower, RESULTS.md.)
   constexpr bool OFF = MODE == GLOBAL && !TRACE && TRIPLET_OPT_OFF;
   const V g2 = L::splat(OFF ? 2 * sc.gap_extend : 0);
   V hv[R][R];          // the lane's square: slice i-1 before a step, slice i after
