@@ -499,6 +499,35 @@ __device__ __forceinline__ void a_pair_scores(const Scoring& sc, const uint8_t* 
   }
 }
 
+// The neighbours a cell (i, j, k) takes its seven candidates from: slice i-1 (dd = D(i-1, j-1, k-1),
+// du = D(i-1, j-1, k), dl = D(i-1, j, k-1), dh = D(i-1, j, k)) and slice i (cd = D(i, j-1, k-1),
+// cu = D(i, j-1, k), cl = D(i, j, k-1), the left neighbour).
+template <class L>
+struct Around {
+  typename L::V dd, du, dl, dh, cd, cu, cl;
+};
+
+// Cell (i, j, k) from its neighbours and its pair scores (sab = s(A_i, B_j), sac, sbc), score only; slice i-1
+// first, the left neighbour in the last instructions. OFF (D + 2g (i + j + k), global mode; pair scores
+// + 2g): A, B, C free; M and a share the B-C score (six instructions). Else moves A, B, C take -2g; a (B-C
+// pair), b (A-C), c (A-B) their pair score - 2g; M three pairs (eight; local mode floored at 0).
+template <int MODE, bool OFF, class L>
+__device__ __forceinline__ typename L::V cell(const Around<L>& n, typename L::V sab, typename L::V sac,
+                                              typename L::V sbc, typename L::V vng2) {
+  typename L::V y = L::addmax(n.dl, sac, n.dh);
+  y = L::addmax(n.du, sab, y);
+  if constexpr (OFF) {
+    const typename L::V q = L::addmax(n.dd, L::add(sab, sac), n.cd);
+    y = L::addmax(q, sbc, y);
+    return L::vmax3(y, n.cu, n.cl);
+  } else {
+    const typename L::V m = L::add(L::add(L::add(n.dd, sab), sac), sbc);
+    y = L::addmax(n.cd, sbc, y);
+    y = L::vmax3(y, n.cu, n.cl);
+    return MODE == LOCAL ? L::addmax0(y, vng2, m) : L::addmax(y, vng2, m);
+  }
+}
+
 // ---- the sweep ----
 
 // TRACE: 32-bit words of a lane's R x R direction codes at one step (row-major, four codes a word, the
@@ -573,7 +602,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   int N1 = 0, N2 = 0, N3 = 0;
   bool work = false;
 #pragma unroll
-  for (int h = 0; h < H; ++h) {
+  for (int h = 0; h < H; ++h) {  // item_triplet's fields, read here: through it the sweep spilled more and
+                                  // ran 2-4 % slower (RESULTS.md, 2026-11-28)
     p[h] = item ? order[H * w + h] : -1;
     const bool live = p[h] >= 0;
     const int q = live ? p[h] : 0;
@@ -988,33 +1018,19 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
               if (left && cx == 0) { best = 0; d = START; }
               hn = best;
               code[0][TRACE ? cx : 0] = d;
-            } else if constexpr (OFF) {
-              // D + 2g (i + j + k): A, B, C free; a, b, c their pair score + 2g; M (three pairs, each + 2g)
-              // and a share the B-C score; slice i-1 first, C (left) last
-              V y = L::addmax(pl, sac[cx], pv);
-              y = L::addmax(prow[cx + 1], sab[r], y);
-              const V q = L::addmax(prow[cx], L::add(sab[r], sac[cx]), crow[cx]);
-              y = L::addmax(q, sbc, y);
-              hn = L::vmax3(y, crow[cx + 1], cl);
             } else {
-              // moves A, B, C (-2g); a (B-C pair), b (A-C), c (A-B) (their pair score - 2g); M (three pairs)
-#if TRIPLET_OPT_CHAIN
-              // slice i-1 (A, b, c, M) first, then a and B from the row above, C (left) last
-              V y = L::addmax(pl, sac[cx], pv);
-              y = L::addmax(prow[cx + 1], sab[r], y);
-              const V m = L::add(L::add(L::add(prow[cx], sab[r]), sac[cx]), sbc);
-              y = L::addmax(crow[cx], sbc, y);
-              y = L::vmax3(y, crow[cx + 1], cl);
-              hn = MODE == LOCAL ? L::addmax0(y, vng2, m) : L::addmax(y, vng2, m);
-#else
-              V y = L::vmax3(pv, crow[cx + 1], cl);
-              y = L::addmax(crow[cx], sbc, y);
-              y = L::addmax(pl, sac[cx], y);
-              y = L::addmax(prow[cx + 1], sab[r], y);
-              y = L::add(y, vng2);
-              const V m = L::add(L::add(prow[cx], sab[r]), sac[cx]);
-              hn = MODE == LOCAL ? L::addmax0(m, sbc, y) : L::addmax(m, sbc, y);
-#endif
+              if constexpr (TRIPLET_OPT_CHAIN != 0 || OFF) {
+                hn = cell<MODE, OFF, L>({prow[cx], prow[cx + 1], pl, pv, crow[cx], crow[cx + 1], cl}, sab[r],
+                                        sac[cx], sbc, vng2);
+              } else {  // the left neighbour in the first instruction (TRIPLET_OPT_CHAIN=0)
+                V y = L::vmax3(pv, crow[cx + 1], cl);
+                y = L::addmax(crow[cx], sbc, y);
+                y = L::addmax(pl, sac[cx], y);
+                y = L::addmax(prow[cx + 1], sab[r], y);
+                y = L::add(y, vng2);
+                const V m = L::add(L::add(prow[cx], sab[r]), sac[cx]);
+                hn = MODE == LOCAL ? L::addmax0(m, sbc, y) : L::addmax(m, sbc, y);
+              }
               if (left && cx == 0) hn = L::splat(0);
             }
             nprow[cx + 1] = pv;
@@ -1404,20 +1420,8 @@ __device__ __forceinline__ void small_sweep(const uint8_t* __restrict__ a, const
             const int e = (r - 1) * (Q - 1) + cx - 1;
             if (cx == 1 || e % 4 == 0) wd = load_shared_here(mybc + (e / 4) * THREADS);
             const V sbc = e % 4 == 0 ? wd.x : e % 4 == 1 ? wd.y : e % 4 == 2 ? wd.z : wd.w;
-            // moves A, B, C (-2g; OFF: 0); a (B-C pair), b (A-C), c (A-B) (their pair score - 2g; OFF: + 2g);
-            // M (three pairs; OFF: each + 2g): slice i-1 first, then a and B from the row above, C (left) last
-            V y = L::addmax(old[cx - 1], sac[cx], pv);
-            y = L::addmax(prow[cx], sab[r], y);
-            if (OFF) {  // M and a share the B-C score: max(D(i-1, j-1, k-1) + sab + sac, D(i, j-1, k-1)) + sbc
-              const V q = L::addmax(prow[cx - 1], L::add(sab[r], sac[cx]), hv[r - 1][cx - 1]);
-              y = L::addmax(q, sbc, y);
-              x = L::vmax3(y, hv[r - 1][cx], hv[r][cx - 1]);
-            } else {
-              const V m = L::add(L::add(L::add(prow[cx - 1], sab[r]), sac[cx]), sbc);
-              y = L::addmax(hv[r - 1][cx - 1], sbc, y);
-              y = L::vmax3(y, hv[r - 1][cx], hv[r][cx - 1]);
-              x = MODE == LOCAL ? L::addmax0(y, vng2, m) : L::addmax(y, vng2, m);
-            }
+            x = cell<MODE, OFF, L>({prow[cx - 1], prow[cx], old[cx - 1], pv, hv[r - 1][cx - 1], hv[r - 1][cx],
+                                    hv[r][cx - 1]}, sab[r], sac[cx], sbc, vng2);
           } else {
             // column 0: A, c and B; row 0: A, b and C; the corner: A
             V y = pv;
