@@ -1661,6 +1661,10 @@ __global__ void __launch_bounds__(tri::THREADS)
   template __global__ void triplet_score16<M, 4, 4, 0>(TRIPLET_ARGS);     \
   template __global__ void triplet_score16<M, 7, 4, 0>(TRIPLET_ARGS);     \
   template __global__ void triplet_score<M, 7, 4, 0>(TRIPLET_ARGS);       \
+  template __global__ void triplet_score<M, 7, 16, 0>(TRIPLET_ARGS);      \
+  template __global__ void triplet_score<M, 7, 16, 1>(TRIPLET_ARGS);      \
+  template __global__ void triplet_score16<M, 7, 16, 0>(TRIPLET_ARGS);    \
+  template __global__ void triplet_score16<M, 7, 16, 1>(TRIPLET_ARGS);    \
   template __global__ void triplet_score16<M, 6, 4, 1>(TRIPLET_ARGS);     \
   template __global__ void triplet_score16<M, 6, 16, 0>(TRIPLET_ARGS);    \
   template __global__ void triplet_score16<M, 6, 16, 1>(TRIPLET_ARGS);    \

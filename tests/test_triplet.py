@@ -407,6 +407,39 @@ def test_tile_wave_equals_the_cpu(monkeypatch, traceback):
 
 @pytest.mark.gpu
 @pytest.mark.skipif(gpu_count() < 1, reason="needs a GPU")
+@pytest.mark.parametrize("mode", MODES)
+def test_long_score_only_in_squares_of_6_and_7_equal_the_cpu(mode):
+    """Score only past the shape choice (slice sides over 100): 16 lanes of 7 x 7 where they pad fewer cells
+    than 6 x 6 (sides 101-112, 121-140), of 6 x 6 beside them; one pass and several, the sweep and the tile
+    wave, 16-bit and int32 lanes (a scoring past the 16-bit bound), unequal lengths, an empty sequence."""
+    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.backends.cuda import triplet_plan as tp
+
+    rng = random.Random(97)
+    sizes = (99, 100, 104, 111, 112, 119, 120, 128, 139, 140, 150)
+    trip = [related_triplet(rng, n) for n in sizes]
+    trip += [[random_dna(rng, rng.randint(95, 145)) for _ in range(3)] for _ in range(12)]
+    trip += [["", random_dna(rng, 110), random_dna(rng, 130)], [random_dna(rng, 120), random_dna(rng, 105), ""]]
+    a, b, c = (list(x) for x in zip(*trip))
+    lengths = np.array([[len(a[t]), len(b[t]), len(c[t])] for t in range(len(a))])
+    T, R = tp.plan_shapes(lengths, Mode.parse(mode))
+    assert {(16, 6), (16, 7)} <= set(zip(T.tolist(), R.tolist()))
+    gpu = make_backend("triplet", "cuda")
+    engines = gpu.engines
+    try:
+        for wave in (0, 2):
+            for e in engines:
+                e.tuning = replace(e.tuning, wave_tiles=wave)
+            for scoring in (LINEAR, Scoring(match=40, mismatch=40, gap_open=0, gap_extend=40, n_penalty=40)):
+                got = records(align(gpu, a, b, c, scoring, mode, traceback=False))
+                assert got == records(align(CpuTriplet(4), a, b, c, scoring, mode, traceback=False)), (wave, scoring)
+    finally:
+        for e in engines:
+            e.tuning = replace(e.tuning, wave_tiles=None)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(gpu_count() < 1, reason="needs a GPU")
 def test_traceback_in_both_lane_widths_equals_the_cpu():
     """Traceback in 16-bit lanes (two triplets a group, each one's codes laid out by its own lengths: partners
     of unequal lengths, empty sequences) and in int32 lanes (forced), every mode, the sweep only (the tile

@@ -47,7 +47,7 @@ def test_plan_is_ordered_and_takes_groups_the_kernels_have():
 
 
 def test_plan_covers_every_length_in_tiles():
-    n = np.array([0, 1, 2, 3, 5, 7, 8, 11, 12, 15, 16, 23, 24, 31, 32, 33, 64, 100, 150, 257, 1000, 5000])
+    n = np.array([0, 1, 2, 3, 5, 7, 8, 11, 12, 15, 16, 23, 24, 31, 32, 33, 64, 100, 128, 150, 257, 1000, 5000])
     lengths = np.stack([n + 3, n, n // 2], 1)  # the larger of n2, n3 decides
     T, R = tp.plan_shapes(lengths)
     S = tp.lanes_side(T)
@@ -60,7 +60,10 @@ def test_plan_covers_every_length_in_tiles():
     first = side <= tp.PLAN[0][0]
     assert (JT[first] == 1).all() and (KT[first] == 1).all()
     long = side > max(tp.PLAN[-1][0], tp.CHOICE_SIDES[1])
-    assert (T[long] == tp.LONG[0]).all() and (R[long] == tp.LONG[1]).all()
+    # score only past the choice: 16 lanes of 6 x 6 or 7 x 7, the fewer padded cells (6 on equal ones)
+    assert {tuple(x) for x in np.stack([T, R], 1)[long].tolist()} == set(tp.LONG_CHOICE)
+    padded = {r: ((side + 4 * r - 1) // (4 * r) * 4 * r) ** 2 for r in (6, 7)}
+    assert ((R == 7) == (padded[7] < padded[6]))[long].all()
     SR = S * R
     assert ((JT - 1) * SR < lengths[:, 1] + 1).all() and (JT * SR >= lengths[:, 1] + 1).all()
     assert ((KT - 1) * SR < lengths[:, 2] + 1).all() and (KT * SR >= lengths[:, 2] + 1).all()

@@ -257,7 +257,8 @@ def compile_checks() -> dict[str, tuple[str, ...]]:
     linear = (tuple(kernel_name(m, r, t, p, wave=w) for m in MODES for t, r, p, w in
                     ((1, 4, False, False), (4, 6, False, False), (16, 8, False, False), (16, 6, False, True),
                      (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True),
-                     (4, 7, False, False), (4, 7, True, False)))
+                     (4, 7, False, False), (4, 7, True, False), (16, 7, False, False), (16, 7, True, False),
+                     (16, 7, False, True), (16, 7, True, True)))
               + tuple(kernel_name(m, r, t, p, trace=True, wave=w) for m in MODES for t, r, p, w in
                       ((1, 4, False, False), (4, 6, False, False), (16, 6, False, False), (16, 6, False, True),
                        (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))

@@ -96,6 +96,12 @@ CHOICE = ((4, 6), (16, 6))
 CHOICE_SIDES = (33, 100)
 CHOICE_RATE = {Mode.GLOBAL: (1.0, 1.66), Mode.SEMI_GLOBAL: (1.0, 1.35), Mode.LOCAL: (1.0, 1.43)}
 CHOICE_RATE_TRACE = (1.0, 1.3)
+#: score only, slice sides past CHOICE_SIDES: 16 lanes of 6 x 6 or of 7 x 7, the fewer padded cells (the
+#: first of equal ones). H100 (``bench_triplet.py --sweep 16:6,16:7``, RESULTS.md, 2026-11-28): squares of
+#: 7 run 0.99-1.08 times the padded cells a second of squares of 6 at 64-256 bp; at 128 bp, 5 x 5 tiles of
+#: 28 against 6 x 6 of 24: global 1.345 -> 1.481 TCUPS, semi-global 1.129 -> 1.286
+LONG_CHOICE = ((16, 6), (16, 7))
+LONG_CHOICE_RATE = (1.0, 1.0)
 #: modes whose traceback runs the tile wave in 16-bit lanes; the others' wave items go to int32 lanes (local
 #: mode's 16-bit wave kernel spills: 0.26-0.30 TCUPS at 200-1,024 bp against 0.33-0.37 on an H100)
 WAVE16_TRACE = (Mode.GLOBAL, Mode.SEMI_GLOBAL)
@@ -129,18 +135,10 @@ def plan_shapes(lengths: np.ndarray, mode=Mode.GLOBAL, trace: bool = False,
     k = np.searchsorted(limits, sides, side="left")
     T, R = T[k], R[k]
     rates = CHOICE_RATE_TRACE if trace else CHOICE_RATE.get(int(mode), CHOICE_RATE[Mode.GLOBAL])
-    est = []
-    for (t, r), rate in zip(CHOICE, rates):
-        S = int(lanes_side(t))
-        time = (lengths[:, 0] + 2 * S - 1) * ((sides + S * r - 1) // (S * r) * (S * r)) ** 2 / rate
-        if scoring is not None:
-            time = np.where(fits16(scoring, lengths, t, r), time, time * INT32_SLOWER)
-        est.append(time)
-    c = np.argmin(np.stack(est), axis=0)  # the first of equal estimates
     pick = (sides >= CHOICE_SIDES[0]) & (sides <= CHOICE_SIDES[1])
-    shapes = np.array(CHOICE, np.int64)
-    T, R = np.where(pick, shapes[c, 0], T), np.where(pick, shapes[c, 1], R)
+    T, R = _least_time(lengths, pick, CHOICE, rates, scoring, T, R)
     if not trace:
+        T, R = _least_time(lengths, sides > CHOICE_SIDES[1], LONG_CHOICE, LONG_CHOICE_RATE, scoring, T, R)
         for first, last, t, r in SHORT:
             row = (sides >= first) & (sides <= last)
             T, R = np.where(row, t, T), np.where(row, r, R)
@@ -148,6 +146,24 @@ def plan_shapes(lengths: np.ndarray, mode=Mode.GLOBAL, trace: bool = False,
         fit = small < len(SMALL)
         T, R = np.where(fit, 1, T), np.where(fit, np.array(SMALL + (0,))[small], R)
     return T, R
+
+
+def _least_time(lengths: np.ndarray, pick: np.ndarray, shapes: tuple, rates: tuple, scoring: Scoring | None,
+                T: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """T and R with the triplets ``pick`` given the shape of ``shapes`` whose estimated time is least (the first
+    of equal ones): steps times the padded slice over the shape's rate; INT32_SLOWER times that where the
+    padding takes the triplet past the 16-bit bound (``fits16``, with ``scoring``)."""
+    sides = side(lengths)
+    est = []
+    for (t, r), rate in zip(shapes, rates):
+        S = int(lanes_side(t))
+        time = (lengths[:, 0] + 2 * S - 1) * ((sides + S * r - 1) // (S * r) * (S * r)) ** 2 / rate
+        if scoring is not None:
+            time = np.where(fits16(scoring, lengths, t, r), time, time * INT32_SLOWER)
+        est.append(time)
+    c = np.argmin(np.stack(est), axis=0)
+    table = np.array(shapes, np.int64)
+    return np.where(pick, table[c, 0], T), np.where(pick, table[c, 1], R)
 
 
 def small_kernel(T: int, R: int, trace: bool = False) -> bool:
