@@ -66,7 +66,8 @@
 //               slice i is within 0..n1, nothing at the others; nothing for
 //               a semi-global triplet with an empty sequence (no DP)
 //   dir_off     int64 (ntriplets): each triplet's bytes in dirs
-//   W           bit 0: the tile wave, as for triplet_score; bit 1: traceback in windows (wslices)
+//   W           bit 0: the tile wave, as for triplet_score; bit 1: traceback in windows (wslices); bit 2
+//               (VALS, not with bit 1): each cell's byte is the low byte of its value D, not its code
 //   wslices, wq  int32 (ntriplets), int: read with W & 2 only (else the codes of every slice 0..n1):
 //               triplet p with wslices[p] = m > 0 keeps only the slices of its window wq, windows of m
 //               slices counted from the end (window_of: [max(0, hi - m), hi), hi = n1 + 1 - wq*m), in
@@ -78,7 +79,10 @@
 //   order, so the first of equal ones wins), or 7 (START) where the
 //   alignment starts: the global origin, semi-global start faces (i, j or
 //   k = 0), local cells whose best candidate is <= 0 (D = 0). Values and
-//   end cells are those of triplet_score.
+//   end cells are those of triplet_score. VALS: the cells take the score
+//   kernels' candidate chain (seven or eight instructions against about 25
+//   for a code in 16-bit lanes) and keep D & 0xff (start faces: 0), from
+//   which triplet_walk finds the codes.
 //
 // Kernel triplet_trace16<MODE, R, T, W>  (16-bit lanes, two triplets a group)
 //   the arguments of triplet_trace, order as for triplet_score16. Each half
@@ -113,7 +117,15 @@
 //               alignment: its end cell and 0 runs; semi-global with an
 //               empty sequence: 0, 0, 0, 0)
 //   wslices, wq  as for triplet_trace: the window whose codes dirs holds
+//   a, b, c     as above (pair scores); match, mismatch, gap_extend, n_penalty: the scoring
+//   vals        1: dirs holds the values' low bytes (triplet_trace's VALS; never in windows)
 //   From the end cell the walk follows the codes back to the first START.
+//   vals: the walk knows the value X of the cell it stands on (the end
+//   cell's is the score) and takes the first kind in tie order whose
+//   neighbour's byte is (X - the kind's column score) & 0xff, the neighbour's
+//   value then; exact while no candidate falls 256 or more below its cell
+//   (the host's values_fit). It stops where the codes hold START: the
+//   global origin, a semi-global start face, a local cell of value 0.
 //   In windows: the walk of window 0 starts at the end cell, the others
 //   where the walk above left the triplet; a walk that leaves its window
 //   (slice lo - 1) writes that cell and -1 - runs in info (the runs so far,
@@ -552,7 +564,7 @@ __device__ __forceinline__ int window_of(int n1, int m, int q, int& lo, int& hi)
   return m > 0 ? m + 2 * S - 2 : n1 + 2 * S - 1;
 }
 
-template <int MODE, int R, int T, class L, bool WAVE, bool TRACE = false, bool WIN = false>
+template <int MODE, int R, int T, class L, bool WAVE, bool TRACE = false, bool WIN = false, bool VALS = false>
 __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64_t* __restrict__ aoff,
                                       const uint8_t* __restrict__ b, const int64_t* __restrict__ boff,
                                       const uint8_t* __restrict__ c, const int64_t* __restrict__ coff,
@@ -930,7 +942,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
             if (dst != nullptr) {
 #pragma unroll
               for (int q = 0; q < CW; ++q)
-                dst[q * T] = (START * 0x01010101u) >> (q == CW - 1 ? 8 * (4 * CW - R * R) : 0);
+                dst[q * T] = VALS ? 0u : (START * 0x01010101u) >> (q == CW - 1 ? 8 * (4 * CW - R * R) : 0);
             }
           }
         }
@@ -973,7 +985,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
                             : L::add(L::score(blo[r], bhi[r], csel[BC_REGS || BC_SMEM ? 0 : cx]), g2);
             }
             V hn;
-            if constexpr (TRACE && H == 2) {
+            if constexpr (TRACE && !VALS && H == 2) {
               // the seven kinds in tie order M a b c A B C, per half the first of the largest (max16_which:
               // a later kind replaces only when strictly larger, the CPU engine's rule)
               V best = L::add(L::add(L::add(prow[cx], sabg[r]), sac[cx]), sbc);
@@ -1003,7 +1015,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
               hn = left && cx == 0 ? L::splat(0) : best;
               code[0][cx] = d0;
               code[TRACE ? H - 1 : 0][cx] = d1;
-            } else if constexpr (TRACE) {
+            } else if constexpr (TRACE && !VALS) {
               // the seven kinds in tie order M a b c A B C, the first of the largest wins (the CPU engine's rule)
               int best = prow[cx] + sab[r] + sac[cx] + sbc, d = 0;
               take_first(best, d, crow[cx] + sbc + ng2, 1);
@@ -1032,6 +1044,10 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
                 hn = MODE == LOCAL ? L::addmax0(m, sbc, y) : L::addmax(m, sbc, y);
               }
               if (left && cx == 0) hn = L::splat(0);
+              if constexpr (TRACE) {  // VALS: the value's low byte, each half's
+#pragma unroll
+                for (int h = 0; h < H; ++h) code[TRACE ? h : 0][TRACE ? cx : 0] = L::half(hn, h) & 0xff;
+              }
             }
             nprow[cx + 1] = pv;
             pl = pv;
@@ -1045,7 +1061,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
               for (int h = 0; h < H; ++h)
 #pragma unroll
-                for (int cx = 0; cx < R; ++cx) code[TRACE ? h : 0][TRACE ? cx : 0] = START;
+                for (int cx = 0; cx < R; ++cx) code[TRACE ? h : 0][TRACE ? cx : 0] = VALS ? 0 : START;
             }
           }
           if constexpr (TRACE) {
@@ -1563,7 +1579,7 @@ __global__ void TRIPLET_TRACE_BOUNDS triplet_trace(TRIPLET_PARAMS, uint8_t* __re
                                                    const int64_t* __restrict__ dir_off,
                                                    const int* __restrict__ wslices, int wq) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
-  tri::sweep<MODE, R, T, tri::Lane32, (W & 1) != 0, true, (W & 2) != 0>(
+  tri::sweep<MODE, R, T, tri::Lane32, (W & 1) != 0, true, (W & 2) != 0, (W & 4) != 0>(
       a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out, tiles, ntiles, sync, dirs, dir_off,
       wslices, wq);
 }
@@ -1573,7 +1589,7 @@ __global__ void TRIPLET_TRACE16_BOUNDS triplet_trace16(TRIPLET_PARAMS, uint8_t* 
                                                      const int64_t* __restrict__ dir_off,
                                                      const int* __restrict__ wslices, int wq) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
-  tri::sweep<MODE, R, T, tri::Lane16, (W & 1) != 0, true, (W & 2) != 0>(
+  tri::sweep<MODE, R, T, tri::Lane16, (W & 1) != 0, true, (W & 2) != 0, (W & 4) != 0>(
       a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out, tiles, ntiles, sync, dirs, dir_off,
       wslices, wq);
 }
@@ -1587,7 +1603,9 @@ __global__ void __launch_bounds__(tri::THREADS)
                  const int64_t* __restrict__ boff, const int64_t* __restrict__ coff, const int* __restrict__ out,
                  const uint8_t* __restrict__ dirs, const int64_t* __restrict__ dir_off,
                  const int64_t* __restrict__ run_off, uint8_t* __restrict__ run_op, int* __restrict__ run_len,
-                 int* __restrict__ info, const int* __restrict__ wslices, int wq) {
+                 int* __restrict__ info, const int* __restrict__ wslices, int wq, const uint8_t* __restrict__ a,
+                 const uint8_t* __restrict__ b, const uint8_t* __restrict__ c, int match, int mismatch,
+                 int gap_extend, int n_penalty, int vals) {
   const int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (w >= nwork) return;
   const int p = order[w];
@@ -1614,14 +1632,40 @@ __global__ void __launch_bounds__(tri::THREADS)
   } else {
     i = out[4 * (int64_t)p + 1]; j = out[4 * (int64_t)p + 2]; k = out[4 * (int64_t)p + 3];
   }
+  // the byte of cell (i, j, k): its code, or (vals) the low byte of its value
+  auto at = [&](int i, int j, int k) -> int {
+    const int J = j / SR, K = k / SR, jj = j - J * SR, kk = k - K * SR;
+    const int u = jj / R, v = kk / R, e = (jj - u * R) * R + (kk - v * R);
+    const int64_t x = (J * KT + K) * steps + (i - lo + u + v);
+    return base[((x * CW + e / 4) * T + u * S + v) * 4 + e % 4];
+  };
+  const Scoring sc{match, mismatch, 0, gap_extend, n_penalty};
+  const uint8_t *as = a + aoff[p] - 1, *bs = b + boff[p] - 1, *cs = c + coff[p] - 1;  // residue i at as[i]
+  int X = out[4 * (int64_t)p];  // vals: the value of the cell the walk stands on
   // runs from the end back (a triplet's room: n1 + n2 + n3 + 1 runs, at most one a column)
   bool done = true;
   while (i >= 0 && j >= 0 && k >= 0) {
     if (i < lo) { done = false; break; }  // below the window: the next window's walk goes on
-    const int J = j / SR, K = k / SR, jj = j - J * SR, kk = k - K * SR;
-    const int u = jj / R, v = kk / R, e = (jj - u * R) * R + (kk - v * R);
-    const int64_t x = (J * KT + K) * steps + (i - lo + u + v);
-    const int d = base[((x * CW + e / 4) * T + u * S + v) * 4 + e % 4];
+    int d = tri::START;
+    if (vals) {
+      // the first kind in tie order whose candidate is the cell's value: its neighbour's low byte is that of
+      // X minus the kind's column score (exact: no candidate falls 256 or more below X, values_fit)
+      if (MODE == GLOBAL ? (i | j | k) == 0 : MODE == SEMI ? (i == 0 || j == 0 || k == 0) : X <= 0) break;
+      const int g2 = 2 * gap_extend;
+      const int sab = i && j ? sa::subst(sc, as[i], bs[j]) : 0, sac = i && k ? sa::subst(sc, as[i], cs[k]) : 0;
+      const int sbc = j && k ? sa::subst(sc, bs[j], cs[k]) : 0;
+      const int di[7] = {1, 0, 1, 1, 1, 0, 0}, dj[7] = {1, 1, 0, 1, 0, 1, 0}, dk[7] = {1, 1, 1, 0, 0, 0, 1};
+      const int col[7] = {sab + sac + sbc, sbc - g2, sac - g2, sab - g2, -g2, -g2, -g2};
+      int nb[7];  // the neighbours' bytes, loaded together (one wait a step), -1 outside the cube
+#pragma unroll
+      for (int q = 0; q < 7; ++q)
+        nb[q] = i >= di[q] && j >= dj[q] && k >= dk[q] ? at(i - di[q], j - dj[q], k - dk[q]) : -1;
+#pragma unroll
+      for (int q = 6; q >= 0; --q) d = nb[q] == ((X - col[q]) & 0xff) ? q : d;
+      if (d < tri::START) X -= col[d];
+    } else {
+      d = at(i, j, k);
+    }
     if (d >= tri::START) break;
     if (d == cur) {
       ++count;
@@ -1650,7 +1694,8 @@ __global__ void __launch_bounds__(tri::THREADS)
       const int*, int, int, int, int, int, int, int*, const int64_t*, int*, const int*, int, int*
 #define WALK_ARGS                                                                                 \
   const int*, int, const int64_t*, const int64_t*, const int64_t*, const int*, const uint8_t*,    \
-      const int64_t*, const int64_t*, uint8_t*, int*, int*, const int*, int
+      const int64_t*, const int64_t*, uint8_t*, int*, int*, const int*, int, const uint8_t*, const uint8_t*, \
+      const uint8_t*, int, int, int, int, int
 #define TRACE_ARGS TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int
 #define TRIPLET_VARIANTS(M)                                               \
   template __global__ void triplet_score<M, 4, 1, 0>(TRIPLET_ARGS);       \
@@ -1677,6 +1722,10 @@ __global__ void __launch_bounds__(tri::THREADS)
   template __global__ void triplet_trace<M, 6, 16, 3>(TRACE_ARGS);        \
   template __global__ void triplet_trace16<M, 6, 16, 2>(TRACE_ARGS);      \
   template __global__ void triplet_trace16<M, 6, 16, 3>(TRACE_ARGS);      \
+  template __global__ void triplet_trace16<M, 6, 16, 4>(TRACE_ARGS);      \
+  template __global__ void triplet_trace16<M, 6, 16, 5>(TRACE_ARGS);      \
+  template __global__ void triplet_trace<M, 6, 16, 4>(TRACE_ARGS);        \
+  template __global__ void triplet_trace<M, 4, 1, 4>(TRACE_ARGS);         \
   template __global__ void triplet_trace16<M, 4, 4, 0>(TRACE_ARGS);       \
   template __global__ void triplet_trace16<M, 6, 4, 0>(TRACE_ARGS);       \
   template __global__ void triplet_trace16<M, 6, 16, 0>(TRACE_ARGS);      \

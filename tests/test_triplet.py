@@ -444,8 +444,14 @@ def test_traceback_in_both_lane_widths_equals_the_cpu():
     """Traceback in 16-bit lanes (two triplets a group, each one's codes laid out by its own lengths: partners
     of unequal lengths, empty sequences) and in int32 lanes (forced), every mode, the sweep only (the tile
     wave: test_tile_wave_equals_the_cpu); lengths around the groups' tiles (4 lanes of 6: 12, 16 lanes of
-    6: 24) and past one tile."""
+    6: 24) and past one tile. The bytes are the values' low bytes (values_fit; a scoring whose candidates
+    may fall the most, 255, below a cell) or the codes (a scoring past it)."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.backends.cuda.triplet_plan import values_fit
+
+    edge = Scoring(match=10, mismatch=25, gap_open=0, gap_extend=20, n_penalty=3)
+    codes = Scoring(match=20, mismatch=30, gap_open=0, gap_extend=25, n_penalty=5)
+    assert values_fit(LINEAR) and values_fit(edge) and not values_fit(codes)
 
     rng = random.Random(93)
     trip = [related_triplet(rng, n) for n in (1, 3, 4, 5, 11, 12, 13, 23, 24, 25, 47, 48, 49, 60, 95)]
@@ -459,8 +465,9 @@ def test_traceback_in_both_lane_widths_equals_the_cpu():
             for e in engines:
                 e.tuning = replace(e.tuning, pack16=pack16, wave_tiles=0)
             for mode in MODES:
-                got = records(align(gpu, a, b, c, LINEAR, mode))
-                assert got == records(align(CpuTriplet(4), a, b, c, LINEAR, mode)), (mode, pack16)
+                for scoring in (LINEAR, edge, codes):
+                    got = records(align(gpu, a, b, c, scoring, mode))
+                    assert got == records(align(CpuTriplet(4), a, b, c, scoring, mode)), (mode, pack16, scoring)
     finally:
         for e in engines:
             e.tuning = replace(e.tuning, pack16=True, wave_tiles=None)

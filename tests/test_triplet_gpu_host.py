@@ -378,7 +378,10 @@ def _check_launches(lengths, subset, cfg, tuning=tp.Tuning()):
         # a thread a whole slice: score only, 16-bit lanes, items of one tile
         small = pl.pack16 and not pl.trace and pl.T == 1 and pl.R in tp.SMALL and (JT * KT == 1).all()
         assert pl.name == tp.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace, pl.tiles is not None,
-                                         pl.wslices is not None, small)
+                                         pl.wslices is not None, small, pl.values)
+        # traceback keeps the values' low bytes where the scoring allows, but in windows
+        assert pl.values == (pl.trace and tp.values_fit(cfg.scoring) and pl.wslices is None
+                             and pl.T in tp.VALUES_LANES)
         assert pl.name.startswith("triplet_small16<") == small
         assert pl.grid * tp.THREADS >= pl.nwork * pl.T
         if pl.pack16:
@@ -537,8 +540,8 @@ def test_traceback_launches_take_the_plan_shapes_and_16bit_lanes_where_values_fi
         # the default scoring: every value fits 16-bit lanes (but for local mode's wave items)
         assert all(pl.pack16 for pl in plans) if mode != "local" else any(pl.pack16 for pl in plans)
         plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True), tp.Tuning(shape=(16, 2), pack16=False))
-        assert {pl.name for pl in plans} <= {tp.kernel_name(gt.Mode.parse(mode), 2, 16, trace=True, wave=w)
-                                             for w in (False, True)}
+        assert {pl.name for pl in plans} <= {tp.kernel_name(gt.Mode.parse(mode), 2, 16, trace=True, wave=w,
+                                                            values=16 in tp.VALUES_LANES) for w in (False, True)}
 
 
 def test_local_traceback_in_the_tile_wave_takes_int32_lanes():
@@ -728,7 +731,7 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert list(checks) == ["triplet.cu", "triplet_affine.cu"]  # the affine kernels: test_triplet_affine_gpu_host
     names = checks["triplet.cu"]
     assert len(names) == len(set(names)) >= 6
-    pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace(?:16)?)<([013]), (\d+), (\d+), ([0-3])>$")
+    pattern = re.compile(r"^(triplet_score(?:16)?|triplet_trace(?:16)?)<([013]), (\d+), (\d+), ([0-7])>$")
     walk = re.compile(r"^triplet_walk<([013]), (\d+), (\d+)>$")
     small = re.compile(r"^triplet_small16<([013]), (\d+)>$")
     source = KERNEL_SOURCE.read_text()
@@ -757,7 +760,8 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert tp.kernel_name(1, 9, 1, True, small=True) == "triplet_small16<1, 9>"
     # the sweep and the tile wave of each kernel
     assert waves == {(k, w) for k in ("triplet_score", "triplet_score16", "triplet_trace", "triplet_trace16")
-                     for w in (0, 1)} | {("triplet_trace", 3), ("triplet_trace16", 3)}  # bit 1: windows
+                     for w in (0, 1)} | {(k, w) for k in ("triplet_trace", "triplet_trace16")
+                                         for w in (3, 4, 5)}  # bit 1: windows; bit 2: values' bytes
     assert shapes_walked == shapes_traced  # a walk for each trace shape (the layout is the shape's)
     assert re.search(r"\n\s+triplet_walk\(", source)
     assert {n.startswith("triplet_score16") for n in names} == {True, False}
@@ -770,6 +774,10 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert tp.kernel_name(0, 6, 16, True, trace=True, windows=True) == "triplet_trace16<0, 6, 16, 2>"
     assert tp.kernel_name(3, 6, 16, trace=True, wave=True, windows=True) == "triplet_trace<3, 6, 16, 3>"
     assert tp.walk_name(3, 6, 16) == "triplet_walk<3, 6, 16>"
+    assert tp.kernel_name(1, 6, 16, True, trace=True, wave=True, values=True) == "triplet_trace16<1, 6, 16, 5>"
+    # values' bytes: traceback only, not in windows
+    assert tp.kernel_name(1, 6, 16, True, trace=True, windows=True, values=True) == "triplet_trace16<1, 6, 16, 2>"
+    assert tp.kernel_name(1, 6, 16, True, values=True) == "triplet_score16<1, 6, 16, 0>"
 
 
 def test_kernel_source_instantiates_for_build_checks():
@@ -799,3 +807,54 @@ def test_traceback_parts_take_the_wave_by_their_own_count(monkeypatch):
     assert [pl.nwork for pl in plans] == [40] * 15 and all(pl.tiles is not None for pl in plans)
     plans = _check_launches(lengths, np.arange(600), cfg, tp.Tuning(shape=(4, 6), pack16=False, sms=1, wave_tiles=0))
     assert [pl.nwork for pl in plans] == [40] * 15 and all(pl.tiles is None for pl in plans)
+
+
+@pytest.mark.parametrize("mode", ["global", "semi-global", "local"])
+def test_values_low_bytes_give_the_reference_walk(mode):
+    """The bound ``value_drop`` holds on every cell of random triplets under random scorings (no candidate
+    falls further below its cell), and where ``values_fit`` a walk that knows only each cell's low byte and
+    the end value takes the reference's kinds (triplet_walk's rule over triplet_trace's values' bytes)."""
+    import random
+
+    from triplet_oracles import STEPS, _dp, _end_cell, encode, mode_name, ref_align, runs
+
+    rng = random.Random(17)
+    fitting = 0
+    for trial in range(60):
+        sc = Scoring(match=rng.randint(0, 15), mismatch=rng.randint(0, 30), gap_open=0,
+                     gap_extend=rng.randint(1, 15), n_penalty=rng.randint(0, 30))
+        if trial % 3 == 0:  # the whole byte range of the kernels' scores
+            sc = Scoring(match=rng.randint(0, 127), mismatch=rng.randint(0, 127), gap_open=0,
+                         gap_extend=rng.randint(1, 127), n_penalty=rng.randint(0, 127))
+        a, b, c = ("".join(rng.choice("ACGTN" if rng.random() < 0.2 else "ACGT") for _ in range(rng.randint(0, 7)))
+                   for _ in range(3))
+        A, B, C = encode(a), encode(b), encode(c)
+        D, score = _dp(A, B, C, sc, mode_name(mode))
+        n = (len(A), len(B), len(C))
+        drop = 0
+        for i in range(n[0] + 1):
+            for j in range(n[1] + 1):
+                for k in range(n[2] + 1):
+                    if mode == "semi-global" and min(i, j, k) == 0:
+                        continue
+                    for t, (di, dj, dk) in enumerate(STEPS):
+                        if di <= i and dj <= j and dk <= k:
+                            drop = max(drop, D[i][j][k] - D[i - di][j - dj][k - dk] - score(t, i, j, k))
+        assert drop <= tp.value_drop(sc), (sc, a, b, c)
+        if not tp.values_fit(sc):
+            continue
+        fitting += 1
+        i, j, k = _end_cell(D, n, mode_name(mode))
+        x, kinds = D[i][j][k], []
+        while not ((i, j, k) == (0, 0, 0) if mode == "global" else
+                   min(i, j, k) == 0 if mode == "semi-global" else x <= 0):
+            t = next(t for t, (di, dj, dk) in enumerate(STEPS) if di <= i and dj <= j and dk <= k
+                     and D[i - di][j - dj][k - dk] & 0xFF == (x - score(t, i, j, k)) & 0xFF)
+            x -= score(t, i, j, k)
+            i, j, k = i - STEPS[t][0], j - STEPS[t][1], k - STEPS[t][2]
+            kinds.append("MabcABC"[t])
+        assert x == D[i][j][k]
+        want = ref_align(a, b, c, sc, mode)
+        assert (runs(kinds[::-1]) if kinds else "*") == want[3]
+        assert not kinds or (i, j, k) == tuple(want[1])
+    assert fitting >= 20

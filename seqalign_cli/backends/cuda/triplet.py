@@ -24,7 +24,9 @@ Traceback: ``triplet_trace<MODE, R, T, W>`` (int32 lanes, the plan's
 shapes; ``triplet_trace16`` for two triplets a group where values fit, as
 for scores) runs the same sweep and writes each cell's direction byte (the
 column kind that wins, the first of equal ones in kind order, or 7 where
-the alignment starts) into the triplet's region of ``dir_bytes`` bytes
+the alignment starts; or, for the plan's ``VALUES_LANES`` where the scoring
+allows, ``values_fit``, the low byte of the cell's value, from which the walk
+finds the kinds) into the triplet's region of ``dir_bytes`` bytes
 (by its own lengths, in either lane width), laid out so that a group's
 stores coalesce (kernels/triplet.cu, the header);
 ``triplet_walk<MODE, R, T>`` (the same shape) then follows the bytes back
@@ -172,6 +174,8 @@ class _Launch:
             # one thread a triplet: every slot of order (two a work item in 16-bit lanes)
             self.walk_args = (self.order, np.int32(len(plan.order)), d.offs[0], d.offs[1], d.offs[2], d.out)
             self.walk_tail = (self.dir_off, d.run_off, d.run_op, d.run_len, d.info)
+            self.walk_scoring = (d.codes[0], d.codes[1], d.codes[2], *(np.int32(v) for v in (
+                sc.match, sc.mismatch, sc.gap_extend, sc.n_penalty, plan.values)))
 
     def run(self, cp, scratch):
         """Queue the launch on the current stream (``scratch``: ``DeviceEngine.scratch``, the codes' area)."""
@@ -188,7 +192,7 @@ class _Launch:
             window = (self.wslices, np.int32(q))
             self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync, dirs, self.dir_off)
                     + window)
-            self.walk((grid,), (THREADS,), self.walk_args + (dirs,) + self.walk_tail + window)
+            self.walk((grid,), (THREADS,), self.walk_args + (dirs,) + self.walk_tail + window + self.walk_scoring)
 
 
 class CudaTriplet(DeviceEngine):
@@ -253,15 +257,16 @@ class CudaTriplet(DeviceEngine):
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
     """Kernel variants ``seqalign info`` compiles: every mode, each group size, int32 and 16-bit lanes, traceback
-    (in windows too); the affine kernels."""
+    (in windows too; codes and values' bytes); the affine kernels."""
     linear = (tuple(kernel_name(m, r, t, p, wave=w) for m in MODES for t, r, p, w in
                     ((1, 4, False, False), (4, 6, False, False), (16, 8, False, False), (16, 6, False, True),
                      (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True),
                      (4, 7, False, False), (4, 7, True, False), (16, 7, False, False), (16, 7, True, False),
                      (16, 7, False, True), (16, 7, True, True)))
-              + tuple(kernel_name(m, r, t, p, trace=True, wave=w) for m in MODES for t, r, p, w in
+              + tuple(kernel_name(m, r, t, p, trace=True, wave=w, values=v) for m in MODES for t, r, p, w in
                       ((1, 4, False, False), (4, 6, False, False), (16, 6, False, False), (16, 6, False, True),
-                       (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True)))
+                       (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True))
+                      for v in (False, True))
               + tuple(kernel_name(m, 6, 16, p, trace=True, wave=True, windows=True) for m in MODES
                       for p in (False, True))
               + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))

@@ -102,6 +102,10 @@ CHOICE_RATE_TRACE = (1.0, 1.3)
 #: 28 against 6 x 6 of 24: global 1.345 -> 1.481 TCUPS, semi-global 1.129 -> 1.286
 LONG_CHOICE = ((16, 6), (16, 7))
 LONG_CHOICE_RATE = (1.0, 1.0)
+#: traceback shapes (their T) that keep the values' low bytes (``values_fit``) rather than codes: H100,
+#: ``bench_triplet.py --gpu --traceback`` (RESULTS.md, 2026-11-28), 16 lanes 1.35-1.7 times as fast (128 bp
+#: global 0.52 -> 0.77 TCUPS); 4 lanes (16-48 bp) 0.8-0.9 times in global mode (the walk's share grows)
+VALUES_LANES = (16,)
 #: modes whose traceback runs the tile wave in 16-bit lanes; the others' wave items go to int32 lanes (local
 #: mode's 16-bit wave kernel spills: 0.26-0.30 TCUPS at 200-1,024 bp against 0.33-0.37 on an H100)
 WAVE16_TRACE = (Mode.GLOBAL, Mode.SEMI_GLOBAL)
@@ -342,6 +346,27 @@ def scoring_fits(cfg: AlignConfig) -> bool:
     return sc.gap_open == 0 and cfg.mode_code in MODES and max(sc.as_list()) <= PROFILE_LIMIT
 
 
+def value_drop(scoring: Scoring) -> int:
+    """The most any cell's candidate (a neighbour's value plus its kind's column score) falls below the cell's
+    value, every mode.
+
+    A neighbour that lacks r residues of the cell (r = 1..3) is at least D - 2r (gap_extend + match): the
+    cell's alignment with those residues taken out of their columns (each residue's two pairs lose at most
+    match + gap_extend each; an alignment that does not hold the residue, from a semi-global or local
+    start, shifts unchanged). The column score of M is at least -3 max(mismatch, n_penalty), and a kind
+    of fewer residues loses less.
+    """
+    return 6 * (scoring.gap_extend + scoring.match) + 3 * max(scoring.mismatch, scoring.n_penalty)
+
+
+def values_fit(scoring: Scoring) -> bool:
+    """Whether a traceback launch may keep each cell's value's low byte instead of its code (``kernel_name``'s
+    ``values``): the walk stands on a cell of known value X and takes the first kind in tie order whose
+    neighbour's byte is that of X minus the kind's column score, exact while no candidate falls 256 or more
+    below X (``value_drop``)."""
+    return value_drop(scoring) <= 255
+
+
 def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
     """Work items ((n, 3) lengths: the largest of the item's triplets) whose every value fits 16-bit lanes.
 
@@ -361,14 +386,15 @@ def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
 
 
 def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = False, wave: bool = False,
-                windows: bool = False, small: bool = False) -> str:
+                windows: bool = False, small: bool = False, values: bool = False) -> str:
     """The template instantiation of a shape, as ``loader.module`` takes it (wave: the tile wave's variant,
     which the host launches with a tile table; windows: traceback in windows of slices, ``window_slices``;
-    small: ``triplet_small16`` for items whose slices fit Q = R whole, ``small_kernel``)."""
+    small: ``triplet_small16`` for items whose slices fit Q = R whole, ``small_kernel``; values: traceback
+    keeping the low byte of each cell's value, not its code, ``values_fit``, not in windows)."""
     if small:
         return f"triplet_small16<{int(mode)}, {int(R)}>"
     kind = "trace" if trace else "score"
-    W = int(bool(wave)) | 2 * int(bool(windows) and trace)
+    W = int(bool(wave)) | 2 * int(bool(windows) and trace) | 4 * int(bool(values) and trace and not windows)
     return f"triplet_{kind}{'16' if pack16 else ''}<{int(mode)}, {int(R)}, {int(T)}, {W}>"
 
 
@@ -407,6 +433,7 @@ class LaunchPlan:
     tiles: np.ndarray | None = None  # the tile wave's table (``wave_table``); None: whole items
     wslices: np.ndarray | None = None  # int32 (ntriplets): traceback in windows of these slices (``window_slices``)
     windows: int = 1  # sweeps and walks of the launch: its triplets' windows (one count a launch)
+    values: bool = False  # trace: the bytes are the cells' values' low bytes (``values_fit``), not codes
 
     @property
     def ntiles(self) -> int:
@@ -495,6 +522,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     if trace:
         slices[subset] = np.maximum(window_slices(lengths[subset], mode, trace_budget(cfg), T, R), 0)
     windows = window_count(lengths[subset], slices[subset])
+    values = trace and values_fit(cfg.scoring)
     key = T * 64 + R
     cells = (lengths[:, 0] + 1) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
     whole = windows == 0
@@ -539,12 +567,12 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
                         pick = alone[own == wave]
                         if len(pick):
                             plans += _launches(pick.reshape(-1, 1).astype(np.int32), lengths[pick], lengths, mode,
-                                               t, r, False, trace, wave, win)
+                                               t, r, False, trace, wave, win, values)
                     items, sizes, waves = items[~waves], sizes[~waves], waves[~waves]
                 for wave in (False, True):
                     if (waves == wave).any():
                         plans += _launches(items[waves == wave], sizes[waves == wave], lengths, mode, t, r,
-                                           pack, trace, wave, win)
+                                           pack, trace, wave, win, values)
     return plans
 
 
@@ -581,11 +609,12 @@ def _parts(sizes: np.ndarray, dbytes: np.ndarray | None, limit: int, t: int, r: 
 
 
 def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: int, t: int, r: int, pack: bool,
-              trace: bool, wave: bool, slices: np.ndarray | None = None) -> list:
+              trace: bool, wave: bool, slices: np.ndarray | None = None, values: bool = False) -> list:
     """The launches of work items of one shape and lane width (``sizes``: their ``item_lengths``; one of
     ``_parts``, whose codes fit DIRS_BYTES), in parts whose border scratch fits (the wave's is larger).
     Traceback: each triplet's direction bytes by its own lengths (``dir_bytes``, the walk's layout), of a
-    window of ``slices[p]`` slices where given (``window_slices``: one sweep and walk a window)."""
+    window of ``slices[p]`` slices where given (``window_slices``: one sweep and walk a window); ``values``:
+    the values' low bytes (``values_fit``) where not in windows, for ``VALUES_LANES``."""
     ntriplets = len(lengths)
     ints = border_ints(sizes, t, r, wave)
     plans = []
@@ -597,8 +626,10 @@ def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: i
             off[sub[:, 0]] = np.cumsum(need) - need
         JT, KT = tiles(sizes[part], t, r)
         small = pack and not wave and small_kernel(t, r, trace) and bool((JT * KT == 1).all())
-        plan = LaunchPlan(kernel_name(mode, r, t, pack, trace, wave, slices is not None, small), t, r, pack,
-                          np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace)
+        vals = values and slices is None and t in VALUES_LANES
+        plan = LaunchPlan(kernel_name(mode, r, t, pack, trace, wave, slices is not None, small, vals), t, r, pack,
+                          np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace,
+                          values=vals)
         if wave:
             plan.tiles = wave_table(sizes[part], t, r)
         if trace:
