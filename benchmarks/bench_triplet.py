@@ -74,6 +74,8 @@ def main():
     ap.add_argument("--affine-chunk", default=None, metavar="N,...",
                     help="GPU, --gap-open > 0: row chunks of N cells (the plan's CHUNK), for each N")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--max-matrix-mb", type=int, default=256,
+                    help="GPU, --traceback: codes a triplet keeps at once (the command's option and default)")
     ap.add_argument("--cells", type=float, default=2e10, help="GPU: 3-D cells a batch")
     ap.add_argument("--sweep", default=None, metavar="T:R,...",
                     help="GPU: time these fixed shapes (lanes T, square side R) in 16-bit and int32 lanes "
@@ -92,7 +94,8 @@ def main():
             T, R = (int(x) for x in shape.split(":"))
             for pack16 in (True, False):
                 bench_run(lengths, modes, reps=args.reps, target_cells=args.cells, traceback=args.traceback,
-                          tuning=Tuning((T, R), pack16, wave_tiles=0 if args.traceback else None))
+                          tuning=Tuning((T, R), pack16, wave_tiles=0 if args.traceback else None),
+                          matrix_mb=args.max_matrix_mb)
     elif args.gpu:
         from seqalign_cli.backends.cuda.triplet import bench_run
         from seqalign_cli.backends.cuda.triplet_plan import Tuning
@@ -108,7 +111,7 @@ def main():
                         setattr(triplet_affine, name, int(value))
                         print(f"# affine kernels: {name} {value}")
                 bench_run(lengths, modes, scorings, reps=args.reps, target_cells=args.cells,
-                          traceback=args.traceback,
+                          traceback=args.traceback, matrix_mb=args.max_matrix_mb,
                           tuning=Tuning(wave_tiles=None if wave in (None, "rule") else int(wave)))
     else:
         cpu(lengths, modes, args.cpu_triplets, args.threads, args.reps, gap_open=args.gap_open)

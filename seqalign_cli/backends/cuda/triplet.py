@@ -317,14 +317,15 @@ def _wave_text(wave_tiles) -> str:
 
 
 def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float = 2e10, out=print,
-              tuning: Tuning = Tuning(), traceback: bool = False):
+              tuning: Tuning = Tuning(), traceback: bool = False, matrix_mb: int = 256):
     """TCUPS (3-D cells n1*n2*n3 a second) of the triplet kernels by length and mode.
 
     The signature of ``seqalign bench``'s call (lengths, modes, scorings,
     reps, target cells); ``scorings`` maps a name to a ``Scoring`` (None:
     the defaults with linear gaps); affine ones time the affine kernels, and
     modes the family does not have (glocal) are skipped. Enough related
-    triplets of each length to reach ``target_cells`` cells (264 at least, 2,000,000 at most).
+    triplets of each length to reach ``target_cells`` cells (264 at least, 2,000,000 at most). Traceback
+    under ``--max-matrix-mb`` ``matrix_mb`` (the command's default): past it, windows of slices.
     """
     from . import device_name
 
@@ -332,7 +333,8 @@ def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float 
     engine = CudaTriplet(0, tuning)
     out(f"# {device_name(0)}; kernel time by device events, median of {reps} after warm-up; "
         f"plan {tuning.shape or 'PLAN'}, 16-bit lanes {'on' if tuning.pack16 else 'off'}, tile wave from "
-        f"{_wave_text(plan.WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles)}")
+        f"{_wave_text(plan.WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles)}"
+        + (f", traceback within {matrix_mb} MB a triplet" if traceback else ""))
     out("length\ttriplets\tmode\tscoring\tms\tTCUPS")
     for L in lengths:
         count = int(min(2_000_000, max(264, target_cells // max(L, 1) ** 3)))
@@ -342,6 +344,6 @@ def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float 
             if Mode.parse(mode) not in MODES:
                 continue
             for name, sc in scorings.items():
-                cfg = AlignConfig(scoring=sc, mode=mode, traceback=traceback)
+                cfg = AlignConfig(scoring=sc, mode=mode, traceback=traceback, matrix_budget=matrix_mb << 20)
                 secs = time_triplets(engine, batch, cfg, reps)
                 out(f"{L}\t{count}\t{mode}\t{name}\t{secs * 1e3:.2f}\t{cells / secs / 1e12:.3f}")
