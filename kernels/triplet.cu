@@ -67,13 +67,19 @@
 //               a semi-global triplet with an empty sequence (no DP)
 //   dir_off     int64 (ntriplets): each triplet's bytes in dirs
 //   W           bit 0: the tile wave, as for triplet_score; bit 1: traceback in windows (wslices); bit 2
-//               (VALS, not with bit 1): each cell's byte is the low byte of its value D, not its code
+//               (VALS): each cell's byte is the low byte of its value D, not its code
 //   wslices, wq  int32 (ntriplets), int: read with W & 2 only (else the codes of every slice 0..n1):
 //               triplet p with wslices[p] = m > 0 keeps only the slices of its window wq, windows of m
 //               slices counted from the end (window_of: [max(0, hi - m), hi), hi = n1 + 1 - wq*m), in
 //               the layout above with m + 2S - 2 steps a pass, step t - lo for slice i = t - u - v
 //               (the traceback of a triplet whose codes pass the memory budget: one launch a window,
 //               each followed by triplet_walk of the same window, from the last window to the first)
+//   ck, ck_off  int32 checkpoints, int64 (ntriplets), W & 2 only: triplet p's at ck + ck_off[p], slot q
+//               (q = 0 .. n1 / m - 1) the values of slice lo_q - 1 of window q, (n2 + 1) x (n3 + 1)
+//               row-major. Window 0's launch sweeps every slice and writes them; window q > 0's sweeps
+//               slices lo_q .. hi_q - 1 only, its squares and borders of slice lo_q - 1 read from slot q
+//               (from slice 0 instead where the item's two halves start window q at different slices),
+//               and leaves out alone (the end cells are window 0's)
 //   A cell's code is the column kind that produces D (0..6 in the order
 //   M a b c A B C: the seven candidates compared with strict > in that
 //   order, so the first of equal ones wins), or 7 (START) where the
@@ -118,7 +124,9 @@
 //               empty sequence: 0, 0, 0, 0)
 //   wslices, wq  as for triplet_trace: the window whose codes dirs holds
 //   a, b, c     as above (pair scores); match, mismatch, gap_extend, n_penalty: the scoring
-//   vals        1: dirs holds the values' low bytes (triplet_trace's VALS; never in windows)
+//   vals        1: dirs holds the values' low bytes (triplet_trace's VALS)
+//   ck, ck_off  as for triplet_trace (vals in windows): the values of slice lo - 1 below the window, and
+//               of the cell where the walk left the window above
 //   From the end cell the walk follows the codes back to the first START.
 //   vals: the walk knows the value X of the cell it stands on (the end
 //   cell's is the score) and takes the first kind in tie order whose
@@ -573,7 +581,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
                                       int* __restrict__ out, const int* __restrict__ tiles, int ntiles,
                                       int* __restrict__ sync, uint8_t* __restrict__ dirs = nullptr,
                                       const int64_t* __restrict__ dir_off = nullptr,
-                                      const int* __restrict__ wslices = nullptr, int wq = 0) {
+                                      const int* __restrict__ wslices = nullptr, int wq = 0,
+                                      int* __restrict__ ck = nullptr, const int64_t* __restrict__ ck_off = nullptr) {
   using V = typename L::V;
   constexpr int H = L::H;
   constexpr int S = Side<T>::S;
@@ -631,10 +640,49 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
     N2 = max(N2, n2[h]);
     N3 = max(N3, n3[h]);
   }
+  // the slices the launch sweeps: lo0 .. stop. WIN: window 0 (the last slices) sweeps them all and keeps each
+  // half's checkpoints (ck + ck_off[p], slot q: slice lo_q - 1 of window q, every window with lo_q > 0, the
+  // (n2 + 1) x (n3 + 1) values row-major); window wq > 0 stops at its last slice (its halves' largest) and
+  // starts from its checkpoint where every half that has the window starts it at the same lo > 0, else at 0
+  int lo0 = 0, stop = N1;
+  int* ckw[WIN ? H : 1] = {};  // WIN: each half's checkpoint slot of window wq (nullptr: none)
+  if constexpr (WIN) {
+    int top = -1, start = -1;
+    bool same = true;
+#pragma unroll
+    for (int h = 0; h < H; ++h) {
+      const int m = track[h] ? wslices[p[h]] : 0;
+      if (m <= 0) continue;
+      int l, hh;
+      sa::window_slices(n1[h], m, wq, l, hh);
+      if (hh <= 0) continue;
+      same &= start < 0 || l == start;
+      start = l;
+      top = max(top, hh - 1);
+      if (wq < n1[h] / m) ckw[h] = ck + ck_off[p[h]] + (int64_t)wq * (n2[h] + 1) * (n3[h] + 1);
+    }
+    if (wq > 0) {
+      stop = top;
+      lo0 = same && start > 0 ? start : 0;
+      work &= top >= 0;
+    }
+  }
+  // WIN: the value of cell (j, k) at slice lo0 - 1 from the checkpoint (minus infinity outside a half's cube)
+  auto ck_cell = [&](int j, int k) -> V {
+    int x[H];
+#pragma unroll
+    for (int h = 0; h < H; ++h) {
+      const int* src = WIN ? ckw[WIN ? h : 0] : nullptr;
+      x[h] = src != nullptr && j >= 0 && k >= 0 && j <= n2[h] && k <= n3[h] ? src[(int64_t)j * (n3[h] + 1) + k]
+                                                                             : L::half(L::neg(), h);
+    }
+    if constexpr (H == 1) return L::from_bits(x[0]);
+    else return L::from_bits((int)pk16(x[0], x[H - 1]));
+  };
   const int JT = (N2 + SR) / SR, KT = (N3 + SR) / SR;  // tiles covering rows 0..N2, columns 0..N3
   const int passes = work ? (wave ? 1 : JT * KT) : 0;
   const bool multi = work && JT * KT > 1;  // borders between tiles
-  const int steps = N1 + 2 * S - 1;  // slices 0..N1 and the wavefront's fill and drain
+  const int steps = stop - lo0 + 2 * S - 1;  // slices lo0..stop and the wavefront's fill and drain
   const int total = passes * steps;
   const bool multi_w = warp_any(multi);
   const int W = KT * SR;
@@ -723,7 +771,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 
   // the sweep's border buffers (two steps' of each lane, in shared memory) and their copy; groups of 4
   // lanes and fewer only (measured on an H100: 15-18 % faster at 32 bp, groups of 16 lanes 1-5 % slower)
-  constexpr bool ASYNC = T < 16;
+  constexpr bool ASYNC = T < 16 && !WIN;
   constexpr int BORD = 2 * R + 1;
   __shared__ int bord[ASYNC ? 2 * BORD * THREADS : 1];
   bool ahead = false;  // this step's borders were copied at the step before
@@ -752,8 +800,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
     bool on = x < total;
     if (wave && multi_w) {
       // the tile wave: a step only once the tiles above and on the left have written their borders of
-      // slice min(t, N1); the group decides as one, the warp pauses when none of its groups can go
-      const int need = min(t, N1) + 1;
+      // slice min(t, stop - lo0) of the sweep; the group decides as one, the warp pauses when none of its groups can go
+      const int need = min(t, stop - lo0) + 1;
       if (on && seen_up < need) { seen_up = load_count(prog + first + (J - 1) * KT + K); unfenced = true; }
       if (on && seen_left < need) { seen_left = load_count(prog + first + J * KT + K - 1); unfenced = true; }
       const bool go = group_all<T>(on && seen_up >= need && seen_left >= need);
@@ -839,8 +887,18 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       // global: D(0,0,0) = 0 through the pad-pad-pad column from the corner of slice -1
       // (OFF: -3g, whose offset is -6g; the three pad pairs then score 3g)
       if (MODE == GLOBAL && J == 0 && K == 0 && u == 0 && v == 0) upc[0] = L::splat((OFF ? -3 : 3) * sc.gap_extend);
+      if (WIN && lo0 > 0) {  // a window from its checkpoint: the square and its borders at slice lo0 - 1
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+#pragma unroll
+          for (int cx = 0; cx < R; ++cx) hv[r][cx] = ck_cell(j0 + r, k0 + cx);
+          lfc[r] = ck_cell(j0 + r, k0 - 1);
+        }
+#pragma unroll
+        for (int r = 0; r <= R; ++r) upc[r] = ck_cell(j0 - 1, k0 + r - 1);
+      }
     }
-    const int i = t - u - v;
+    const int i = lo0 + t - u - v;
 
     // borders from the neighbours (their squares after the last step)
     V nup[R + 1], nlf[R];
@@ -854,7 +912,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
       for (int r = 0; r < R; ++r) nlf[r] = L::from_bits(SA_SHFL_UP_W(L::bits(hv[r][R - 1]), 1, T));
     }
-    const bool in = i >= 0 && i <= N1;
+    const bool in = i >= lo0 && i <= stop;
     // this step's border rows in memory: the row above (plane, from column k0 - 1) and the column on the
     // left (column buffer, corner first); read by the top and left lanes, written by the bottom and right
     const int* row = plane + (int64_t)i * W + k0 - 1;
@@ -896,12 +954,18 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         // the tile wave (borders from other multiprocessors, once their counts allow) and groups of 16
         // lanes: from L2 (load_l2), when the step needs them; step_fence orders the warp's own lanes
         const int* corner = v > 0 ? row : col;
+        // WIN: a window's borders of slice lo0 - 1 from its checkpoint
+        const bool pre = WIN && lo0 > 0 && i == lo0 - 1;
 #pragma unroll
-        for (int r = 1; r <= R; ++r) upc[r] = u > 0 ? nup[r] : fu ? L::from_bits(load_l2(row + r)) : L::neg();
-        upc[0] = u > 0 ? nup[0] : fc ? L::from_bits(load_l2(corner)) : L::neg();
+        for (int r = 1; r <= R; ++r)
+          upc[r] = u > 0 ? nup[r] : pre ? ck_cell(j0 - 1, k0 + r - 1) : fu ? L::from_bits(load_l2(row + r)) : L::neg();
+        upc[0] = u > 0 ? nup[0] : pre ? ck_cell(j0 - 1, k0 - 1) : fc ? L::from_bits(load_l2(corner)) : L::neg();
 #pragma unroll
         for (int r = 0; r < R; ++r)
-          lfc[r] = v > 0 ? nlf[r] : fl ? L::from_bits(load_l2(col + 1 + u * R + r)) : L::neg();
+          lfc[r] = v > 0   ? nlf[r]
+                   : pre ? ck_cell(j0 + r, k0 - 1)
+                   : fl  ? L::from_bits(load_l2(col + 1 + u * R + r))
+                         : L::neg();
       }
     }
     if (multi_w) step_fence();  // border reads of this step before its writes
@@ -938,7 +1002,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         if constexpr (TRACE) {
 #pragma unroll
           for (int h = 0; h < H; ++h) {
-            uint32_t* dst = code_block(h, J, K, t);
+            uint32_t* dst = code_block(h, J, K, lo0 + t);
             if (dst != nullptr) {
 #pragma unroll
               for (int q = 0; q < CW; ++q)
@@ -953,7 +1017,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         uint32_t word[TRACE ? H : 1][TRACE ? CW : 1];
         if constexpr (TRACE) {
 #pragma unroll
-          for (int h = 0; h < H; ++h) dst[h] = code_block(h, J, K, t);
+          for (int h = 0; h < H; ++h) dst[h] = code_block(h, J, K, lo0 + t);
         }
         // TRACE in 16-bit lanes: the moves' candidates are compared without the -2g of the six gap kinds
         // (added to the winner), so M's pair scores take +2g once a row
@@ -1091,6 +1155,21 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
           for (int cx = 0; cx < R; ++cx) crow[cx + 1] = hv[r][cx];
         }
       }
+      if constexpr (WIN) {
+        // window 0 sweeps every slice: the slices below the other windows to their checkpoints
+#pragma unroll
+        for (int h = 0; h < H; ++h) {
+          const int m = track[h] ? wslices[p[h]] : 0, d = n1[h] - i;
+          if (wq == 0 && m > 0 && d >= m && d % m == 0) {
+            int* dst = ck + ck_off[p[h]] + (int64_t)(d / m - 1) * (n2[h] + 1) * (n3[h] + 1);
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+              for (int cx = 0; cx < R; ++cx)
+                if (j0 + r <= n2[h] && k0 + cx <= n3[h]) dst[(int64_t)(j0 + r) * (n3[h] + 1) + k0 + cx] = L::half(hv[r][cx], h);
+          }
+        }
+      }
 
       // end cells
       if (MODE == LOCAL) {
@@ -1226,7 +1305,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
     // the wave: every TRIPLET_WAVE_EVERY slices (and the last), the count of slices whose borders every
     // lane has written, behind a fence for the borders
     const int done = t - 2 * S + 3;
-    const bool count = wave && on && done > 0 && (done % TRIPLET_WAVE_EVERY == 0 || done == N1 + 1);
+    const bool count = wave && on && done > 0 && (done % TRIPLET_WAVE_EVERY == 0 || done == stop - lo0 + 1);
     const bool publish = wave && multi_w && warp_any(count);
     if (publish) __threadfence();
     if (multi_w) step_fence();  // this step's writes before the next step's reads
@@ -1280,7 +1359,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   }
 #pragma unroll
   for (int h = 0; h < H; ++h) {
-    if (p[h] >= 0 && write) {
+    if (p[h] >= 0 && write && !(WIN && wq > 0)) {  // a window below the last: the end cells are known
       int* o = out + 4 * (int64_t)p[h];
       if (track[h]) { o[0] = bsc[h]; o[1] = bi[h]; o[2] = bj[h]; o[3] = bk[h]; }
       else { o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0; }  // semi-global with an empty sequence
@@ -1577,21 +1656,23 @@ __global__ void TRIPLET_SMALL_BOUNDS triplet_small16(TRIPLET_PARAMS) {
 template <int MODE, int R, int T, int W>
 __global__ void TRIPLET_TRACE_BOUNDS triplet_trace(TRIPLET_PARAMS, uint8_t* __restrict__ dirs,
                                                    const int64_t* __restrict__ dir_off,
-                                                   const int* __restrict__ wslices, int wq) {
+                                                   const int* __restrict__ wslices, int wq, int* __restrict__ ck,
+                                                   const int64_t* __restrict__ ck_off) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   tri::sweep<MODE, R, T, tri::Lane32, (W & 1) != 0, true, (W & 2) != 0, (W & 4) != 0>(
       a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out, tiles, ntiles, sync, dirs, dir_off,
-      wslices, wq);
+      wslices, wq, ck, ck_off);
 }
 
 template <int MODE, int R, int T, int W>
 __global__ void TRIPLET_TRACE16_BOUNDS triplet_trace16(TRIPLET_PARAMS, uint8_t* __restrict__ dirs,
                                                      const int64_t* __restrict__ dir_off,
-                                                     const int* __restrict__ wslices, int wq) {
+                                                     const int* __restrict__ wslices, int wq, int* __restrict__ ck,
+                                                     const int64_t* __restrict__ ck_off) {
   const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
   tri::sweep<MODE, R, T, tri::Lane16, (W & 1) != 0, true, (W & 2) != 0, (W & 4) != 0>(
       a, aoff, b, boff, c, coff, order, nwork, sc, border, border_off, out, tiles, ntiles, sync, dirs, dir_off,
-      wslices, wq);
+      wslices, wq, ck, ck_off);
 }
 
 // One thread a triplet: from the end cell triplet_trace<MODE, R, T, W> (or triplet_trace16) found (out),
@@ -1603,7 +1684,8 @@ __global__ void __launch_bounds__(tri::THREADS)
                  const int64_t* __restrict__ boff, const int64_t* __restrict__ coff, const int* __restrict__ out,
                  const uint8_t* __restrict__ dirs, const int64_t* __restrict__ dir_off,
                  const int64_t* __restrict__ run_off, uint8_t* __restrict__ run_op, int* __restrict__ run_len,
-                 int* __restrict__ info, const int* __restrict__ wslices, int wq, const uint8_t* __restrict__ a,
+                 int* __restrict__ info, const int* __restrict__ wslices, int wq, const int* __restrict__ ck,
+                 const int64_t* __restrict__ ck_off, const uint8_t* __restrict__ a,
                  const uint8_t* __restrict__ b, const uint8_t* __restrict__ c, int match, int mismatch,
                  int gap_extend, int n_penalty, int vals) {
   const int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -1641,7 +1723,13 @@ __global__ void __launch_bounds__(tri::THREADS)
   };
   const Scoring sc{match, mismatch, 0, gap_extend, n_penalty};
   const uint8_t *as = a + aoff[p] - 1, *bs = b + boff[p] - 1, *cs = c + coff[p] - 1;  // residue i at as[i]
-  int X = out[4 * (int64_t)p];  // vals: the value of the cell the walk stands on
+  // vals in windows: the checkpoints triplet_trace kept (slot q: slice lo_q - 1 of window q, (n2 + 1) x (n3 + 1))
+  const int64_t area = (int64_t)(n2 + 1) * (n3 + 1);
+  const int* ckp = vals && m > 0 ? ck + ck_off[p] : nullptr;
+  // vals: the value of the cell the walk stands on: the end cell's score, or where the walk left the window
+  // above (slice lo - 1 of that window: its checkpoint)
+  int X = out[4 * (int64_t)p];
+  if (ckp != nullptr && wq > 0 && nr + (cur >= 0) > 0) X = ckp[(wq - 1) * area + (int64_t)j * (n3 + 1) + k];
   // runs from the end back (a triplet's room: n1 + n2 + n3 + 1 runs, at most one a column)
   bool done = true;
   while (i >= 0 && j >= 0 && k >= 0) {
@@ -1659,7 +1747,9 @@ __global__ void __launch_bounds__(tri::THREADS)
       int nb[7];  // the neighbours' bytes, loaded together (one wait a step), -1 outside the cube
 #pragma unroll
       for (int q = 0; q < 7; ++q)
-        nb[q] = i >= di[q] && j >= dj[q] && k >= dk[q] ? at(i - di[q], j - dj[q], k - dk[q]) : -1;
+        nb[q] = i < di[q] || j < dj[q] || k < dk[q] ? -1
+                : i - di[q] >= lo ? at(i - di[q], j - dj[q], k - dk[q])
+                                  : ckp[wq * area + (int64_t)(j - dj[q]) * (n3 + 1) + k - dk[q]] & 0xff;
 #pragma unroll
       for (int q = 6; q >= 0; --q) d = nb[q] == ((X - col[q]) & 0xff) ? q : d;
       if (d < tri::START) X -= col[d];
@@ -1694,9 +1784,9 @@ __global__ void __launch_bounds__(tri::THREADS)
       const int*, int, int, int, int, int, int, int*, const int64_t*, int*, const int*, int, int*
 #define WALK_ARGS                                                                                 \
   const int*, int, const int64_t*, const int64_t*, const int64_t*, const int*, const uint8_t*,    \
-      const int64_t*, const int64_t*, uint8_t*, int*, int*, const int*, int, const uint8_t*, const uint8_t*, \
-      const uint8_t*, int, int, int, int, int
-#define TRACE_ARGS TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int
+      const int64_t*, const int64_t*, uint8_t*, int*, int*, const int*, int, const int*, const int64_t*, \
+      const uint8_t*, const uint8_t*, const uint8_t*, int, int, int, int, int
+#define TRACE_ARGS TRIPLET_ARGS, uint8_t*, const int64_t*, const int*, int, int*, const int64_t*
 #define TRIPLET_VARIANTS(M)                                               \
   template __global__ void triplet_score<M, 4, 1, 0>(TRIPLET_ARGS);       \
   template __global__ void triplet_score<M, 4, 4, 0>(TRIPLET_ARGS);       \
@@ -1724,6 +1814,10 @@ __global__ void __launch_bounds__(tri::THREADS)
   template __global__ void triplet_trace16<M, 6, 16, 3>(TRACE_ARGS);      \
   template __global__ void triplet_trace16<M, 6, 16, 4>(TRACE_ARGS);      \
   template __global__ void triplet_trace16<M, 6, 16, 5>(TRACE_ARGS);      \
+  template __global__ void triplet_trace16<M, 6, 16, 6>(TRACE_ARGS);      \
+  template __global__ void triplet_trace16<M, 6, 16, 7>(TRACE_ARGS);      \
+  template __global__ void triplet_trace<M, 6, 16, 7>(TRACE_ARGS);        \
+  template __global__ void triplet_trace16<M, 6, 4, 3>(TRACE_ARGS);       \
   template __global__ void triplet_trace<M, 6, 16, 4>(TRACE_ARGS);        \
   template __global__ void triplet_trace<M, 4, 1, 4>(TRACE_ARGS);         \
   template __global__ void triplet_trace16<M, 4, 4, 0>(TRACE_ARGS);       \

@@ -478,31 +478,38 @@ def test_traceback_in_both_lane_widths_equals_the_cpu():
 def test_traceback_in_windows_of_slices_equals_the_cpu():
     """Triplets whose codes pass the budget trace back on the GPU in windows of slices (a sweep and a walk a
     window, from the end): every mode, 16-bit and int32 lanes, the tile wave and the sweep, one slice a
-    window up to many; the walk carries its runs from window to window."""
+    window up to many; the walk carries its runs from window to window. The first window's sweep keeps the
+    slice below each other window, from which that window's sweep starts (16-bit partners of unequal lengths
+    start from slice 0); the bytes are the values' low bytes (the walk takes the values at a window's edge
+    from those slices) or the codes (a scoring past values_fit)."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
     from seqalign_cli.backends.cuda import triplet_plan as tp
 
+    edge = Scoring(match=10, mismatch=25, gap_open=0, gap_extend=20, n_penalty=3)
+    codes = Scoring(match=20, mismatch=30, gap_open=0, gap_extend=25, n_penalty=5)
+    assert tp.values_fit(LINEAR) and tp.values_fit(edge) and not tp.values_fit(codes)
     rng = random.Random(95)
     trip = [related_triplet(rng, n) for n in (20, 24, 25, 48, 49, 70, 95, 130, 160)]
     trip += [[random_dna(rng, rng.randint(1, 120)) for _ in range(3)] for _ in range(12)]
+    trip += [[random_dna(rng, n) for _ in range(3)] for n in (60, 60, 90, 90)]  # partners of equal lengths
     a, b, c = (list(x) for x in zip(*trip))
     batch = make_triplets(*([x.encode() for x in xs] for xs in (a, b, c)))
     gpu = make_backend("triplet", "cuda")
     engines = gpu.engines
     try:
-        for budget in (60_000, 400_000):
+        for budget, scoring in ((60_000, LINEAR), (400_000, codes), (150_000, edge)):
             for mode in MODES:
-                cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=budget)
+                cfg = AlignConfig(scoring=scoring, mode=mode, traceback=True, matrix_budget=budget)
                 T, R = tp.plan_shapes(batch.lengths, cfg.mode_code, True, cfg.scoring)
                 m = tp.window_slices(batch.lengths, cfg.mode_code, budget, T, R)
                 assert (m > 0).sum() >= 5 and (m == 0).any(), (budget, m)
-                want = records(align(CpuTriplet(4), a, b, c, LINEAR, mode))
+                want = records(align(CpuTriplet(4), a, b, c, scoring, mode))
                 # the plan's lanes (the tile wave: few triplets); in global mode int32 lanes and the sweep too
                 for pack16, wave in ((True, None),) + (((False, None), (True, 0)) if mode == "global" else ()):
                     for e in engines:
                         e.tuning = replace(e.tuning, pack16=pack16, wave_tiles=wave)
-                    got = records(align(gpu, a, b, c, LINEAR, mode, budget=budget))
-                    assert got == want, (budget, mode, pack16, wave)
+                    got = records(align(gpu, a, b, c, scoring, mode, budget=budget))
+                    assert got == want, (budget, scoring, mode, pack16, wave)
     finally:
         for e in engines:
             e.tuning = replace(e.tuning, pack16=True, wave_tiles=None)

@@ -379,9 +379,8 @@ def _check_launches(lengths, subset, cfg, tuning=tp.Tuning()):
         small = pl.pack16 and not pl.trace and pl.T == 1 and pl.R in tp.SMALL and (JT * KT == 1).all()
         assert pl.name == tp.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace, pl.tiles is not None,
                                          pl.wslices is not None, small, pl.values)
-        # traceback keeps the values' low bytes where the scoring allows, but in windows
-        assert pl.values == (pl.trace and tp.values_fit(cfg.scoring) and pl.wslices is None
-                             and pl.T in tp.VALUES_LANES)
+        # traceback keeps the values' low bytes where the scoring allows (in windows too)
+        assert pl.values == (pl.trace and tp.values_fit(cfg.scoring) and pl.T in tp.VALUES_LANES)
         assert pl.name.startswith("triplet_small16<") == small
         assert pl.grid * tp.THREADS >= pl.nwork * pl.T
         if pl.pack16:
@@ -413,11 +412,17 @@ def _check_launches(lengths, subset, cfg, tuning=tp.Tuning()):
             need = tp.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R, slices)
             assert pl.dir_size == need.sum() and (pl.dir_size <= tp.DIRS_BYTES or pl.nwork == 1)
             if slices is None:
-                assert pl.windows == 1
+                assert pl.windows == 1 and pl.ck_size == 0 and pl.ck_off is None
             else:  # windows of slices, each within the budget, as many for every triplet of the launch
                 assert (slices > 0).all() and (need <= tp.trace_budget(cfg)).all()
                 assert ((-(-(lengths[trip, 0] + 1) // slices)) == pl.windows).all()
                 assert (tp.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R) > tp.trace_budget(cfg)).all()
+                # a checkpoint (a whole slice) below every window but the first, the triplets' side by side
+                ck = tp.checkpoint_ints(lengths[trip], slices)
+                area = (lengths[trip, 1] + 1) * (lengths[trip, 2] + 1)
+                assert (ck == (pl.windows - 1) * area).all()
+                order = np.argsort(pl.ck_off[trip], kind="stable")
+                assert (np.cumsum(ck[order]) - ck[order] == pl.ck_off[trip][order]).all() and pl.ck_size == ck.sum()
             # the triplets' cubes tile the launch's direction bytes without overlap
             off = pl.dir_off[trip]
             order = np.argsort(off, kind="stable")
@@ -761,7 +766,8 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     # the sweep and the tile wave of each kernel
     assert waves == {(k, w) for k in ("triplet_score", "triplet_score16", "triplet_trace", "triplet_trace16")
                      for w in (0, 1)} | {(k, w) for k in ("triplet_trace", "triplet_trace16")
-                                         for w in (3, 4, 5)}  # bit 1: windows; bit 2: values' bytes
+                                         for w in (3, 4, 5)} | {("triplet_trace16", w) for w in (6, 7)}
+    # bit 1: windows; bit 2: values' bytes
     assert shapes_walked == shapes_traced  # a walk for each trace shape (the layout is the shape's)
     assert re.search(r"\n\s+triplet_walk\(", source)
     assert {n.startswith("triplet_score16") for n in names} == {True, False}
@@ -775,8 +781,8 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
     assert tp.kernel_name(3, 6, 16, trace=True, wave=True, windows=True) == "triplet_trace<3, 6, 16, 3>"
     assert tp.walk_name(3, 6, 16) == "triplet_walk<3, 6, 16>"
     assert tp.kernel_name(1, 6, 16, True, trace=True, wave=True, values=True) == "triplet_trace16<1, 6, 16, 5>"
-    # values' bytes: traceback only, not in windows
-    assert tp.kernel_name(1, 6, 16, True, trace=True, windows=True, values=True) == "triplet_trace16<1, 6, 16, 2>"
+    # values' bytes: traceback only, in windows too
+    assert tp.kernel_name(1, 6, 16, True, trace=True, windows=True, values=True) == "triplet_trace16<1, 6, 16, 6>"
     assert tp.kernel_name(1, 6, 16, True, values=True) == "triplet_score16<1, 6, 16, 0>"
 
 

@@ -37,8 +37,10 @@ of a share of the device's memory (``DIRS_SHARE``); every run slot is
 copied back after the kernels (``device.copy_runs_back``), and ``results``
 takes the runs from there (``device.fetch_runs``). A launch in windows of
 slices (``LaunchPlan.windows``) runs its sweep and its walk once a window,
-from the end cell's window down; each walk goes on where the one above
-left the triplet (its cell and runs so far in ``info``).
+from the end cell's window down: the first sweep covers every slice and
+keeps the slice below each other window (``checkpoint_ints``), from which
+that window's sweep starts; each walk goes on where the one above left
+the triplet (its cell and runs so far in ``info``).
 
 Benchmarks: ``time_triplets`` (kernel time of one batch) and ``bench_run``
 (TCUPS by length and mode, what ``seqalign bench --family triplet`` runs).
@@ -171,6 +173,7 @@ class _Launch:
             self.walk = mod.get_function(walk)
             self.dir_off = cp.asarray(plan.dir_off)
             self.wslices = cp.asarray(plan.wslices) if plan.wslices is not None else NULL
+            self.ck_off = cp.asarray(plan.ck_off) if plan.ck_off is not None else NULL
             # one thread a triplet: every slot of order (two a work item in 16-bit lanes)
             self.walk_args = (self.order, np.int32(len(plan.order)), d.offs[0], d.offs[1], d.offs[2], d.out)
             self.walk_tail = (self.dir_off, d.run_off, d.run_op, d.run_len, d.info)
@@ -185,11 +188,12 @@ class _Launch:
             self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync,))
             return
         dirs = scratch("dirs", self.plan.dir_size)
+        ck = scratch("checkpoints", 4 * self.plan.ck_size).view(np.int32) if self.plan.ck_size else NULL
         grid = (len(self.plan.order) + THREADS - 1) // THREADS
         for q in range(self.plan.windows):  # from the last window (the end cell's) to the first
             if q and self.plan.ntiles:
                 sync.fill(0)
-            window = (self.wslices, np.int32(q))
+            window = (self.wslices, np.int32(q), ck, self.ck_off)
             self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync, dirs, self.dir_off)
                     + window)
             self.walk((grid,), (THREADS,), self.walk_args + (dirs,) + self.walk_tail + window + self.walk_scoring)
@@ -267,8 +271,9 @@ def compile_checks() -> dict[str, tuple[str, ...]]:
                       ((1, 4, False, False), (4, 6, False, False), (16, 6, False, False), (16, 6, False, True),
                        (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True))
                       for v in (False, True))
-              + tuple(kernel_name(m, 6, 16, p, trace=True, wave=True, windows=True) for m in MODES
-                      for p in (False, True))
+              + tuple(kernel_name(m, 6, 16, p, trace=True, wave=w, windows=True, values=v) for m in MODES
+                      for p, w, v in ((False, True, False), (True, True, False), (True, True, True),
+                                      (True, False, True)))
               + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))
               + tuple(kernel_name(m, q, 1, True, small=True) for m in MODES for q in plan.SMALL))
     return {KERNEL: linear, **affine.compile_checks()}
