@@ -1108,10 +1108,6 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
                 hn = MODE == LOCAL ? L::addmax0(m, sbc, y) : L::addmax(m, sbc, y);
               }
               if (left && cx == 0) hn = L::splat(0);
-              if constexpr (TRACE) {  // VALS: the value's low byte, each half's
-#pragma unroll
-                for (int h = 0; h < H; ++h) code[TRACE ? h : 0][TRACE ? cx : 0] = L::half(hn, h) & 0xff;
-              }
             }
             nprow[cx + 1] = pv;
             pl = pv;
@@ -1121,14 +1117,31 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
           if (top && r == 0) {
 #pragma unroll
             for (int cx = 0; cx < R; ++cx) hv[0][cx] = L::splat(0);
-            if constexpr (TRACE) {
+            if constexpr (TRACE && !VALS) {
 #pragma unroll
               for (int h = 0; h < H; ++h)
 #pragma unroll
-                for (int cx = 0; cx < R; ++cx) code[TRACE ? h : 0][TRACE ? cx : 0] = VALS ? 0 : START;
+                for (int cx = 0; cx < R; ++cx) code[TRACE ? h : 0][TRACE ? cx : 0] = START;
             }
           }
-          if constexpr (TRACE) {
+          if constexpr (VALS) {
+            // the words the row completes, from the square's values: the low bytes of four cells (bytes 0 and
+            // 2 of a register: half 0's and half 1's) by byte permutes, 2 + H for a word of each half
+#pragma unroll
+            for (int q = 0; q < CW; ++q) {
+              const int last = min(4 * q + 3, R * R - 1);
+              if (last >= r * R && last < (r + 1) * R) {
+                uint32_t c4[4];
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                  c4[e] = 4 * q + e < R * R ? (uint32_t)L::bits(hv[(4 * q + e) / R][(4 * q + e) % R]) : 0u;
+                const uint32_t x = byte_perm(c4[0], c4[1], 0x6240u), y = byte_perm(c4[2], c4[3], 0x6240u);
+#pragma unroll
+                for (int h = 0; h < H; ++h)
+                  if (dst[h] != nullptr) dst[h][q * T] = byte_perm(x, y, h ? 0x7632u : 0x5410u);
+              }
+            }
+          } else if constexpr (TRACE) {
             // the row's codes into the words, then the words the row completes to memory
 #pragma unroll
             for (int h = 0; h < H; ++h) {
