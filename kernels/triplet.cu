@@ -76,7 +76,8 @@
 //               each followed by triplet_walk of the same window, from the last window to the first)
 //   ck, ck_off  int32 checkpoints, int64 (ntriplets), W & 2 only: triplet p's at ck + ck_off[p], slot q
 //               (q = 0 .. n1 / m - 1) the values of slice lo_q - 1 of window q, (n2 + 1) x (n3 + 1)
-//               row-major. Window 0's launch sweeps every slice and writes them; window q > 0's sweeps
+//               row-major (global mode with VALS: the offset values, D + 2g (i + j + k)). Window 0's launch
+//               sweeps every slice and writes them; window q > 0's sweeps
 //               slices lo_q .. hi_q - 1 only, its squares and borders of slice lo_q - 1 read from slot q
 //               (from slice 0 instead where the item's two halves start window q at different slices),
 //               and leaves out alone (the end cells are window 0's)
@@ -87,8 +88,10 @@
 //   k = 0), local cells whose best candidate is <= 0 (D = 0). Values and
 //   end cells are those of triplet_score. VALS: the cells take the score
 //   kernels' candidate chain (seven or eight instructions against about 25
-//   for a code in 16-bit lanes) and keep D & 0xff (start faces: 0), from
-//   which triplet_walk finds the codes.
+//   for a code in 16-bit lanes; six in global mode, whose values are those
+//   of the offset form, D + 2g (i + j + k), as in triplet_score) and keep
+//   the value's low byte (start faces: 0), from which triplet_walk finds
+//   the codes.
 //
 // Kernel triplet_trace16<MODE, R, T, W>  (16-bit lanes, two triplets a group)
 //   the arguments of triplet_trace, order as for triplet_score16. Each half
@@ -744,8 +747,9 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   // left neighbour enters in the last one; the end cell gives the offset back. The values lie in
   // [0, (match + 2g) (i + j + k)] (cells past the ends too: their pair scores are -g + 2g), within twice the
   // bound fits16 keeps below 16000 for the item's cube and tiles. (Semi-global, where the end faces' maxima
-  // would take the offset off every cell of a face square each step: 6-9 % slower, RESULTS.md.)
-  constexpr bool OFF = MODE == GLOBAL && !TRACE && TRIPLET_OPT_OFF;
+  // would take the offset off every cell of a face square each step: 6-9 % slower, RESULTS.md.) Traceback
+  // with values (VALS) too: its bytes and checkpoints are those of the offset values, as triplet_walk reads them.
+  constexpr bool OFF = MODE == GLOBAL && (!TRACE || VALS) && TRIPLET_OPT_OFF;
   const V g2 = L::splat(OFF ? 2 * sc.gap_extend : 0);
   V hv[R][R];          // the lane's square: slice i-1 before a step, slice i after
   V upc[R + 1], upp[R + 1];  // row above (corner first): slice i, slice i-1
@@ -1741,8 +1745,12 @@ __global__ void __launch_bounds__(tri::THREADS)
   const int* ckp = vals && m > 0 ? ck + ck_off[p] : nullptr;
   // vals: the value of the cell the walk stands on: the end cell's score, or where the walk left the window
   // above (slice lo - 1 of that window: its checkpoint)
+  // Global mode: the sweep's values held D + 2g (i + j + k) (its offset form, TRIPLET_OPT_OFF), and so do the bytes
+  // and the checkpoints; X is D.
+  constexpr bool OFF = MODE == GLOBAL && TRIPLET_OPT_OFF;
   int X = out[4 * (int64_t)p];
-  if (ckp != nullptr && wq > 0 && nr + (cur >= 0) > 0) X = ckp[(wq - 1) * area + (int64_t)j * (n3 + 1) + k];
+  if (ckp != nullptr && wq > 0 && nr + (cur >= 0) > 0)
+    X = ckp[(wq - 1) * area + (int64_t)j * (n3 + 1) + k] - (OFF ? 2 * gap_extend * (i + j + k) : 0);
   // runs from the end back (a triplet's room: n1 + n2 + n3 + 1 runs, at most one a column)
   bool done = true;
   while (i >= 0 && j >= 0 && k >= 0) {
@@ -1764,7 +1772,8 @@ __global__ void __launch_bounds__(tri::THREADS)
                 : i - di[q] >= lo ? at(i - di[q], j - dj[q], k - dk[q])
                                   : ckp[wq * area + (int64_t)(j - dj[q]) * (n3 + 1) + k - dk[q]] & 0xff;
 #pragma unroll
-      for (int q = 6; q >= 0; --q) d = nb[q] == ((X - col[q]) & 0xff) ? q : d;
+      for (int q = 6; q >= 0; --q)
+        d = nb[q] == ((X - col[q] + (OFF ? g2 * (i - di[q] + j - dj[q] + k - dk[q]) : 0)) & 0xff) ? q : d;
       if (d < tri::START) X -= col[d];
     } else {
       d = at(i, j, k);
