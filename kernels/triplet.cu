@@ -74,13 +74,13 @@
 //               the layout above with m + 2S - 2 steps a pass, step t - lo for slice i = t - u - v
 //               (the traceback of a triplet whose codes pass the memory budget: one launch a window,
 //               each followed by triplet_walk of the same window, from the last window to the first)
-//   ck, ck_off  int32 checkpoints, int64 (ntriplets), W & 2 only: triplet p's at ck + ck_off[p], slot q
-//               (q = 0 .. n1 / m - 1) the values of slice lo_q - 1 of window q, (n2 + 1) x (n3 + 1)
-//               row-major (global mode with VALS: the offset values, D + 2g (i + j + k)). Window 0's launch
-//               sweeps every slice and writes them; window q > 0's sweeps
-//               slices lo_q .. hi_q - 1 only, its squares and borders of slice lo_q - 1 read from slot q
-//               (from slice 0 instead where the item's two halves start window q at different slices),
-//               and leaves out alone (the end cells are window 0's)
+//   ck, ck_off  int32 checkpoints (nullptr: none), int64 (ntriplets), W & 2 only: triplet p's at
+//               ck + ck_off[p], slot q (q = 0 .. n1 / m - 1) the values of slice lo_q - 1 of window q,
+//               (n2 + 1) x (n3 + 1) row-major (global mode with VALS: the offset values, D + 2g (i + j + k)).
+//               Window 0's launch sweeps every slice and writes them; window q > 0's sweeps slices
+//               lo_q .. hi_q - 1 only, its squares and borders of slice lo_q - 1 read from slot q (from slice 0
+//               instead without checkpoints, or where the item's two halves start window q at different
+//               slices), and leaves out alone (the end cells are window 0's)
 //   A cell's code is the column kind that produces D (0..6 in the order
 //   M a b c A B C: the seven candidates compared with strict > in that
 //   order, so the first of equal ones wins), or 7 (START) where the
@@ -662,11 +662,11 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       same &= start < 0 || l == start;
       start = l;
       top = max(top, hh - 1);
-      if (wq < n1[h] / m) ckw[h] = ck + ck_off[p[h]] + (int64_t)wq * (n2[h] + 1) * (n3[h] + 1);
+      if (ck != nullptr && wq < n1[h] / m) ckw[h] = ck + ck_off[p[h]] + (int64_t)wq * (n2[h] + 1) * (n3[h] + 1);
     }
     if (wq > 0) {
       stop = top;
-      lo0 = same && start > 0 ? start : 0;
+      lo0 = ck != nullptr && same && start > 0 ? start : 0;
       work &= top >= 0;
     }
   }
@@ -1177,7 +1177,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
         for (int h = 0; h < H; ++h) {
           const int m = track[h] ? wslices[p[h]] : 0, d = n1[h] - i;
-          if (wq == 0 && m > 0 && d >= m && d % m == 0) {
+          if (wq == 0 && ck != nullptr && m > 0 && d >= m && d % m == 0) {
             int* dst = ck + ck_off[p[h]] + (int64_t)(d / m - 1) * (n2[h] + 1) * (n3[h] + 1);
 #pragma unroll
             for (int r = 0; r < R; ++r)

@@ -479,9 +479,10 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
     """Triplets whose codes pass the budget trace back on the GPU in windows of slices (a sweep and a walk a
     window, from the end): every mode, 16-bit and int32 lanes, the tile wave and the sweep, one slice a
     window up to many; the walk carries its runs from window to window. The first window's sweep keeps the
-    slice below each other window, from which that window's sweep starts (16-bit partners of unequal lengths
-    start from slice 0); the bytes are the values' low bytes (the walk takes the values at a window's edge
-    from those slices) or the codes (a scoring past values_fit)."""
+    slice below each other window where those checkpoints fit the budget, from which that window's sweep
+    starts (16-bit partners of unequal lengths start from slice 0; without checkpoints, every window's
+    sweep); the bytes are the values' low bytes (with checkpoints: the walk takes the values at a window's
+    edge from them) or the codes (a scoring past values_fit, or no checkpoints)."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
     from seqalign_cli.backends.cuda import triplet_plan as tp
 
@@ -496,6 +497,7 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
     batch = make_triplets(*([x.encode() for x in xs] for xs in (a, b, c)))
     gpu = make_backend("triplet", "cuda")
     engines = gpu.engines
+    kept = set()
     try:
         for budget, scoring in ((60_000, LINEAR), (400_000, codes), (150_000, edge)):
             for mode in MODES:
@@ -503,6 +505,7 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
                 T, R = tp.plan_shapes(batch.lengths, cfg.mode_code, True, cfg.scoring)
                 m = tp.window_slices(batch.lengths, cfg.mode_code, budget, T, R)
                 assert (m > 0).sum() >= 5 and (m == 0).any(), (budget, m)
+                kept |= set(tp.window_checkpoints(batch.lengths, cfg.mode_code, m, budget, T, R)[m > 0].tolist())
                 want = records(align(CpuTriplet(4), a, b, c, scoring, mode))
                 # the plan's lanes (the tile wave: few triplets); in global mode int32 lanes and the sweep too
                 for pack16, wave in ((True, None),) + (((False, None), (True, 0)) if mode == "global" else ()):
@@ -510,6 +513,7 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
                         e.tuning = replace(e.tuning, pack16=pack16, wave_tiles=wave)
                     got = records(align(gpu, a, b, c, scoring, mode, budget=budget))
                     assert got == want, (budget, scoring, mode, pack16, wave)
+        assert kept == {True, False}
     finally:
         for e in engines:
             e.tuning = replace(e.tuning, pack16=True, wave_tiles=None)

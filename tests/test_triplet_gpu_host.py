@@ -280,6 +280,32 @@ def test_direction_layout_gives_each_cell_a_byte_and_a_step_one_run(n, T, R):
     assert ((word % T) == (u * S + v).reshape(-1)).all()
 
 
+def test_windows_keep_checkpoints_within_the_budget():
+    """Windows of slices keep a checkpoint below each window but the first (a whole slice of int32 values) where
+    a window's codes and the checkpoints fit the budget together: the fewest such windows, more than the codes
+    alone would need where that is what fits; else the codes' own windows, without checkpoints."""
+    lengths = np.array([[100, 99, 99]])
+    mode = gt.Mode.GLOBAL
+    T, R = tp.plan_shapes(lengths, mode, True)
+    step = int(tp.step_bytes(lengths, T, R)[0])
+    fill = 2 * int(tp.lanes_side(T[0])) - 2
+    area = 4 * 100 * 100
+
+    def plan(budget):
+        m = tp.window_slices(lengths, mode, budget, T, R)
+        return int(m[0]), bool(tp.window_checkpoints(lengths, mode, m, budget, T, R)[0])
+
+    # three windows of 34 slices: the codes of one and two checkpoints
+    budget = step * (34 + fill) + 2 * area
+    assert plan(budget) == (34, True)
+    assert tp.checkpoint_ints(lengths, np.array([34])).tolist() == [2 * 100 * 100]
+    # a byte less: the codes alone would still fit three windows, but with checkpoints it takes four (26 slices)
+    assert step * (34 + fill) <= budget - 1 < step * (34 + fill) + 2 * area
+    assert plan(budget - 1) == (26, True) and step * (26 + fill) + 3 * area <= budget - 1
+    # two slices a window: the codes fit, fifty checkpoints do not (nor at fewer slices a window)
+    assert plan(step * (2 + fill)) == (2, False) and 50 * area > step * (2 + fill)
+
+
 def test_traceback_goes_to_windows_past_the_device_direction_bytes(monkeypatch):
     batch = batch_of([[9, 9, 9], [10, 10, 10]])
     assert tp.dir_bytes(batch.lengths, 0).tolist() == [1728, 1872]
@@ -379,8 +405,9 @@ def _check_launches(lengths, subset, cfg, tuning=tp.Tuning()):
         small = pl.pack16 and not pl.trace and pl.T == 1 and pl.R in tp.SMALL and (JT * KT == 1).all()
         assert pl.name == tp.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace, pl.tiles is not None,
                                          pl.wslices is not None, small, pl.values)
-        # traceback keeps the values' low bytes where the scoring allows (in windows too)
-        assert pl.values == (pl.trace and tp.values_fit(cfg.scoring) and pl.T in tp.VALUES_LANES)
+        # traceback keeps the values' low bytes where the scoring allows (in windows with checkpoints too)
+        assert pl.values == (pl.trace and tp.values_fit(cfg.scoring) and pl.T in tp.VALUES_LANES
+                             and (pl.wslices is None or pl.ck_off is not None))
         assert pl.name.startswith("triplet_small16<") == small
         assert pl.grid * tp.THREADS >= pl.nwork * pl.T
         if pl.pack16:
@@ -417,12 +444,19 @@ def _check_launches(lengths, subset, cfg, tuning=tp.Tuning()):
                 assert (slices > 0).all() and (need <= tp.trace_budget(cfg)).all()
                 assert ((-(-(lengths[trip, 0] + 1) // slices)) == pl.windows).all()
                 assert (tp.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R) > tp.trace_budget(cfg)).all()
-                # a checkpoint (a whole slice) below every window but the first, the triplets' side by side
+                # a checkpoint (a whole slice) below every window but the first, the triplets' side by side,
+                # where the codes of a window and the checkpoints fit the budget together (else none, and codes)
                 ck = tp.checkpoint_ints(lengths[trip], slices)
                 area = (lengths[trip, 1] + 1) * (lengths[trip, 2] + 1)
                 assert (ck == (pl.windows - 1) * area).all()
-                order = np.argsort(pl.ck_off[trip], kind="stable")
-                assert (np.cumsum(ck[order]) - ck[order] == pl.ck_off[trip][order]).all() and pl.ck_size == ck.sum()
+                kept = tp.window_checkpoints(lengths[trip], cfg.mode_code, slices, tp.trace_budget(cfg), pl.T, pl.R)
+                assert kept.all() == (pl.ck_off is not None) and kept.any() == kept.all()
+                if pl.ck_off is not None:
+                    order = np.argsort(pl.ck_off[trip], kind="stable")
+                    assert (np.cumsum(ck[order]) - ck[order] == pl.ck_off[trip][order]).all()
+                    assert pl.ck_size == ck.sum() and (need + 4 * ck <= tp.trace_budget(cfg)).all()
+                else:
+                    assert pl.ck_size == 0 and not pl.values
             # the triplets' cubes tile the launch's direction bytes without overlap
             off = pl.dir_off[trip]
             order = np.argsort(off, kind="stable")

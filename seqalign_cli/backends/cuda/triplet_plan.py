@@ -290,15 +290,37 @@ def window_slices(lengths: np.ndarray, mode, budget: int, T, R) -> np.ndarray:
 
     A triplet past the budget keeps the codes of m slices at a time: one
     forward sweep a window, from the end (``triplet_trace``'s ``wslices``),
-    each followed by the walk through that window. m is the most slices
-    whose codes fit the budget, then evened out over the windows it makes;
-    -1 where not even one slice's fits, or more than MAX_WINDOWS windows
-    would be needed (the CPU engine traces it back).
+    each followed by the walk through that window. m is the slices of the
+    fewest windows whose codes and checkpoints (``checkpoint_ints``) fit the
+    budget together; where none do, the most slices whose codes alone fit,
+    evened out over the windows they make (their sweeps then start from
+    slice 0: ``window_checkpoints``); -1 where not even one slice's fits, or
+    more than MAX_WINDOWS windows would be needed (the CPU engine traces it
+    back).
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     whole = dir_bytes(lengths, mode, T, R)
-    most = budget // step_bytes(lengths, T, R) - (2 * lanes_side(T) - 2)
-    return np.where(whole <= budget, 0, even_windows(lengths[:, 0] + 1, most, MAX_WINDOWS))
+    if (whole <= budget).all():
+        return np.zeros(len(lengths), np.int64)
+    step = step_bytes(lengths, T, R)
+    fill = 2 * lanes_side(T) - 2
+    slices = lengths[:, 0] + 1
+    kept = np.full(len(lengths), -1, np.int64)
+    for count in range(2, MAX_WINDOWS + 1):
+        m = -(-slices // count)
+        fit = (kept < 0) & (step * (m + fill) + 4 * checkpoint_ints(lengths, m) <= budget)
+        kept[fit] = m[fit]
+    plain = even_windows(slices, budget // step - fill, MAX_WINDOWS)
+    return np.where(whole <= budget, 0, np.where(kept > 0, kept, plain))
+
+
+def window_checkpoints(lengths: np.ndarray, mode, slices: np.ndarray, budget: int, T, R) -> np.ndarray:
+    """Whether each triplet traced back in windows of ``slices`` keeps checkpoints: its codes of a window and its
+    ``checkpoint_ints`` fit ``budget`` together (``window_slices`` chooses such windows where it can)."""
+    lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
+    slices = np.asarray(slices, np.int64)
+    need = dir_bytes(lengths, mode, T, R, slices) + 4 * checkpoint_ints(lengths, slices)
+    return (slices > 0) & (need <= budget)
 
 
 def even_windows(slices: np.ndarray, most: np.ndarray, cap: int) -> np.ndarray:
@@ -312,8 +334,9 @@ def even_windows(slices: np.ndarray, most: np.ndarray, cap: int) -> np.ndarray:
 def checkpoint_ints(lengths: np.ndarray, slices: np.ndarray) -> np.ndarray:
     """int32 values each triplet traced back in windows of ``slices`` keeps between its sweeps (0: none): the
     slice below each window but the first, lo - 1, whole ((n2 + 1) x (n3 + 1)), which the sweep of the last
-    window writes and from which that window's sweep starts (and its walk takes the values at its edge). Kept
-    beside ``trace_budget``: a 1,024 bp triplet in 5 windows keeps 16 MB against 256 MB of codes."""
+    window writes and from which that window's sweep starts (and its walk takes the values at its edge). Within
+    ``trace_budget`` with the window's codes (``window_checkpoints``): a 1,024 bp triplet in 5 windows keeps 16 MB
+    and 225 MB of codes at 256 MB."""
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     slices = np.asarray(slices, np.int64)
     return np.where(slices > 0, lengths[:, 0] // np.maximum(slices, 1), 0) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
@@ -533,8 +556,10 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     # traceback in windows of slices (window_slices; with a fixed shape, past the budget: all at once), in
     # launches of their own, one for each count of windows (every triplet of a launch sweeps each window)
     slices = np.zeros(len(lengths), np.int64)
+    kept = np.zeros(len(subset), np.int64)  # windows with checkpoints (window_checkpoints)
     if trace:
         slices[subset] = np.maximum(window_slices(lengths[subset], mode, trace_budget(cfg), T, R), 0)
+        kept = window_checkpoints(lengths[subset], mode, slices[subset], trace_budget(cfg), T, R).astype(np.int64)
     windows = window_count(lengths[subset], slices[subset])
     values = trace and values_fit(cfg.scoring)
     key = T * 64 + R
@@ -542,9 +567,10 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     whole = windows == 0
     plans = []
     for k, sel in shape_groups(subset[whole], key[whole], cells) + \
-            shape_groups(subset[~whole], key[~whole] * 128 + windows[~whole], cells):
+            shape_groups(subset[~whole], (key[~whole] * 128 + windows[~whole]) * 2 + kept[~whole], cells):
         win = slices if k >= 8192 else None  # shapes' keys stay below 8192 (T <= 16, R <= 16)
-        t, r = divmod(k // 128 if win is not None else k, 64)
+        ckpt = win is not None and k % 2 == 1
+        t, r = divmod(k // 256 if win is not None else k, 64)
         groups = []  # (items (n, H), pack16)
         if tuning.pack16 and (r <= PACK16_MAX_R or small_kernel(t, r, trace)):
             items = pair_up(sel, lengths, cfg.scoring, t, r)
@@ -560,7 +586,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
             groups.append((sel.reshape(-1, 1).astype(np.int32), False))
         for all_items, pack in groups:
             every = item_lengths(all_items, lengths)
-            dbytes = item_dir_bytes(all_items, lengths, mode, t, r, win) if trace else None
+            dbytes = item_dir_bytes(all_items, lengths, mode, t, r, win, ckpt) if trace else None
             waves_of = tuning.sms * TRACE16_RESIDENT // t if trace and pack else 0
             for part in _parts(every, dbytes, tuning.dirs_bytes or DIRS_BYTES, t, r, waves_of):
                 items, sizes = all_items[part], every[part]
@@ -581,24 +607,25 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
                         pick = alone[own == wave]
                         if len(pick):
                             plans += _launches(pick.reshape(-1, 1).astype(np.int32), lengths[pick], lengths, mode,
-                                               t, r, False, trace, wave, win, values)
+                                               t, r, False, trace, wave, win, values, ckpt)
                     items, sizes, waves = items[~waves], sizes[~waves], waves[~waves]
                 for wave in (False, True):
                     if (waves == wave).any():
                         plans += _launches(items[waves == wave], sizes[waves == wave], lengths, mode, t, r,
-                                           pack, trace, wave, win, values)
+                                           pack, trace, wave, win, values, ckpt)
     return plans
 
 
-def item_dir_bytes(items: np.ndarray, lengths: np.ndarray, mode: int, T, R, slices=None) -> np.ndarray:
+def item_dir_bytes(items: np.ndarray, lengths: np.ndarray, mode: int, T, R, slices=None,
+                   checkpoints: bool = False) -> np.ndarray:
     """Direction bytes of each work item ((n, H) triplets, -1 for none): the sum of its triplets' own (``slices``:
-    a window's, by triplet, ``window_slices``, and their checkpoints)."""
+    a window's, by triplet, ``window_slices``; ``checkpoints``: and their checkpoints)."""
     need = np.zeros(len(items), np.int64)
     for h in range(items.shape[1]):
         live = items[:, h] >= 0
         trip = items[live, h]
         need[live] += dir_bytes(lengths[trip], mode, T, R, None if slices is None else slices[trip])
-        if slices is not None:
+        if slices is not None and checkpoints:
             need[live] += 4 * checkpoint_ints(lengths[trip], slices[trip])
     return need
 
@@ -625,12 +652,14 @@ def _parts(sizes: np.ndarray, dbytes: np.ndarray | None, limit: int, t: int, r: 
 
 
 def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: int, t: int, r: int, pack: bool,
-              trace: bool, wave: bool, slices: np.ndarray | None = None, values: bool = False) -> list:
+              trace: bool, wave: bool, slices: np.ndarray | None = None, values: bool = False,
+              checkpoints: bool = False) -> list:
     """The launches of work items of one shape and lane width (``sizes``: their ``item_lengths``; one of
     ``_parts``, whose codes fit DIRS_BYTES), in parts whose border scratch fits (the wave's is larger).
     Traceback: each triplet's direction bytes by its own lengths (``dir_bytes``, the walk's layout), of a
-    window of ``slices[p]`` slices where given (``window_slices``: one sweep and walk a window); ``values``:
-    the values' low bytes (``values_fit``) for ``VALUES_LANES``."""
+    window of ``slices[p]`` slices where given (``window_slices``: one sweep and walk a window), with
+    ``checkpoints`` or not (``window_checkpoints``); ``values``: the values' low bytes (``values_fit``) for
+    ``VALUES_LANES``, in windows only with checkpoints (the walk takes the values at a window's edge there)."""
     ntriplets = len(lengths)
     ints = border_ints(sizes, t, r, wave)
     plans = []
@@ -642,7 +671,7 @@ def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: i
             off[sub[:, 0]] = np.cumsum(need) - need
         JT, KT = tiles(sizes[part], t, r)
         small = pack and not wave and small_kernel(t, r, trace) and bool((JT * KT == 1).all())
-        vals = values and t in VALUES_LANES
+        vals = values and t in VALUES_LANES and (slices is None or checkpoints)
         plan = LaunchPlan(kernel_name(mode, r, t, pack, trace, wave, slices is not None, small, vals), t, r, pack,
                           np.ascontiguousarray(sub.reshape(-1)), len(sub), off, int(need.sum()), trace,
                           values=vals)
@@ -659,6 +688,7 @@ def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: i
                 plan.wslices = np.zeros(ntriplets, np.int32)
                 plan.wslices[trip] = slices[trip]
                 plan.windows = int(window_count(lengths[trip], slices[trip]).max())
+            if slices is not None and checkpoints:
                 ck = checkpoint_ints(lengths[trip], slices[trip])
                 plan.ck_off = np.zeros(ntriplets, np.int64)
                 plan.ck_off[trip] = np.cumsum(ck) - ck
