@@ -238,7 +238,8 @@
 //     symmetric): the B and C profiles live only at a tile's start, for the B-C scores.
 //     TRIPLET_OPT_PROF=2: besides, int32 lanes look up the B-C score of every cell (one byte
 //     permute) instead of holding R*R of them (16-bit lanes as with 1).
-//   TRIPLET_OPT_OFF=1 (default): global mode holds D + 2g (i + j + k) in the score kernels (the sweep: OFF).
+//   TRIPLET_OPT_OFF=1 (default): global mode holds D + 2g (i + j + k) in the score kernels and in traceback with
+//     values (the sweep: OFF).
 //   TRIPLET_OPT_FACE=1: the end-cell maxima (local: the square; semi-global: the face rows and
 //     columns) as trees of 3-way maxima (one DPX instruction for three values on sm_90).
 #ifndef TRIPLET_OPT_CHAIN
@@ -804,7 +805,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
     bool on = x < total;
     if (wave && multi_w) {
       // the tile wave: a step only once the tiles above and on the left have written their borders of
-      // slice min(t, stop - lo0) of the sweep; the group decides as one, the warp pauses when none of its groups can go
+      // slice min(t, stop - lo0) of the sweep; the group decides as one, the warp pauses when none of its
+      // groups can go
       const int need = min(t, stop - lo0) + 1;
       if (on && seen_up < need) { seen_up = load_count(prog + first + (J - 1) * KT + K); unfenced = true; }
       if (on && seen_left < need) { seen_left = load_count(prog + first + J * KT + K - 1); unfenced = true; }
@@ -1183,7 +1185,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
             for (int r = 0; r < R; ++r)
 #pragma unroll
               for (int cx = 0; cx < R; ++cx)
-                if (j0 + r <= n2[h] && k0 + cx <= n3[h]) dst[(int64_t)(j0 + r) * (n3[h] + 1) + k0 + cx] = L::half(hv[r][cx], h);
+                if (j0 + r <= n2[h] && k0 + cx <= n3[h])
+                  dst[(int64_t)(j0 + r) * (n3[h] + 1) + k0 + cx] = L::half(hv[r][cx], h);
           }
         }
       }
@@ -1743,10 +1746,9 @@ __global__ void __launch_bounds__(tri::THREADS)
   // vals in windows: the checkpoints triplet_trace kept (slot q: slice lo_q - 1 of window q, (n2 + 1) x (n3 + 1))
   const int64_t area = (int64_t)(n2 + 1) * (n3 + 1);
   const int* ckp = vals && m > 0 ? ck + ck_off[p] : nullptr;
-  // vals: the value of the cell the walk stands on: the end cell's score, or where the walk left the window
-  // above (slice lo - 1 of that window: its checkpoint)
-  // Global mode: the sweep's values held D + 2g (i + j + k) (its offset form, TRIPLET_OPT_OFF), and so do the bytes
-  // and the checkpoints; X is D.
+  // vals: the value X of the cell the walk stands on: the end cell's score, or where the walk left the window
+  // above (slice lo - 1 of that window: its checkpoint). Global mode: the sweep held D + 2g (i + j + k) (its
+  // offset form, TRIPLET_OPT_OFF), and so do the bytes and the checkpoints; X is D.
   constexpr bool OFF = MODE == GLOBAL && TRIPLET_OPT_OFF;
   int X = out[4 * (int64_t)p];
   if (ckp != nullptr && wq > 0 && nr + (cur >= 0) > 0)
