@@ -14,11 +14,12 @@ compiled pass that releases the interpreter lock).
 Traceback: each triplet's direction bytes in the trace kernel's layout
 (``dir_bytes``, ``code_index``), launches cut to a share of the device's
 memory; a triplet whose codes pass ``trace_budget`` (``--max-matrix-mb``)
-traces back in windows of m slices (``window_slices``: the most whose
-codes fit, evened out), one sweep and one walk a window, in launches of
-one count of windows (``LaunchPlan.windows``, the kernels' W bit 1). The
-sweep of the last window keeps the slice below each other window
-(``checkpoint_ints``), from which that window's sweep starts.
+traces back in windows of m slices (``window_slices``), one sweep and one
+walk a window, in launches of one count of windows (``LaunchPlan.windows``,
+the kernels' W bit 1). The sweep of the last window keeps the slice below
+each other window (``checkpoint_ints``), from which that window's sweep
+starts, where those checkpoints fit the budget with a window's codes
+(``window_checkpoints``; else every window's sweep starts at slice 0).
 
 ``plan_launches`` gives the launches of a subset of a batch
 (``LaunchPlan``); ``backends/cuda/triplet.py`` uploads and queues them.
@@ -554,7 +555,8 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
         T, R = (np.full(len(subset), v, np.int64) for v in tuning.shape)
     wave_tiles = WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles
     # traceback in windows of slices (window_slices; with a fixed shape, past the budget: all at once), in
-    # launches of their own, one for each count of windows (every triplet of a launch sweeps each window)
+    # launches of their own, one for each count of windows (every triplet of a launch sweeps each window), with
+    # checkpoints or without
     slices = np.zeros(len(lengths), np.int64)
     kept = np.zeros(len(subset), np.int64)  # windows with checkpoints (window_checkpoints)
     if trace:
