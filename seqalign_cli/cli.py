@@ -200,7 +200,7 @@ def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, ga
 @click.option("--score-only", is_flag=True, help="Skip the traceback (columns '*'; TSV output only).")
 @click.option("--max-matrix-mb", type=click.IntRange(min=1), default=256, show_default=True,
               help="Traceback memory per triplet; larger triplets are traced back in parts (checkpoints on "
-                   "the CPU, windows of slices on the GPU).")
+                   "the CPU, windows of slices from checkpoints on the GPU).")
 @run_options("triplet")
 def triplet(ctx, a, b, c, interleaved, match, mismatch, gap_open, gap_extend, n_penalty, mode, score_only,
             max_matrix_mb, **opts):
