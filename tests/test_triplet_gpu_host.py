@@ -853,7 +853,8 @@ def test_traceback_parts_take_the_wave_by_their_own_count(monkeypatch):
 def test_values_low_bytes_give_the_reference_walk(mode):
     """The bound ``value_drop`` holds on every cell of random triplets under random scorings (no candidate
     falls further below its cell), and where ``values_fit`` a walk that knows only each cell's low byte and
-    the end value takes the reference's kinds (triplet_walk's rule over triplet_trace's values' bytes)."""
+    the end value takes the reference's kinds (triplet_walk's rule over triplet_trace's values' bytes, in global
+    mode those of the offset form too)."""
     import random
 
     from triplet_oracles import STEPS, _dp, _end_cell, encode, mode_name, ref_align, runs
@@ -884,17 +885,21 @@ def test_values_low_bytes_give_the_reference_walk(mode):
         if not tp.values_fit(sc):
             continue
         fitting += 1
-        i, j, k = _end_cell(D, n, mode_name(mode))
-        x, kinds = D[i][j][k], []
-        while not ((i, j, k) == (0, 0, 0) if mode == "global" else
-                   min(i, j, k) == 0 if mode == "semi-global" else x <= 0):
-            t = next(t for t, (di, dj, dk) in enumerate(STEPS) if di <= i and dj <= j and dk <= k
-                     and D[i - di][j - dj][k - dk] & 0xFF == (x - score(t, i, j, k)) & 0xFF)
-            x -= score(t, i, j, k)
-            i, j, k = i - STEPS[t][0], j - STEPS[t][1], k - STEPS[t][2]
-            kinds.append("MabcABC"[t])
-        assert x == D[i][j][k]
         want = ref_align(a, b, c, sc, mode)
-        assert (runs(kinds[::-1]) if kinds else "*") == want[3]
-        assert not kinds or (i, j, k) == tuple(want[1])
+        # global mode: the bytes may be those of the offset form D + 2g (i + j + k), which the walk adds to the
+        # value it expects of each neighbour
+        for g2 in (0, 2 * sc.gap_extend) if mode == "global" else (0,):
+            i, j, k = _end_cell(D, n, mode_name(mode))
+            x, kinds = D[i][j][k], []
+            while not ((i, j, k) == (0, 0, 0) if mode == "global" else
+                       min(i, j, k) == 0 if mode == "semi-global" else x <= 0):
+                t = next(t for t, (di, dj, dk) in enumerate(STEPS) if di <= i and dj <= j and dk <= k
+                         and (D[i - di][j - dj][k - dk] + g2 * (i - di + j - dj + k - dk)) & 0xFF
+                         == (x - score(t, i, j, k) + g2 * (i - di + j - dj + k - dk)) & 0xFF)
+                x -= score(t, i, j, k)
+                i, j, k = i - STEPS[t][0], j - STEPS[t][1], k - STEPS[t][2]
+                kinds.append("MabcABC"[t])
+            assert x == D[i][j][k]
+            assert (runs(kinds[::-1]) if kinds else "*") == want[3]
+            assert not kinds or (i, j, k) == tuple(want[1])
     assert fitting >= 20
