@@ -775,7 +775,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   upc[R] = upp[R] = L::neg();
 
   // the sweep's border buffers (two steps' of each lane, in shared memory) and their copy; groups of 4
-  // lanes and fewer only (measured on an H100: 15-18 % faster at 32 bp, groups of 16 lanes 1-5 % slower)
+  // lanes and fewer only (measured on an H100: 15-18 % faster at 32 bp, groups of 16 lanes 1-5 % slower), and
+  // not in windows (a window's first borders come from its checkpoint, read where the other path reads borders)
   constexpr bool ASYNC = T < 16 && !WIN;
   constexpr int BORD = 2 * R + 1;
   __shared__ int bord[ASYNC ? 2 * BORD * THREADS : 1];

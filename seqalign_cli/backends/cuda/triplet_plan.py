@@ -339,8 +339,7 @@ def checkpoint_ints(lengths: np.ndarray, slices: np.ndarray) -> np.ndarray:
     ``trace_budget`` with the window's codes (``window_checkpoints``): a 1,024 bp triplet in 5 windows keeps 16 MB
     and 225 MB of codes at 256 MB."""
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
-    slices = np.asarray(slices, np.int64)
-    return np.where(slices > 0, lengths[:, 0] // np.maximum(slices, 1), 0) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
+    return np.maximum(window_count(lengths, slices) - 1, 0) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
 
 
 def window_count(lengths: np.ndarray, slices: np.ndarray) -> np.ndarray:
