@@ -68,14 +68,15 @@
 //   dir_off     int64 (ntriplets): each triplet's bytes in dirs
 //   W           bit 0: the tile wave, as for triplet_score; bit 1: traceback in windows (wslices); bit 2
 //               (VALS): each cell's byte is the low byte of its value D, not its code
-//   wslices, wq  int32 (ntriplets), int: read with W & 2 only (else the codes of every slice 0..n1):
-//               triplet p with wslices[p] = m > 0 keeps only the slices of its window wq, windows of m
-//               slices counted from the end (window_of: [max(0, hi - m), hi), hi = n1 + 1 - wq*m), in
+//   wslices, wq  int32 (ntriplets, 2), int: read with W & 2 only (else the codes of every slice 0..n1):
+//               triplet p with wslices[p] = (m > 0, last) keeps only the slices of its window wq, windows of
+//               m slices counted from slice last (n1, or its item's largest n1 where the host put both halves
+//               in the same windows; window_of: [max(0, hi - m), hi), hi = last + 1 - wq*m), in
 //               the layout above with m + 2S - 2 steps a pass, step t - lo for slice i = t - u - v
 //               (the traceback of a triplet whose codes pass the memory budget: one launch a window,
 //               each followed by triplet_walk of the same window, from the last window to the first)
 //   ck, ck_off  int32 checkpoints (nullptr: none), int64 (ntriplets), W & 2 only: triplet p's at
-//               ck + ck_off[p], slot q (q = 0 .. n1 / m - 1) the values of slice lo_q - 1 of window q,
+//               ck + ck_off[p], slot q (q = 0 .. last / m - 1) the values of slice lo_q - 1 of window q,
 //               (n2 + 1) x (n3 + 1) row-major (global mode with VALS: the offset values, D + 2g (i + j + k)).
 //               Window 0's launch sweeps every slice and writes them; window q > 0's sweeps slices
 //               lo_q .. hi_q - 1 only, its squares and borders of slice lo_q - 1 read from slot q (from slice 0
@@ -649,26 +650,30 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   // (n2 + 1) x (n3 + 1) values row-major); window wq > 0 stops at its last slice (its halves' largest) and
   // starts from its checkpoint where every half that has the window starts it at the same lo > 0, else at 0
   int lo0 = 0, stop = N1;
+  // WIN: half h's window length m and the last slice its windows count from (n1, or the item's largest n1 where
+  // the host put both halves in the same windows)
+  auto win_m = [&](int h) -> int { return WIN && track[h] ? wslices[2 * p[h]] : 0; };
+  auto win_last = [&](int h) -> int { return WIN && track[h] ? wslices[2 * p[h] + 1] : n1[h]; };
   int* ckw[WIN ? H : 1] = {};  // WIN: each half's checkpoint slot of window wq (nullptr: none)
   if constexpr (WIN) {
-    int top = -1, start = -1;
+    int last = -1, start = -1;
     bool same = true;
 #pragma unroll
     for (int h = 0; h < H; ++h) {
-      const int m = track[h] ? wslices[p[h]] : 0;
+      const int m = win_m(h), top = win_last(h);
       if (m <= 0) continue;
       int l, hh;
-      sa::window_slices(n1[h], m, wq, l, hh);
+      sa::window_slices(top, m, wq, l, hh);
       if (hh <= 0) continue;
       same &= start < 0 || l == start;
       start = l;
-      top = max(top, hh - 1);
-      if (ck != nullptr && wq < n1[h] / m) ckw[h] = ck + ck_off[p[h]] + (int64_t)wq * (n2[h] + 1) * (n3[h] + 1);
+      last = max(last, hh - 1);
+      if (ck != nullptr && wq < top / m) ckw[h] = ck + ck_off[p[h]] + (int64_t)wq * (n2[h] + 1) * (n3[h] + 1);
     }
     if (wq > 0) {
-      stop = top;
+      stop = last;
       lo0 = ck != nullptr && same && start > 0 ? start : 0;
-      work &= top >= 0;
+      work &= last >= 0;
     }
   }
   // WIN: the value of cell (j, k) at slice lo0 - 1 from the checkpoint (minus infinity outside a half's cube)
@@ -709,7 +714,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
     for (int h = 0; h < H; ++h) {
       int hi;
-      std_[h] = window_of<S>(n1[h], WIN && track[h] ? wslices[p[h]] : 0, wq, wlo[h], hi);
+      std_[h] = window_of<S>(win_last(h), win_m(h), wq, wlo[h], hi);
       dw[h] = track[h] && hi > 0 ? (uint32_t*)(dirs + dir_off[p[h]]) : nullptr;
       jtd[h] = (n2[h] + SR) / SR;
       ktd[h] = (n3[h] + SR) / SR;
@@ -1179,7 +1184,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         // window 0 sweeps every slice: the slices below the other windows to their checkpoints
 #pragma unroll
         for (int h = 0; h < H; ++h) {
-          const int m = track[h] ? wslices[p[h]] : 0, d = n1[h] - i;
+          const int m = win_m(h), d = win_last(h) - i;
           if (wq == 0 && ck != nullptr && m > 0 && d >= m && d % m == 0) {
             int* dst = ck + ck_off[p[h]] + (int64_t)(d / m - 1) * (n2[h] + 1) * (n3[h] + 1);
 #pragma unroll
@@ -1722,9 +1727,10 @@ __global__ void __launch_bounds__(tri::THREADS)
   // the layout of triplet_trace<MODE, R, T, W>: tile, step, word, lane (see the header), of window wq
   constexpr int S = tri::Side<T>::S, SR = S * R, CW = tri::Codes<R>::WORDS;
   const uint8_t* base = dirs + dir_off[p];
-  const int m = wslices != nullptr ? wslices[p] : 0;
+  const int m = wslices != nullptr ? wslices[2 * p] : 0;
+  const int last = m > 0 ? wslices[2 * p + 1] : n1;  // the slice its windows count from
   int lo, hi;
-  const int64_t KT = (n3 + SR) / SR, steps = tri::window_of<S>(n1, m, wq, lo, hi);
+  const int64_t KT = (n3 + SR) / SR, steps = tri::window_of<S>(last, m, wq, lo, hi);
   uint8_t* op = run_op + run_off[p];
   int* len = run_len + run_off[p];
   int i, j, k, nr = 0, cur = -1, count = 0;

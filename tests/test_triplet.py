@@ -480,9 +480,10 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
     window, from the end): every mode, 16-bit and int32 lanes, the tile wave and the sweep, one slice a
     window up to many; the walk carries its runs from window to window. The first window's sweep keeps the
     slice below each other window where those checkpoints fit the budget, from which that window's sweep
-    starts (16-bit partners of unequal lengths start from slice 0; without checkpoints, every window's
-    sweep); the bytes are the values' low bytes (with checkpoints: the walk takes the values at a window's
-    edge from them) or the codes (a scoring past values_fit, or no checkpoints)."""
+    starts (16-bit partners of unequal lengths in the same windows where the budget allows, else from slice
+    0; without checkpoints, every window's sweep); the bytes are the values' low bytes (with checkpoints: the
+    walk takes the values at a window's edge from them) or the codes (a scoring past values_fit, or no
+    checkpoints)."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
     from seqalign_cli.backends.cuda import triplet_plan as tp
 
@@ -497,7 +498,7 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
     batch = make_triplets(*([x.encode() for x in xs] for xs in (a, b, c)))
     gpu = make_backend("triplet", "cuda")
     engines = gpu.engines
-    kept = set()
+    kept, shared = set(), False
     try:
         for budget, scoring in ((60_000, LINEAR), (400_000, codes), (150_000, edge)):
             for mode in MODES:
@@ -506,6 +507,13 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
                 m = tp.window_slices(batch.lengths, cfg.mode_code, budget, T, R)
                 assert (m > 0).sum() >= 5 and (m == 0).any(), (budget, m)
                 kept |= set(tp.window_checkpoints(batch.lengths, cfg.mode_code, m, budget, T, R)[m > 0].tolist())
+                # 16-bit partners of unequal lengths in the same windows (shared_windows)
+                for pl in tp.plan_launches(batch.lengths, np.arange(len(trip)), cfg, tp.Tuning()):
+                    if pl.wslices is not None and pl.pack16:
+                        two = pl.order.reshape(-1, 2)
+                        two = two[(two >= 0).all(axis=1)]
+                        shared |= bool(((batch.lengths[two[:, 0], 0] != batch.lengths[two[:, 1], 0])
+                                        & (pl.wslices[two[:, 0]] == pl.wslices[two[:, 1]]).all(axis=1)).any())
                 want = records(align(CpuTriplet(4), a, b, c, scoring, mode))
                 # the plan's lanes (the tile wave: few triplets); in global mode int32 lanes and the sweep too
                 for pack16, wave in ((True, None),) + (((False, None), (True, 0)) if mode == "global" else ()):
@@ -513,7 +521,7 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
                         e.tuning = replace(e.tuning, pack16=pack16, wave_tiles=wave)
                     got = records(align(gpu, a, b, c, scoring, mode, budget=budget))
                     assert got == want, (budget, scoring, mode, pack16, wave)
-        assert kept == {True, False}
+        assert kept == {True, False} and shared
     finally:
         for e in engines:
             e.tuning = replace(e.tuning, pack16=True, wave_tiles=None)

@@ -306,6 +306,35 @@ def test_windows_keep_checkpoints_within_the_budget():
     assert plan(step * (2 + fill)) == (2, False) and 50 * area > step * (2 + fill)
 
 
+def test_16_bit_partners_share_their_windows_where_the_budget_allows():
+    """Two triplets of a 16-bit work item traced back in windows with checkpoints take the same windows (the
+    smaller m, counted from the larger n1), so that each window's sweep starts from its checkpoint; not where
+    either one's codes of a window and checkpoints would pass the budget."""
+    lengths = np.array([[100, 60, 60], [90, 60, 60], [100, 60, 60]])
+    mode = gt.Mode.GLOBAL
+    T, R = 16, 6
+    budget = int(tp.dir_bytes(lengths[:1], mode, T, R, np.array([34]))[0]) + 4 * 2 * 61 * 61
+    slices = tp.window_slices(lengths, mode, budget, T, R)
+    assert slices.tolist() == [34, 31, 34]
+    assert tp.window_checkpoints(lengths, mode, slices, budget, T, R).all()
+    last = lengths[:, 0].copy()
+    items = np.array([[0, 1], [2, -1]], np.int32)
+    tp.shared_windows(items, lengths, slices, last, mode, budget, T, R)
+    assert slices.tolist() == [31, 31, 34] and last.tolist() == [100, 100, 100]
+    assert tp.window_count(lengths, slices, last).tolist() == [4, 4, 3]
+    assert tp.window_checkpoints(lengths, mode, slices, budget, T, R, last).all()
+    # a partner of larger slices: its checkpoints, counted from the other's n1 at the other's m, would pass
+    lengths = np.array([[100, 60, 60], [40, 80, 80]])
+    budget = 235742
+    slices = tp.window_slices(lengths, mode, budget, T, R)
+    assert slices.tolist() == [26, 11] and tp.window_checkpoints(lengths, mode, slices, budget, T, R).all()
+    last = lengths[:, 0].copy()
+    tp.shared_windows(items[:1], lengths, slices, last, mode, budget, T, R)
+    assert slices.tolist() == [26, 11] and last.tolist() == [100, 40]
+    assert (tp.dir_bytes(lengths[1:], mode, T, R, np.array([11]))
+            + 4 * tp.checkpoint_ints(lengths[1:], np.array([11]), np.array([100])))[0] > budget
+
+
 def test_traceback_goes_to_windows_past_the_device_direction_bytes(monkeypatch):
     batch = batch_of([[9, 9, 9], [10, 10, 10]])
     assert tp.dir_bytes(batch.lengths, 0).tolist() == [1728, 1872]
@@ -435,21 +464,31 @@ def _check_launches(lengths, subset, cfg, tuning=tp.Tuning()):
         if pl.trace:
             # each triplet's codes by its own lengths (the walk's layout)
             trip = pl.order[pl.order >= 0]
-            slices = None if pl.wslices is None else pl.wslices[trip]
+            slices = None if pl.wslices is None else pl.wslices[trip, 0]
             need = tp.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R, slices)
             assert pl.dir_size == need.sum() and (pl.dir_size <= tp.DIRS_BYTES or pl.nwork == 1)
             if slices is None:
                 assert pl.windows == 1 and pl.ck_size == 0 and pl.ck_off is None
-            else:  # windows of slices, each within the budget, as many for every triplet of the launch
+            else:  # windows of slices, each within the budget, the launch's count the most of its triplets'
                 assert (slices > 0).all() and (need <= tp.trace_budget(cfg)).all()
-                assert ((-(-(lengths[trip, 0] + 1) // slices)) == pl.windows).all()
+                # counted from n1, or (16-bit partners in the same windows, shared_windows) from the larger n1
+                last = pl.wslices[trip, 1]
+                counts = -(-(last + 1) // slices)
+                assert (last >= lengths[trip, 0]).all() and counts.max() == pl.windows
+                if pl.pack16:
+                    two = items[(items >= 0).all(axis=1)]
+                    x, y = pl.wslices[two[:, 0]], pl.wslices[two[:, 1]]
+                    own = (x[:, 1] == lengths[two[:, 0], 0]) & (y[:, 1] == lengths[two[:, 1], 0])
+                    assert (own | ((x == y).all(axis=1) & (x[:, 1] == np.maximum(lengths[two[:, 0], 0],
+                                                                                 lengths[two[:, 1], 0])))).all()
                 assert (tp.dir_bytes(lengths[trip], cfg.mode_code, pl.T, pl.R) > tp.trace_budget(cfg)).all()
                 # a checkpoint (a whole slice) below every window but the first, the triplets' side by side,
                 # where the codes of a window and the checkpoints fit the budget together (else none, and codes)
-                ck = tp.checkpoint_ints(lengths[trip], slices)
+                ck = tp.checkpoint_ints(lengths[trip], slices, last)
                 area = (lengths[trip, 1] + 1) * (lengths[trip, 2] + 1)
-                assert (ck == (pl.windows - 1) * area).all()
-                kept = tp.window_checkpoints(lengths[trip], cfg.mode_code, slices, tp.trace_budget(cfg), pl.T, pl.R)
+                assert (ck == (counts - 1) * area).all()
+                kept = tp.window_checkpoints(lengths[trip], cfg.mode_code, slices, tp.trace_budget(cfg), pl.T, pl.R,
+                                             last)
                 assert kept.all() == (pl.ck_off is not None) and kept.any() == kept.all()
                 if pl.ck_off is not None:
                     order = np.argsort(pl.ck_off[trip], kind="stable")
@@ -623,7 +662,7 @@ def test_traceback_launches_split_where_direction_bytes_pass_the_limit(monkeypat
     # largest first: 3 + 3 of the 20s, the last 20 with the 5s; then the 30 alone (past the limit by itself:
     # in windows of slices, a launch of their own)
     assert sizes == [3, 3, 5, 1] and plans[2].dir_size == cube + 4 * small
-    assert large > 3 * cube and plans[3].windows == 2 and plans[3].wslices[11] == 16
+    assert large > 3 * cube and plans[3].windows == 2 and plans[3].wslices[11, 0] == 16
     assert all(pl.dir_size <= 3 * cube for pl in plans)
     # both limits at once: border scratch and direction bytes
     lengths = np.array([[40, 60, 60]] * 10)

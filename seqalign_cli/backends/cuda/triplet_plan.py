@@ -109,8 +109,11 @@ LONG_CHOICE_RATE = (1.0, 1.0)
 #: ``bench_triplet.py --gpu --traceback`` (RESULTS.md, 2026-11-28), 16 lanes 1.35-1.7 times as fast (128 bp
 #: global 0.52 -> 0.77 TCUPS); 4 lanes (16-48 bp) 0.8-0.9 times in global mode (the walk's share grows)
 VALUES_LANES = (16,)
-#: modes whose traceback runs the tile wave in 16-bit lanes; the others' wave items go to int32 lanes (local
-#: mode's 16-bit wave kernel spills: 0.26-0.30 TCUPS at 200-1,024 bp against 0.33-0.37 on an H100)
+#: modes whose traceback runs the tile wave in 16-bit lanes with codes; the others' wave items go to int32
+#: lanes (local mode's 16-bit wave kernel with codes spills: 0.26-0.30 TCUPS at 200-1,024 bp against 0.33-0.37
+#: on an H100). With the values' bytes (``values_fit``, ``VALUES_LANES``) every mode's does not spill, and
+#: takes 16-bit lanes (local mode at 256 / 512 / 1,024 bp: 0.65 / 0.63 / 0.32 -> 0.83 / 0.81 / 0.37 TCUPS on an
+#: H200, RESULTS.md 2026-11-28).
 WAVE16_TRACE = (Mode.GLOBAL, Mode.SEMI_GLOBAL)
 #: int32 lanes against 16-bit lanes of the same shape, time (H100: 1.75 at 128 bp, 1.9 at 32)
 INT32_SLOWER = 2.0
@@ -315,12 +318,14 @@ def window_slices(lengths: np.ndarray, mode, budget: int, T, R) -> np.ndarray:
     return np.where(whole <= budget, 0, np.where(kept > 0, kept, plain))
 
 
-def window_checkpoints(lengths: np.ndarray, mode, slices: np.ndarray, budget: int, T, R) -> np.ndarray:
-    """Whether each triplet traced back in windows of ``slices`` keeps checkpoints: its codes of a window and its
-    ``checkpoint_ints`` fit ``budget`` together (``window_slices`` chooses such windows where it can)."""
+def window_checkpoints(lengths: np.ndarray, mode, slices: np.ndarray, budget: int, T, R,
+                       last: np.ndarray | None = None) -> np.ndarray:
+    """Whether each triplet traced back in windows of ``slices`` (counted from ``last``, n1 by default) keeps
+    checkpoints: its codes of a window and its ``checkpoint_ints`` fit ``budget`` together (``window_slices``
+    chooses such windows where it can)."""
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     slices = np.asarray(slices, np.int64)
-    need = dir_bytes(lengths, mode, T, R, slices) + 4 * checkpoint_ints(lengths, slices)
+    need = dir_bytes(lengths, mode, T, R, slices) + 4 * checkpoint_ints(lengths, slices, last)
     return (slices > 0) & (need <= budget)
 
 
@@ -332,20 +337,44 @@ def even_windows(slices: np.ndarray, most: np.ndarray, cap: int) -> np.ndarray:
     return np.where((most >= 1) & (windows <= cap), -(-slices // windows), -1)
 
 
-def checkpoint_ints(lengths: np.ndarray, slices: np.ndarray) -> np.ndarray:
+def checkpoint_ints(lengths: np.ndarray, slices: np.ndarray, last: np.ndarray | None = None) -> np.ndarray:
     """int32 values each triplet traced back in windows of ``slices`` keeps between its sweeps (0: none): the
     slice below each window but the first, lo - 1, whole ((n2 + 1) x (n3 + 1)), which the sweep of the last
     window writes and from which that window's sweep starts (and its walk takes the values at its edge). Within
     ``trace_budget`` with the window's codes (``window_checkpoints``): a 1,024 bp triplet in 5 windows keeps 16 MB
-    and 225 MB of codes at 256 MB."""
+    and 225 MB of codes at 256 MB. ``last``: the slice the windows count from (``shared_windows``; n1 by
+    default)."""
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
-    return np.maximum(window_count(lengths, slices) - 1, 0) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
+    return np.maximum(window_count(lengths, slices, last) - 1, 0) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
 
 
-def window_count(lengths: np.ndarray, slices: np.ndarray) -> np.ndarray:
-    """Windows of each triplet traced back in windows of ``slices`` (``window_slices``; 0: none, all at once)."""
+def window_count(lengths: np.ndarray, slices: np.ndarray, last: np.ndarray | None = None) -> np.ndarray:
+    """Windows of each triplet traced back in windows of ``slices`` (``window_slices``; 0: none, all at once),
+    counted from slice ``last`` (``shared_windows``; n1 by default)."""
     slices = np.asarray(slices, np.int64)
-    return np.where(slices > 0, -(-(np.asarray(lengths, np.int64)[:, 0] + 1) // np.maximum(slices, 1)), 0)
+    last = np.asarray(lengths, np.int64).reshape(-1, 3)[:, 0] if last is None else np.asarray(last, np.int64)
+    return np.where(slices > 0, -(-(last + 1) // np.maximum(slices, 1)), 0)
+
+
+def shared_windows(items: np.ndarray, lengths: np.ndarray, slices: np.ndarray, last: np.ndarray, mode: int,
+                   budget: int, T: int, R: int) -> None:
+    """Puts both triplets of each 16-bit work item (``items``, (n, 2)) traced back in windows with checkpoints in
+    the same windows, so that every window's sweep starts from its checkpoint (the kernel starts a window whose
+    halves begin at different slices from slice 0): the smaller m of the two, counted from the larger n1, where
+    each one's codes of a window and checkpoints still fit ``budget`` and the windows MAX_WINDOWS. Updates
+    ``slices`` (m) and ``last`` (by triplet; n1 where not shared) in place."""
+    two = items[(items >= 0).all(axis=1)]
+    a, b = two[:, 0].astype(np.int64), two[:, 1].astype(np.int64)
+    m = np.minimum(slices[a], slices[b])
+    top = np.maximum(last[a], last[b])
+    ok = (m > 0) & ((slices[a] != slices[b]) | (last[a] != last[b]))
+    ok &= -(-(top + 1) // np.maximum(m, 1)) <= MAX_WINDOWS
+    for x in (a, b):
+        need = dir_bytes(lengths[x], mode, T, R, m) + 4 * checkpoint_ints(lengths[x], m, top)
+        ok &= need <= budget
+    for x in (a, b):
+        slices[x[ok]] = m[ok]
+        last[x[ok]] = top[ok]
 
 
 def code_index(n1: int, n3: int, T: int, R: int, i, j, k, window: tuple[int, int] | None = None):
@@ -466,7 +495,9 @@ class LaunchPlan:
     dir_off: np.ndarray | None = None  # int64 (ntriplets): each triplet's direction bytes (trace)
     dir_size: int = 0  # direction bytes of the launch (trace)
     tiles: np.ndarray | None = None  # the tile wave's table (``wave_table``); None: whole items
-    wslices: np.ndarray | None = None  # int32 (ntriplets): traceback in windows of these slices (``window_slices``)
+    # int32 (ntriplets, 2): traceback in windows of these slices (``window_slices``), counted from this slice
+    # (n1, or ``shared_windows``)
+    wslices: np.ndarray | None = None
     windows: int = 1  # sweeps and walks of the launch: its triplets' windows (one count a launch)
     ck_off: np.ndarray | None = None  # int64 (ntriplets): windows: each triplet's checkpoints (``checkpoint_ints``)
     ck_size: int = 0  # int32 values of the launch's checkpoints
@@ -540,7 +571,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     each part that runs at once (``_parts``) by their own count. With
     traceback (``triplet_trace``, ``triplet_trace16``) likewise, in parts
     whose direction bytes fit the launch's share (``Tuning.dirs_bytes``) too;
-    outside ``WAVE16_TRACE`` the wave items trace back in int32 lanes, one
+    outside ``WAVE16_TRACE`` (with codes) the wave items trace back in int32 lanes, one
     triplet each (a triplet of a single tile or of fewer tiles than
     ``wave_tiles`` to the int32 sweep).
     """
@@ -557,6 +588,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
     # launches of their own, one for each count of windows (every triplet of a launch sweeps each window), with
     # checkpoints or without
     slices = np.zeros(len(lengths), np.int64)
+    last = lengths[:, 0].copy()  # the slice each triplet's windows count from (shared_windows)
     kept = np.zeros(len(subset), np.int64)  # windows with checkpoints (window_checkpoints)
     if trace:
         slices[subset] = np.maximum(window_slices(lengths[subset], mode, trace_budget(cfg), T, R), 0)
@@ -576,6 +608,8 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
         if tuning.pack16 and (r <= PACK16_MAX_R or small_kernel(t, r, trace)):
             items = pair_up(sel, lengths, cfg.scoring, t, r)
             fit = fits16(cfg.scoring, item_lengths(items, lengths), t, r)
+            if ckpt:
+                shared_windows(items[fit], lengths, slices, last, mode, trace_budget(cfg), t, r)
             if fit.any():
                 groups.append((items[fit], True))
             rest = items[~fit].reshape(-1)
@@ -587,7 +621,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
             groups.append((sel.reshape(-1, 1).astype(np.int32), False))
         for all_items, pack in groups:
             every = item_lengths(all_items, lengths)
-            dbytes = item_dir_bytes(all_items, lengths, mode, t, r, win, ckpt) if trace else None
+            dbytes = item_dir_bytes(all_items, lengths, mode, t, r, win, ckpt, last) if trace else None
             waves_of = tuning.sms * TRACE16_RESIDENT // t if trace and pack else 0
             for part in _parts(every, dbytes, tuning.dirs_bytes or DIRS_BYTES, t, r, waves_of):
                 items, sizes = all_items[part], every[part]
@@ -598,7 +632,8 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
                     waves &= wave_items(sizes, t, r, tuning.sms)
                 else:
                     waves &= (JT * KT >= wave_tiles) & (wave_tiles > 0)
-                if pack and trace and mode not in WAVE16_TRACE and waves.any():
+                wave16 = mode in WAVE16_TRACE or (values and t in VALUES_LANES and (win is None or ckpt))
+                if pack and trace and not wave16 and waves.any():
                     # the wave's traceback in int32 lanes, one triplet a group
                     alone = items[waves].reshape(-1)
                     alone = alone[alone >= 0]
@@ -608,26 +643,27 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
                         pick = alone[own == wave]
                         if len(pick):
                             plans += _launches(pick.reshape(-1, 1).astype(np.int32), lengths[pick], lengths, mode,
-                                               t, r, False, trace, wave, win, values, ckpt)
+                                               t, r, False, trace, wave, win, values, ckpt, last)
                     items, sizes, waves = items[~waves], sizes[~waves], waves[~waves]
                 for wave in (False, True):
                     if (waves == wave).any():
                         plans += _launches(items[waves == wave], sizes[waves == wave], lengths, mode, t, r,
-                                           pack, trace, wave, win, values, ckpt)
+                                           pack, trace, wave, win, values, ckpt, last)
     return plans
 
 
 def item_dir_bytes(items: np.ndarray, lengths: np.ndarray, mode: int, T, R, slices=None,
-                   checkpoints: bool = False) -> np.ndarray:
+                   checkpoints: bool = False, last: np.ndarray | None = None) -> np.ndarray:
     """Direction bytes of each work item ((n, H) triplets, -1 for none): the sum of its triplets' own (``slices``:
-    a window's, by triplet, ``window_slices``; ``checkpoints``: and their checkpoints)."""
+    a window's, by triplet, ``window_slices``; ``checkpoints``: and their checkpoints, windows counted from
+    ``last``)."""
     need = np.zeros(len(items), np.int64)
     for h in range(items.shape[1]):
         live = items[:, h] >= 0
         trip = items[live, h]
         need[live] += dir_bytes(lengths[trip], mode, T, R, None if slices is None else slices[trip])
         if slices is not None and checkpoints:
-            need[live] += 4 * checkpoint_ints(lengths[trip], slices[trip])
+            need[live] += 4 * checkpoint_ints(lengths[trip], slices[trip], None if last is None else last[trip])
     return need
 
 
@@ -654,13 +690,14 @@ def _parts(sizes: np.ndarray, dbytes: np.ndarray | None, limit: int, t: int, r: 
 
 def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: int, t: int, r: int, pack: bool,
               trace: bool, wave: bool, slices: np.ndarray | None = None, values: bool = False,
-              checkpoints: bool = False) -> list:
+              checkpoints: bool = False, last: np.ndarray | None = None) -> list:
     """The launches of work items of one shape and lane width (``sizes``: their ``item_lengths``; one of
     ``_parts``, whose codes fit DIRS_BYTES), in parts whose border scratch fits (the wave's is larger).
     Traceback: each triplet's direction bytes by its own lengths (``dir_bytes``, the walk's layout), of a
-    window of ``slices[p]`` slices where given (``window_slices``: one sweep and walk a window), with
-    ``checkpoints`` or not (``window_checkpoints``); ``values``: the values' low bytes (``values_fit``) for
-    ``VALUES_LANES``, in windows only with checkpoints (the walk takes the values at a window's edge there)."""
+    window of ``slices[p]`` slices where given (``window_slices``: one sweep and walk a window), counted from
+    slice ``last[p]`` (``shared_windows``; n1 without), with ``checkpoints`` or not (``window_checkpoints``);
+    ``values``: the values' low bytes (``values_fit``) for ``VALUES_LANES``, in windows only with checkpoints
+    (the walk takes the values at a window's edge there)."""
     ntriplets = len(lengths)
     ints = border_ints(sizes, t, r, wave)
     plans = []
@@ -686,11 +723,13 @@ def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: i
             plan.dir_off[trip] = np.cumsum(dneed) - dneed
             plan.dir_size = int(dneed.sum())
             if slices is not None:
-                plan.wslices = np.zeros(ntriplets, np.int32)
-                plan.wslices[trip] = slices[trip]
-                plan.windows = int(window_count(lengths[trip], slices[trip]).max())
+                top = lengths[trip, 0] if last is None else last[trip]
+                plan.wslices = np.zeros((ntriplets, 2), np.int32)
+                plan.wslices[trip, 0] = slices[trip]
+                plan.wslices[trip, 1] = top
+                plan.windows = int(window_count(lengths[trip], slices[trip], top).max())
             if slices is not None and checkpoints:
-                ck = checkpoint_ints(lengths[trip], slices[trip])
+                ck = checkpoint_ints(lengths[trip], slices[trip], top)
                 plan.ck_off = np.zeros(ntriplets, np.int64)
                 plan.ck_off[trip] = np.cumsum(ck) - ck
                 plan.ck_size = int(ck.sum())
