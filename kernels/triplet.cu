@@ -204,7 +204,10 @@
 // when a lane that goes has read a count since its last fence (a fence at
 // every step cost a quarter of the wave's time). Borders are laid out as for several passes,
 // with a column buffer for each tile row J (tiles of different rows run at
-// once), and read from L2 (other multiprocessors wrote them). Each tile keeps its own best
+// once). A group reads its counts a step ahead, and where they already
+// allow the next step it copies that step's borders to shared memory
+// during this one (as the sweep does, TRIPLET_OPT_ASYNC16); else it reads
+// them at the step. Each tile keeps its own best
 // end cell in sync; the group that finishes an item's last tile (counted by
 // an atomic add) reduces them by the end-cell order into out. Traceback
 // writes each tile's codes at its pass P = J*KT + K as the sweep does.
@@ -243,6 +246,13 @@
 //     values (the sweep: OFF).
 //   TRIPLET_OPT_FACE=1: the end-cell maxima (local: the square; semi-global: the face rows and
 //     columns) as trees of 3-way maxima (one DPX instruction for three values on sm_90).
+//   TRIPLET_OPT_ASYNC16=1 (default): groups of 16 lanes and the tile wave copy the next step's borders to
+//     shared memory a step ahead, as groups of 4 lanes do (the wave: where the counts already allow the next
+//     step). On an H200: 128 bp +4-9 %, 256-1,024 bp global +7-9 % (traceback +3-10 %); with 0 they read
+//     the borders from L2 at the step that needs them.
+#ifndef TRIPLET_OPT_ASYNC16
+#define TRIPLET_OPT_ASYNC16 1
+#endif
 #ifndef TRIPLET_OPT_CHAIN
 #define TRIPLET_OPT_CHAIN 1
 #endif
@@ -779,10 +789,11 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   }
   upc[R] = upp[R] = L::neg();
 
-  // the sweep's border buffers (two steps' of each lane, in shared memory) and their copy; groups of 4
-  // lanes and fewer only (measured on an H100: 15-18 % faster at 32 bp, groups of 16 lanes 1-5 % slower), and
-  // not in windows (a window's first borders come from its checkpoint, read where the other path reads borders)
-  constexpr bool ASYNC = T < 16 && !WIN;
+  // the border buffers (two steps' of each lane, in shared memory) and their copy a step ahead (groups of 4
+  // lanes: 15-18 % faster at 32 bp on an H100; groups of 16 and the wave: TRIPLET_OPT_ASYNC16), not in
+  // windows (a window's first borders come from its checkpoint, read where the other path reads borders);
+  // squares of 8 and more read at the step (the buffers and the B-C scores would pass 48 KB of shared memory)
+  constexpr bool ASYNC = (T < 16 || (TRIPLET_OPT_ASYNC16 && R <= 7)) && !WIN;
   constexpr int BORD = 2 * R + 1;
   __shared__ int bord[ASYNC ? 2 * BORD * THREADS : 1];
   bool ahead = false;  // this step's borders were copied at the step before
@@ -814,8 +825,10 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       // slice min(t, stop - lo0) of the sweep; the group decides as one, the warp pauses when none of its
       // groups can go
       const int need = min(t, stop - lo0) + 1;
-      if (on && seen_up < need) { seen_up = load_count(prog + first + (J - 1) * KT + K); unfenced = true; }
-      if (on && seen_left < need) { seen_left = load_count(prog + first + J * KT + K - 1); unfenced = true; }
+      // ASYNC: the counts one step ahead, for the next step's copies
+      const int need1 = ASYNC ? min(t + 1, stop - lo0) + 1 : need;
+      if (on && seen_up < need1) { seen_up = load_count(prog + first + (J - 1) * KT + K); unfenced = true; }
+      if (on && seen_left < need1) { seen_left = load_count(prog + first + J * KT + K - 1); unfenced = true; }
       const bool go = group_all<T>(on && seen_up >= need && seen_left >= need);
       on = go;
       if (!warp_any(go)) {
@@ -938,9 +951,10 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       // left), minus infinity elsewhere; the other lanes take their neighbours'
       const bool fu = u == 0 && J > 0 && in, fl = v == 0 && K > 0 && in;
       const bool fc = fu && (v > 0 || K > 0);  // the corner: row J*SR - 1, column k0 - 1
-      if (ASYNC && !wave) {
-        // the sweep: borders written at earlier passes, by this warp; each step's are copied to shared
-        // memory a step ahead (copy_async4), their latency off the step's path. Slot s of the buffer
+      if (ASYNC) {
+        // borders written at earlier passes by this warp (the sweep), or by other groups (the wave: copied
+        // only once the counts allow them, after the fence that follows the counts); each step's are copied
+        // to shared memory a step ahead (copy_async4), their latency off the step's path. Slot s of the buffer
         // of step x at bord[((x & 1) * BORD + s) * THREADS + thread]: the corner, R of the row above,
         // R of the column on the left
         int* buf = bord + (x & 1) * BORD * THREADS + threadIdx.x;
@@ -953,7 +967,9 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         for (int r = 0; r < R; ++r)
           lfc[r] = v > 0 ? nlf[r] : fl ? L::from_bits(buf[(R + 1 + r) * THREADS]) : L::neg();
         // the next step's, where it is of this pass (slice i + 1)
-        ahead = t + 1 < steps;
+        // (the wave: once the counts this lane read, and the fence after them, allow the next step)
+        const int need1 = min(t + 1, stop - lo0) + 1;
+        ahead = t + 1 < steps && (!wave || (seen_up >= need1 && seen_left >= need1));
         if (ahead) {
           const bool in1 = i + 1 >= 0 && i + 1 <= N1;
           const bool fu1 = u == 0 && J > 0 && in1, fl1 = v == 0 && K > 0 && in1;
@@ -963,8 +979,9 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
                        row1, v > 0 ? row1 : col1, col1 + 1 + u * R);
         }
       } else {
-        // the tile wave (borders from other multiprocessors, once their counts allow) and groups of 16
-        // lanes: from L2 (load_l2), when the step needs them; step_fence orders the warp's own lanes
+        // windows (and TRIPLET_OPT_ASYNC16=0: groups of 16 lanes and the tile wave, borders from other
+        // multiprocessors once their counts allow): from L2 (load_l2), when the step needs them; step_fence
+        // orders the warp's own lanes
         const int* corner = v > 0 ? row : col;
         // WIN: a window's borders of slice lo0 - 1 from its checkpoint
         const bool pre = WIN && lo0 > 0 && i == lo0 - 1;
