@@ -89,6 +89,9 @@ def main():
     ap.add_argument("--bytecode", action="store_true", help="first write the bytecode (.pyc) of seqalign and the "
                                                             "packages it imports, as an installer does")
     args = ap.parse_args()
+    if args.runs < 2 and len(args.devices) > 1:
+        print("note: one run a setting, so the first setting's run also compiles the kernels where their cache is "
+              "cold (a fresh machine), and the ratios against it are not speed-ups", file=sys.stderr, flush=True)
     if args.bytecode:
         from e2e_gasal2 import write_bytecode  # this folder's
 
