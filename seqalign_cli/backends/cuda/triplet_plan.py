@@ -303,19 +303,21 @@ def window_slices(lengths: np.ndarray, mode, budget: int, T, R) -> np.ndarray:
     back).
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
-    whole = dir_bytes(lengths, mode, T, R)
-    if (whole <= budget).all():
-        return np.zeros(len(lengths), np.int64)
-    step = step_bytes(lengths, T, R)
-    fill = 2 * lanes_side(T) - 2
+    out = np.zeros(len(lengths), np.int64)
+    over = np.flatnonzero(dir_bytes(lengths, mode, T, R) > budget)
+    if not len(over):
+        return out
+    lengths = lengths[over]
+    T, R = (np.broadcast_to(np.asarray(v, np.int64), len(out))[over] for v in (T, R))
     slices = lengths[:, 0] + 1
-    kept = np.full(len(lengths), -1, np.int64)
+    kept = np.full(len(over), -1, np.int64)
     for count in range(2, MAX_WINDOWS + 1):
         m = -(-slices // count)
-        fit = (kept < 0) & (step * (m + fill) + 4 * checkpoint_ints(lengths, m) <= budget)
+        fit = (kept < 0) & window_checkpoints(lengths, mode, m, budget, T, R)
         kept[fit] = m[fit]
-    plain = even_windows(slices, budget // step - fill, MAX_WINDOWS)
-    return np.where(whole <= budget, 0, np.where(kept > 0, kept, plain))
+    plain = even_windows(slices, budget // step_bytes(lengths, T, R) - (2 * lanes_side(T) - 2), MAX_WINDOWS)
+    out[over] = np.where(kept > 0, kept, plain)
+    return out
 
 
 def window_checkpoints(lengths: np.ndarray, mode, slices: np.ndarray, budget: int, T, R,
@@ -370,8 +372,7 @@ def shared_windows(items: np.ndarray, lengths: np.ndarray, slices: np.ndarray, l
     ok = (m > 0) & ((slices[a] != slices[b]) | (last[a] != last[b]))
     ok &= -(-(top + 1) // np.maximum(m, 1)) <= MAX_WINDOWS
     for x in (a, b):
-        need = dir_bytes(lengths[x], mode, T, R, m) + 4 * checkpoint_ints(lengths[x], m, top)
-        ok &= need <= budget
+        ok &= window_checkpoints(lengths[x], mode, m, budget, T, R, top)
     for x in (a, b):
         slices[x[ok]] = m[ok]
         last[x[ok]] = top[ok]
