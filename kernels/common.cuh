@@ -327,16 +327,25 @@ __device__ __forceinline__ uint4 load_shared_here(const uint4* p) {
 #define SA_CP_ASYNC 1
 #endif
 
-// 4 bytes, through L1 (cp.async: for data this multiprocessor wrote, or that nothing writes meanwhile);
-// without it a copy through a register, read as load_l2 reads (AMD's vector L1 is not coherent within a
-// multiprocessor). copy_async_wait: this thread's copies are done.
-__device__ __forceinline__ void copy_async4(int* smem, const int* gmem) {
+// 16 bytes (both addresses 16-byte aligned), from L2 (cp.async.cg: past L1, so data another multiprocessor
+// wrote is read as load_l2 reads it); without cp.async four load_l2 through registers. copy_async_wait: this
+// thread's copies are done.
+__device__ __forceinline__ void copy_async16(int4* smem, const int* gmem) {
 #if !SA_CP_ASYNC
-  *smem = load_l2(gmem);
+  *smem = make_int4(load_l2(gmem), load_l2(gmem + 1), load_l2(gmem + 2), load_l2(gmem + 3));
 #else
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
                "l"(gmem)
                : "memory");
+#endif
+}
+
+// 16 bytes (16-byte aligned) read as load_l2 reads
+__device__ __forceinline__ int4 load_l2x4(const int* p) {
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+  return make_int4(load_l2(p), load_l2(p + 1), load_l2(p + 2), load_l2(p + 3));
+#else
+  return __ldcg((const int4*)p);
 #endif
 }
 

@@ -29,10 +29,14 @@
 //   border      int32 scratch of the work items that need several passes
 //               (n2 or n3 past the group's S*R): at border + border_off[p]
 //               (p = the item's first triplet) a plane of (N1+1) x W ints
-//               (W = KT*S*R; row J*S*R - 1 of the slice, every k, for each i)
-//               then (N1+1) x (S*R+1) ints (the last column of the previous
-//               tile, its top corner first). N1, N2, N3: the largest
-//               lengths of the item's triplets; KT = (N3 + S*R) / (S*R).
+//               (row J*S*R - 1 of the slice for each i, in chunks of BROW
+//               ints a lane column c = K*S + v, W = KT*S*BROW: the cell at
+//               column k0 - 1 (the corner), then columns k0 .. k0 + R - 1)
+//               then (N1+1) x (S*BCOL) ints (the last column of the
+//               previous tile in chunks of BCOL ints a lane row u: rows
+//               u*R .. u*R + R - 1); BROW and BCOL are R + 1 and R rounded
+//               up to 4 (16-byte words; spare ints 0). N1, N2, N3: the
+//               largest lengths of the item's triplets; KT = (N3 + S*R) / (S*R).
 //   out         int32 (ntriplets, 4): score, end i, end j, end k
 //   tiles       int32 (ntiles, 4), or unused when ntiles = 0: the tile wave
 //               (below), in the order groups take them: row g is tile
@@ -572,6 +576,31 @@ struct Codes {
   static constexpr int WORDS = (R * R + 3) / 4;
 };
 
+// N ints (a multiple of 4) in 16-byte words: to memory (16-byte aligned), from memory as load_l2 reads, and
+// from shared memory (word q at p[q * stride])
+template <int N>
+__device__ __forceinline__ void store_words(int* p, const int (&x)[N]) {
+#pragma unroll
+  for (int q = 0; q < N / 4; ++q)
+    reinterpret_cast<int4*>(p)[q] = make_int4(x[4 * q], x[4 * q + 1], x[4 * q + 2], x[4 * q + 3]);
+}
+template <int N>
+__device__ __forceinline__ void load_words(const int* p, int (&x)[N]) {
+#pragma unroll
+  for (int q = 0; q < N / 4; ++q) {
+    const int4 w = load_l2x4(p + 4 * q);
+    x[4 * q] = w.x; x[4 * q + 1] = w.y; x[4 * q + 2] = w.z; x[4 * q + 3] = w.w;
+  }
+}
+template <int N>
+__device__ __forceinline__ void unpack_words(const int4* p, int stride, int (&x)[N]) {
+#pragma unroll
+  for (int q = 0; q < N / 4; ++q) {
+    const int4 w = p[q * stride];
+    x[4 * q] = w.x; x[4 * q + 1] = w.y; x[4 * q + 2] = w.z; x[4 * q + 3] = w.w;
+  }
+}
+
 // TRACE: candidate x of kind d replaces the best so far only when strictly larger (the first of equal kinds wins)
 __device__ __forceinline__ void take_first(int& best, int& d, int x, int kind) {
   if (x > best) { best = x; d = kind; }
@@ -704,10 +733,13 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   const int steps = stop - lo0 + 2 * S - 1;  // slices lo0..stop and the wavefront's fill and drain
   const int total = passes * steps;
   const bool multi_w = warp_any(multi);
-  const int W = KT * SR;
+  // a lane's borders in memory, each a whole number of 16-byte words: the row above its square (R + 1
+  // values, the corner first) in BROW ints, the column on its left (R values) in BCOL ints
+  constexpr int BROW = (R + 4) / 4 * 4, BCOL = (R + 3) / 4 * 4;
+  const int W = KT * S * BROW;
   int* plane = border + (multi ? border_off[p[0] >= 0 ? p[0] : p[H - 1]] : 0);
   // the column buffer (the wave: one a tile row)
-  int* colb = plane + (int64_t)(N1 + 1) * W + (wave ? (int64_t)J0 * (N1 + 1) * (SR + 1) : 0);
+  int* colb = plane + (int64_t)(N1 + 1) * W + (wave ? (int64_t)J0 * (N1 + 1) * S * BCOL : 0);
   // the wave: the tiles' progress counts and best end cells; the counts seen of the tiles above and left
   int* prog = sync + 1 + nwork;
   const int slot = first + J0 * KT + K0;
@@ -794,19 +826,17 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   // windows (a window's first borders come from its checkpoint, read where the other path reads borders);
   // squares of 8 and more read at the step (the buffers and the B-C scores would pass 48 KB of shared memory)
   constexpr bool ASYNC = (T < 16 || (TRIPLET_OPT_ASYNC16 && R <= 7)) && !WIN;
-  constexpr int BORD = 2 * R + 1;
-  __shared__ int bord[ASYNC ? 2 * BORD * THREADS : 1];
+  constexpr int NQ = (BROW + BCOL) / 4;  // 16-byte words of a lane's borders at one step
+  __shared__ int4 bord[ASYNC ? 2 * NQ * THREADS : 1];
   bool ahead = false;  // this step's borders were copied at the step before
-  auto copy_borders = [&](int* buf, bool fu, bool fl, bool fc, const int* above, const int* corner,
-                          const int* left) {
+  auto copy_borders = [&](int4* buf, bool fu, bool fl, const int* above, const int* left) {
     if (fu) {
 #pragma unroll
-      for (int r = 1; r <= R; ++r) copy_async4(buf + r * THREADS, above + r);
+      for (int q = 0; q < BROW / 4; ++q) copy_async16(buf + q * THREADS, above + 4 * q);
     }
-    if (fc) copy_async4(buf, corner);
     if (fl) {
 #pragma unroll
-      for (int r = 0; r < R; ++r) copy_async4(buf + (R + 1 + r) * THREADS, left + r);
+      for (int q = 0; q < BCOL / 4; ++q) copy_async16(buf + (BROW / 4 + q) * THREADS, left + 4 * q);
     }
   };
   int x = 0;  // the steps this group has taken (every step but in the wave, where groups wait)
@@ -938,10 +968,11 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       for (int r = 0; r < R; ++r) nlf[r] = L::from_bits(SA_SHFL_UP_W(L::bits(hv[r][R - 1]), 1, T));
     }
     const bool in = i >= lo0 && i <= stop;
-    // this step's border rows in memory: the row above (plane, from column k0 - 1) and the column on the
-    // left (column buffer, corner first); read by the top and left lanes, written by the bottom and right
-    const int* row = plane + (int64_t)i * W + k0 - 1;
-    const int* col = colb + (int64_t)i * (SR + 1);
+    // this step's borders in memory: the row above (plane: a chunk of BROW ints a lane column K*S + v, the
+    // corner, column k0 - 1, first) and the column on the left (column buffer: a chunk of BCOL ints a lane
+    // row u); read by the top and left lanes, written by the bottom and right lanes of the tiles before
+    const int* row = plane + (int64_t)i * W + (K * S + v) * BROW;
+    const int* col = colb + (int64_t)i * (S * BCOL) + u * BCOL;
     if (on) {
 #pragma unroll
       for (int r = 0; r <= R; ++r) upp[r] = upc[r];
@@ -954,18 +985,19 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
       if (ASYNC) {
         // borders written at earlier passes by this warp (the sweep), or by other groups (the wave: copied
         // only once the counts allow them, after the fence that follows the counts); each step's are copied
-        // to shared memory a step ahead (copy_async4), their latency off the step's path. Slot s of the buffer
-        // of step x at bord[((x & 1) * BORD + s) * THREADS + thread]: the corner, R of the row above,
-        // R of the column on the left
-        int* buf = bord + (x & 1) * BORD * THREADS + threadIdx.x;
-        if (!ahead) copy_borders(buf, fu, fl, fc, row, v > 0 ? row : col, col + 1 + u * R);
+        // to shared memory a step ahead (copy_async16), their latency off the step's path. Word q of the
+        // buffer of step x at bord[((x & 1) * NQ + q) * THREADS + thread]: the row's chunk, then the column's
+        int4* buf = bord + (x & 1) * NQ * THREADS + threadIdx.x;
+        if (!ahead) copy_borders(buf, fu, fl, row, col);
         copy_async_wait();
+        int rv[BROW], cv[BCOL];
+        unpack_words(buf, THREADS, rv);
+        unpack_words(buf + BROW / 4 * THREADS, THREADS, cv);
 #pragma unroll
-        for (int r = 1; r <= R; ++r) upc[r] = u > 0 ? nup[r] : fu ? L::from_bits(buf[r * THREADS]) : L::neg();
-        upc[0] = u > 0 ? nup[0] : fc ? L::from_bits(buf[0]) : L::neg();
+        for (int r = 1; r <= R; ++r) upc[r] = u > 0 ? nup[r] : fu ? L::from_bits(rv[r]) : L::neg();
+        upc[0] = u > 0 ? nup[0] : fc ? L::from_bits(rv[0]) : L::neg();
 #pragma unroll
-        for (int r = 0; r < R; ++r)
-          lfc[r] = v > 0 ? nlf[r] : fl ? L::from_bits(buf[(R + 1 + r) * THREADS]) : L::neg();
+        for (int r = 0; r < R; ++r) lfc[r] = v > 0 ? nlf[r] : fl ? L::from_bits(cv[r]) : L::neg();
         // the next step's, where it is of this pass (slice i + 1)
         // (the wave: once the counts this lane read, and the fence after them, allow the next step)
         const int need1 = min(t + 1, stop - lo0) + 1;
@@ -973,28 +1005,24 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         if (ahead) {
           const bool in1 = i + 1 >= 0 && i + 1 <= N1;
           const bool fu1 = u == 0 && J > 0 && in1, fl1 = v == 0 && K > 0 && in1;
-          const int* row1 = row + W;
-          const int* col1 = col + (SR + 1);
-          copy_borders(bord + ((x + 1) & 1) * BORD * THREADS + threadIdx.x, fu1, fl1, fu1 && (v > 0 || K > 0),
-                       row1, v > 0 ? row1 : col1, col1 + 1 + u * R);
+          copy_borders(bord + ((x + 1) & 1) * NQ * THREADS + threadIdx.x, fu1, fl1, row + W, col + S * BCOL);
         }
       } else {
         // windows (and TRIPLET_OPT_ASYNC16=0: groups of 16 lanes and the tile wave, borders from other
-        // multiprocessors once their counts allow): from L2 (load_l2), when the step needs them; step_fence
+        // multiprocessors once their counts allow): from L2 (load_l2x4), when the step needs them; step_fence
         // orders the warp's own lanes
-        const int* corner = v > 0 ? row : col;
         // WIN: a window's borders of slice lo0 - 1 from its checkpoint
         const bool pre = WIN && lo0 > 0 && i == lo0 - 1;
+        int rv[BROW] = {}, cv[BCOL] = {};
+        if (fu && !pre) load_words(row, rv);
+        if (fl && !pre) load_words(col, cv);
 #pragma unroll
         for (int r = 1; r <= R; ++r)
-          upc[r] = u > 0 ? nup[r] : pre ? ck_cell(j0 - 1, k0 + r - 1) : fu ? L::from_bits(load_l2(row + r)) : L::neg();
-        upc[0] = u > 0 ? nup[0] : pre ? ck_cell(j0 - 1, k0 - 1) : fc ? L::from_bits(load_l2(corner)) : L::neg();
+          upc[r] = u > 0 ? nup[r] : pre ? ck_cell(j0 - 1, k0 + r - 1) : fu ? L::from_bits(rv[r]) : L::neg();
+        upc[0] = u > 0 ? nup[0] : pre ? ck_cell(j0 - 1, k0 - 1) : fc ? L::from_bits(rv[0]) : L::neg();
 #pragma unroll
         for (int r = 0; r < R; ++r)
-          lfc[r] = v > 0   ? nlf[r]
-                   : pre ? ck_cell(j0 + r, k0 - 1)
-                   : fl  ? L::from_bits(load_l2(col + 1 + u * R + r))
-                         : L::neg();
+          lfc[r] = v > 0 ? nlf[r] : pre ? ck_cell(j0 + r, k0 - 1) : fl ? L::from_bits(cv[r]) : L::neg();
       }
     }
     if (multi_w) step_fence();  // border reads of this step before its writes
@@ -1332,17 +1360,20 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         }
       }
 
-      // borders for the next tiles
+      // borders for the next tiles, in 16-byte stores: the bottom row with the corner in front (the last
+      // value of the column on the left: cell (j0 + R - 1, k0 - 1)), the right column; spare ints 0
       if (J < JT - 1 && u == S - 1) {
-        int* dst = const_cast<int*>(row) + 1;
+        int x4[BROW] = {};
+        x4[0] = L::bits(lfc[R - 1]);
 #pragma unroll
-        for (int cx = 0; cx < R; ++cx) dst[cx] = L::bits(hv[R - 1][cx]);
+        for (int cx = 0; cx < R; ++cx) x4[1 + cx] = L::bits(hv[R - 1][cx]);
+        store_words(const_cast<int*>(row), x4);
       }
       if (K < KT - 1 && v == S - 1) {
-        int* dst = const_cast<int*>(col);
+        int x4[BCOL] = {};
 #pragma unroll
-        for (int r = 0; r < R; ++r) dst[1 + u * R + r] = L::bits(hv[r][R - 1]);
-        if (u == 0) dst[0] = L::bits(upc[R]);  // the corner of tile (J, K+1): row J*SR - 1
+        for (int r = 0; r < R; ++r) x4[r] = L::bits(hv[r][R - 1]);
+        store_words(const_cast<int*>(col), x4);
       }
     }
     // the wave: every TRIPLET_WAVE_EVERY slices (and the last), the count of slices whose borders every

@@ -119,9 +119,12 @@ def test_border_scratch_only_for_several_passes():
     ints = tp.border_ints(lengths, T, R)
     JT, KT = tp.tiles(lengths, T, R)
     assert ints[0] == 0 and ints[1] == 0  # 32 x 32 covers rows and columns 0..31
-    assert JT[2] == 2 and KT[2] == 1 and ints[2] == 101 * (32 + 33)
-    assert JT[3] == 4 and KT[3] == 2 and ints[3] == 8 * (64 + 33)
-    assert ints[4] == 1 * (96 + 33)
+    # a slice: 4 lanes a tile column of chunks of 12 ints (9 values: the corner and 8), 4 lanes of 8 (8 values)
+    assert JT[2] == 2 and KT[2] == 1 and ints[2] == 101 * (1 * 4 * 12 + 4 * 8)
+    assert JT[3] == 4 and KT[3] == 2 and ints[3] == 8 * (2 * 4 * 12 + 4 * 8)
+    assert ints[4] == 1 * (3 * 4 * 12 + 4 * 8)
+    # 16-byte words: every item's scratch starts 16-byte aligned
+    assert (tp.border_ints(np.arange(300).reshape(-1, 3), 16, 7) % 4 == 0).all()
 
 
 # ---------------------------------------------------------------- routing
@@ -706,7 +709,8 @@ def test_wave_scratch_holds_a_column_buffer_a_tile_row():
     one, wave = tp.border_ints(lengths, 16, 6), tp.border_ints(lengths, 16, 6, True)
     JT, KT = tp.tiles(lengths, 16, 6)
     assert (JT.tolist(), KT.tolist()) == ([3, 1], [2, 1])
-    assert one.tolist() == [10 * (48 + 25), 0] and wave.tolist() == [10 * (48 + 3 * 25), 0]
+    # chunks of 8 ints (7 values, the corner first) for 2 x 4 lane columns, of 8 (6 values) for 4 lane rows
+    assert one.tolist() == [10 * (2 * 4 * 8 + 4 * 8), 0] and wave.tolist() == [10 * (2 * 4 * 8 + 3 * 4 * 8), 0]
 
 
 @pytest.mark.parametrize("pack16", [True, False])
@@ -738,7 +742,8 @@ def test_the_wave_takes_the_items_that_would_outlast_the_launch():
     assert waved([[128] * 3] * 10000, sms=2000) == list(range(10000))  # a GPU these would not fill
     # more than a launch's border scratch holds (16-bit pairs): the parts run one after another, the last,
     # of 500 items, as a wave
-    part = len(fitting_parts(np.arange(20000), tp.border_ints(np.array([[128] * 3] * 20000), 16, 6),
+    T, R = (int(x[0]) for x in tp.plan_shapes(np.array([[128] * 3])))
+    part = len(fitting_parts(np.arange(20000), tp.border_ints(np.array([[128] * 3] * 20000), T, R),
                              tp.BORDER_BYTES // 4)[0])
     n = 2 * (part + 500)
     assert part < 20000 and waved([[128] * 3] * n) == list(range(2 * part, n))

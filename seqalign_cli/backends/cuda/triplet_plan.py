@@ -197,15 +197,18 @@ def tiles(lengths: np.ndarray, T, R) -> tuple[np.ndarray, np.ndarray]:
 def border_ints(lengths: np.ndarray, T, R, wave: bool = False) -> np.ndarray:
     """int32 scratch of each work item ((n, 3) lengths, the largest of its triplets): 0 for one pass.
 
-    Several passes keep, for every slice i, the row above the tile (KT*S*R
-    values) and the column on its left with its corner (S*R + 1 values);
-    the tile wave a column for each of the JT tile rows.
+    Several passes keep, for every slice i, the row above the tile (KT*S
+    chunks of R + 1 values, a lane's corner in front) and the column on its
+    left (S chunks of R values), each chunk rounded up to 4 ints (16-byte
+    words: every item's scratch a whole number of them); the tile wave a
+    column for each of the JT tile rows.
     """
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
     JT, KT = tiles(lengths, T, R)
-    SR = lanes_side(T) * np.asarray(R, np.int64)
+    S, R = lanes_side(T), np.asarray(R, np.int64)
+    row, col = (R + 4) // 4 * 4, (R + 3) // 4 * 4
     columns = JT if wave else 1
-    return np.where(JT * KT > 1, (lengths[:, 0] + 1) * (KT * SR + columns * (SR + 1)), 0)
+    return np.where(JT * KT > 1, (lengths[:, 0] + 1) * S * (KT * row + columns * col), 0)
 
 
 def wave_table(lengths: np.ndarray, T: int, R: int) -> np.ndarray:
