@@ -430,8 +430,9 @@ struct Lane32 : I32Cells {
   // row masks: 0 or all ones (per half)
   __device__ static V mask(bool m0, bool) { return m0 ? -1 : 0; }
   __device__ static V select(V m, V a, V b) { return (a & m) | (b & ~m); }
-  // whether half h of x is v (v: its value as L::half gives it)
+  // whether half h of x is v (v: its value as L::half gives it); whether it is at least v
   __device__ static bool eq(V x, int v, int) { return x == v; }
+  __device__ static bool ge(V x, int v, int) { return x >= v; }
 };
 
 #if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
@@ -471,6 +472,9 @@ struct Lane16 : S16x2Cells {
   // whether half h of x is v, without taking the half out (32-bit operations: the halves of the cells
   // stay one register for the compiler too)
   __device__ static bool eq(V x, int v, int h) { return ((x ^ pk16(v, v)) & (h ? 0xffff0000u : 0xffffu)) == 0; }
+  // whether half h of x is at least v: one 32-bit compare with the half on top (the half below it only
+  // adds a fraction)
+  __device__ static bool ge(V x, int v, int h) { return (int)(h ? x : x << 16) >= (int)((uint32_t)v << 16); }
 };
 
 // The largest of x[0 .. N) by 3-way maxima, level by level (ceil((N - 1) / 2) instructions).
@@ -568,6 +572,18 @@ __device__ __forceinline__ typename L::V cell(const Around<L>& n, typename L::V 
 }
 
 // ---- the sweep ----
+
+// The first cell of the square in row-major order (its index r * R + c) whose half h is v, the largest of
+// the cells (r, c) where in(r, c) holds (0 if none): scanned from the last cell back, so that the first
+// match is the one written last; a cell matches where it is at least v (a compare and a select a cell)
+template <class L, int R, class In>
+__device__ __forceinline__ int first_cell(const typename L::V (&hv)[R][R], int v, int h, In in) {
+  int e = 0;
+#pragma unroll
+  for (int q = R * R - 1; q >= 0; --q)
+    if (L::ge(hv[q / R][q % R], v, h) & in(q / R, q % R)) e = q;
+  return e;
+}
 
 // TRACE: 32-bit words of a lane's R x R direction codes at one step (row-major, four codes a word, the
 // spare bytes of the last word 0)
@@ -1262,12 +1278,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         for (int h = 0; h < H; ++h) {
           const int mh = L::half(m, h);
           if (track[h] && mh >= gbest[h] && may_win(mh, i, j0, bsc[h], cell_i(h), cell_j(h))) {
-            int fr = -1, fc = -1;
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-#pragma unroll
-              for (int cx = 0; cx < R; ++cx)
-                if (fr < 0 && L::eq(hv[r][cx], mh, h)) { fr = r; fc = cx; }
+            const int e = first_cell<L, R>(hv, mh, h, [](int, int) { return true; });
+            const int fr = e / R, fc = e - fr * R;
             if (better4(mh, i, j0 + fr, k0 + fc, bsc[h], cell_i(h), cell_j(h), cell_k(h))) {
               bsc[h] = mh; cell_i(h) = i; cell_j(h) = j0 + fr; cell_k(h) = k0 + fc;
             }
@@ -1330,12 +1342,8 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
           for (int h = 0; h < H; ++h) {
             const int mh = L::half(m, h);
             if (face[h] && mh >= gbest[h] && may_win(mh, i, j0, bsc[h], cell_i(h), cell_j(h))) {
-              int fr = -1, fc = -1;
-#pragma unroll
-              for (int r = 0; r < R; ++r)
-#pragma unroll
-                for (int cx = 0; cx < R; ++cx)
-                  if (fr < 0 && (r >= rf[h] || cx >= cf[h]) && L::half(hv[r][cx], h) == mh) { fr = r; fc = cx; }
+              const int e = first_cell<L, R>(hv, mh, h, [&](int r, int cx) { return r >= rf[h] || cx >= cf[h]; });
+              const int fr = e / R, fc = e - fr * R;
               if (better4(mh, i, j0 + fr, k0 + fc, bsc[h], cell_i(h), cell_j(h), cell_k(h))) {
                 bsc[h] = mh; cell_i(h) = i; cell_j(h) = j0 + fr; cell_k(h) = k0 + fc;
               }
