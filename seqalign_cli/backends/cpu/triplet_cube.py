@@ -125,11 +125,13 @@ def _row_dirs(P, Q, jj, bct, acr, sab, g2, code):
 
 
 @nb.njit(**_JIT)
-def _finish_row(Q, jj, code, mode, i, g2):
+def _finish_row(Q, jj, code, mode, i, g2, want):
     """Start cells, the local floor and the move from the left (a running maximum) of row ``jj``.
 
     D[k] = max(T[k], D[k-1] - g2); the move from the left wins where the
-    previous cell's value minus g2 is strictly above T[k].
+    previous cell's value minus g2 is strictly above T[k]. ``want``: the
+    codes of the row are kept (without them the local floor is a plain
+    maximum, which the compiler vectorises).
     """
     n = np.uint64(Q.shape[1])
     r = np.uint64(jj)
@@ -143,11 +145,15 @@ def _finish_row(Q, jj, code, mode, i, g2):
     if (mode == GLOBAL and i == 0 and j == 0) or mode == SEMI:
         Q[r, one] = 0
         code[one] = START
-    if mode == LOCAL:
+    if mode == LOCAL and want:
         for v in range(one, n):
             start = Q[r, v] <= 0
             Q[r, v] = 0 if start else Q[r, v]
             code[v] = START if start else code[v]
+    elif mode == LOCAL:
+        zero = _as(0, Q)
+        for v in range(one, n):
+            Q[r, v] = max(Q[r, v], zero)
     g = _as(g2, Q)
     run = Q[r, one]
     for v in range(np.uint64(2), n):
@@ -203,7 +209,7 @@ def _sweep(a, tabs, mode, g2, i_from, i_to, P, Q, dirs, track, best, at, ckpt, e
                 _row_dirs(P, Q, jj, bc, acr, sab, g2, code)
             else:
                 _row(P, Q, jj, bc, acr, sab, g2)
-            _finish_row(Q, jj, code, mode, i, g2)
+            _finish_row(Q, jj, code, mode, i, g2, want)
             if want:
                 for kk in range(n3 + 1):
                     dirs[i - i_from, jj - 1, kk] = code[kk + 1]
