@@ -182,7 +182,9 @@
 // slice's maximum only when that maximum may win (may_win) and is not below
 // the best score of the group's lanes (refreshed every TRIPLET_BEST_EVERY
 // steps); the cell's (i, j, k) waits in shared memory. The group reduces
-// the lanes' cells by the same order.
+// the lanes' cells by the same order. Local mode takes the square's maximum
+// from its rows' maxima, which lead to its first cell (first_cell_rows);
+// semi-global masks the face rows and columns by byte permutes (PastMasks).
 //
 // Lengths: any (int32 coordinates, int64 scratch offsets). The host keeps on
 // the CPU the triplets whose score bound passes int32 lanes, and a triplet
@@ -248,8 +250,8 @@
 //     permute) instead of holding R*R of them (16-bit lanes as with 1).
 //   TRIPLET_OPT_OFF=1 (default): global mode holds D + 2g (i + j + k) in the score kernels and in traceback with
 //     values (the sweep: OFF).
-//   TRIPLET_OPT_FACE=1: the end-cell maxima (local: the square; semi-global: the face rows and
-//     columns) as trees of 3-way maxima (one DPX instruction for three values on sm_90).
+//   TRIPLET_OPT_FACE=1: semi-global's face maxima (every row and column of a face square) as trees of
+//     3-way maxima (one DPX instruction for three values on sm_90; ptxas forms most of them anyway).
 //   TRIPLET_OPT_ASYNC16=1 (default): groups of 16 lanes and the tile wave copy the next step's borders to
 //     shared memory a step ahead, as groups of 4 lanes do (the wave: where the counts already allow the next
 //     step). On an H200: 128 bp +4-9 %, 256-1,024 bp global +7-9 % (traceback +3-10 %); with 0 they read
@@ -477,6 +479,26 @@ struct Lane16 : S16x2Cells {
   __device__ static bool ge(V x, int v, int h) { return (int)(h ? x : x << 16) >= (int)((uint32_t)v << 16); }
 };
 
+// Semi-global's face masks: for x = 0 .. R-1, whether x >= f[h] (0 or all ones in half h; int32 lanes: the
+// whole register), the rows r >= rf and columns c >= cf of a square. Word q holds in byte 2e + h the value
+// 128 + (2q + e) - f[h], f[h] clamped to 0 .. 8 so that no byte borrows: its sign bit is set exactly where
+// 2q + e >= f[h], and one byte permute spreads it over half h (one subtraction a word, one permute a mask,
+// where each mask built from compares took five instructions).
+template <class L, int R>
+struct PastMasks {
+  static_assert(R <= 8, "indices 0..7");
+  uint32_t w[(R + 1) / 2];
+  __device__ __forceinline__ explicit PastMasks(const int (&f)[L::H]) {
+    const uint32_t f0 = (uint32_t)min(max(f[0], 0), 8), f1 = (uint32_t)min(max(f[L::H - 1], 0), 8);
+    const uint32_t p = (f0 | f1 << 8) * 0x10001u;
+#pragma unroll
+    for (int q = 0; q < (R + 1) / 2; ++q) w[q] = 0x81818080u + 0x02020202u * q - p;
+  }
+  __device__ __forceinline__ typename L::V at(int x) const {
+    return (typename L::V)byte_perm(w[x / 2], 0u, x % 2 ? 0xbbaau : 0x9988u);
+  }
+};
+
 // The largest of x[0 .. N) by 3-way maxima, level by level (ceil((N - 1) / 2) instructions).
 template <class L, int N>
 __device__ __forceinline__ typename L::V tree_max(const typename L::V (&x)[N]) {
@@ -583,6 +605,28 @@ __device__ __forceinline__ int first_cell(const typename L::V (&hv)[R][R], int v
   for (int q = R * R - 1; q >= 0; --q)
     if (L::ge(hv[q / R][q % R], v, h) & in(q / R, q % R)) e = q;
   return e;
+}
+
+// The first cell of the square in row-major order (r * R + c) whose half h is at least v, the square's
+// largest, from its rows' maxima: the first row that holds v (a backward scan of R rows), then that row's
+// cells picked by selects and scanned the same way (local mode: about 2R + R (R - 1) instructions where
+// first_cell takes two or three a cell)
+template <class L, int R>
+__device__ __forceinline__ int first_cell_rows(const typename L::V (&hv)[R][R], const typename L::V (&rowm)[R],
+                                               int v, int h) {
+  int fr = R - 1;
+#pragma unroll
+  for (int r = R - 2; r >= 0; --r)
+    if (L::ge(rowm[r], v, h)) fr = r;
+  int fc = R - 1;
+#pragma unroll
+  for (int c = R - 2; c >= 0; --c) {
+    typename L::V x = hv[0][c];
+#pragma unroll
+    for (int r = 1; r < R; ++r) x = fr == r ? hv[r][c] : x;
+    if (L::ge(x, v, h)) fc = c;
+  }
+  return fr * R + fc;
 }
 
 // TRACE: 32-bit words of a lane's R x R direction codes at one step (row-major, four codes a word, the
@@ -1260,25 +1304,16 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 
       // end cells
       if (MODE == LOCAL) {
-#if TRIPLET_OPT_FACE
-        V all[R * R];
+        // the square's largest from its rows' largest, which then point to its first cell
+        V rowm[R];
 #pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-          for (int cx = 0; cx < R; ++cx) all[r * R + cx] = hv[r][cx];
-        const V m = tree_max<L, R * R>(all);
-#else
-        V m = hv[0][0];
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-          for (int cx = (r == 0 ? 1 : 0); cx < R; ++cx) m = L::vmax(m, hv[r][cx]);
-#endif
+        for (int r = 0; r < R; ++r) rowm[r] = tree_max<L, R>(hv[r]);
+        const V m = tree_max<L, R>(rowm);
 #pragma unroll
         for (int h = 0; h < H; ++h) {
           const int mh = L::half(m, h);
           if (track[h] && mh >= gbest[h] && may_win(mh, i, j0, bsc[h], cell_i(h), cell_j(h))) {
-            const int e = first_cell<L, R>(hv, mh, h, [](int, int) { return true; });
+            const int e = first_cell_rows<L, R>(hv, rowm, mh, h);
             const int fr = e / R, fc = e - fr * R;
             if (better4(mh, i, j0 + fr, k0 + fc, bsc[h], cell_i(h), cell_j(h), cell_k(h))) {
               bsc[h] = mh; cell_i(h) = i; cell_j(h) = j0 + fr; cell_k(h) = k0 + fc;
@@ -1299,6 +1334,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         }
         if (any) {
           V rowm[R], colm[R];
+          const PastMasks<L, R> rmask(rf), cmask(cf);
 #if TRIPLET_OPT_FACE
           V part[2 * R];
 #pragma unroll
@@ -1307,7 +1343,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
             for (int cx = 0; cx < R; ++cx) x[cx] = hv[r][cx];
             rowm[r] = tree_max<L, R>(x);
-            part[r] = L::select(L::mask(r >= rf[0], r >= rf[H - 1]), rowm[r], L::neg());
+            part[r] = L::select(rmask.at(r), rowm[r], L::neg());
           }
 #pragma unroll
           for (int cx = 0; cx < R; ++cx) {
@@ -1315,7 +1351,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
             for (int r = 0; r < R; ++r) x[r] = hv[r][cx];
             colm[cx] = tree_max<L, R>(x);
-            part[R + cx] = L::select(L::mask(cx >= cf[0], cx >= cf[H - 1]), colm[cx], L::neg());
+            part[R + cx] = L::select(cmask.at(cx), colm[cx], L::neg());
           }
           const V m = tree_max<L, 2 * R>(part);
 #else
@@ -1333,10 +1369,10 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
           }
           V m = L::neg();
 #pragma unroll
-          for (int r = 0; r < R; ++r) m = L::vmax(m, L::select(L::mask(r >= rf[0], r >= rf[H - 1]), rowm[r], L::neg()));
+          for (int r = 0; r < R; ++r) m = L::vmax(m, L::select(rmask.at(r), rowm[r], L::neg()));
 #pragma unroll
           for (int cx = 0; cx < R; ++cx)
-            m = L::vmax(m, L::select(L::mask(cx >= cf[0], cx >= cf[H - 1]), colm[cx], L::neg()));
+            m = L::vmax(m, L::select(cmask.at(cx), colm[cx], L::neg()));
 #endif
 #pragma unroll
           for (int h = 0; h < H; ++h) {
