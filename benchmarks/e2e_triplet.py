@@ -114,6 +114,8 @@ def main():
                    str(args.threads), "--mode", args.mode, *extra, *paths, "-o", out]
             name = f"{fmt} devices={setting or 'default'}"
             for run in range(args.runs):
+                if os.path.exists(out):  # a run writes a new file, as it would in use (not over the last run's)
+                    os.remove(out)
                 t0 = time.perf_counter()
                 subprocess.run(cmd, check=True)
                 wall = time.perf_counter() - t0

@@ -250,8 +250,6 @@
 //     permute) instead of holding R*R of them (16-bit lanes as with 1).
 //   TRIPLET_OPT_OFF=1 (default): global mode holds D + 2g (i + j + k) in the score kernels and in traceback with
 //     values (the sweep: OFF).
-//   TRIPLET_OPT_FACE=1: semi-global's face maxima (every row and column of a face square) as trees of
-//     3-way maxima (one DPX instruction for three values on sm_90; ptxas forms most of them anyway).
 //   TRIPLET_OPT_ASYNC16=1 (default): groups of 16 lanes and the tile wave copy the next step's borders to
 //     shared memory a step ahead, as groups of 4 lanes do (the wave: where the counts already allow the next
 //     step). On an H200: 128 bp +4-9 %, 256-1,024 bp global +7-9 % (traceback +3-10 %); with 0 they read
@@ -267,9 +265,6 @@
 #endif
 #ifndef TRIPLET_OPT_OFF
 #define TRIPLET_OPT_OFF 1
-#endif
-#ifndef TRIPLET_OPT_FACE
-#define TRIPLET_OPT_FACE 0
 #endif
 #ifndef TRIPLET_OPT_PROF
 #define TRIPLET_OPT_PROF 0
@@ -1335,26 +1330,6 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
         if (any) {
           V rowm[R], colm[R];
           const PastMasks<L, R> rmask(rf), cmask(cf);
-#if TRIPLET_OPT_FACE
-          V part[2 * R];
-#pragma unroll
-          for (int r = 0; r < R; ++r) {
-            V x[R];
-#pragma unroll
-            for (int cx = 0; cx < R; ++cx) x[cx] = hv[r][cx];
-            rowm[r] = tree_max<L, R>(x);
-            part[r] = L::select(rmask.at(r), rowm[r], L::neg());
-          }
-#pragma unroll
-          for (int cx = 0; cx < R; ++cx) {
-            V x[R];
-#pragma unroll
-            for (int r = 0; r < R; ++r) x[r] = hv[r][cx];
-            colm[cx] = tree_max<L, R>(x);
-            part[R + cx] = L::select(cmask.at(cx), colm[cx], L::neg());
-          }
-          const V m = tree_max<L, 2 * R>(part);
-#else
 #pragma unroll
           for (int r = 0; r < R; ++r) {
             rowm[r] = hv[r][0];
@@ -1373,7 +1348,6 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
 #pragma unroll
           for (int cx = 0; cx < R; ++cx)
             m = L::vmax(m, L::select(cmask.at(cx), colm[cx], L::neg()));
-#endif
 #pragma unroll
           for (int h = 0; h < H; ++h) {
             const int mh = L::half(m, h);
