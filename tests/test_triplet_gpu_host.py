@@ -60,10 +60,16 @@ def test_plan_covers_every_length_in_tiles():
     first = side <= tp.PLAN[0][0]
     assert (JT[first] == 1).all() and (KT[first] == 1).all()
     long = side > max(tp.PLAN[-1][0], tp.CHOICE_SIDES[1])
-    # score only past the choice: 16 lanes of 6 x 6 or 7 x 7, the fewer padded cells (6 on equal ones)
+    # score only past the choice: 16 lanes of 6 x 6 or 7 x 7, the fewer padded cells over the shapes' rates
     assert {tuple(x) for x in np.stack([T, R], 1)[long].tolist()} == set(tp.LONG_CHOICE)
     padded = {r: ((side + 4 * r - 1) // (4 * r) * 4 * r) ** 2 for r in (6, 7)}
-    assert ((R == 7) == (padded[7] < padded[6]))[long].all()
+    rate6, rate7 = tp.LONG_CHOICE_RATE
+    assert ((R == 7) == (padded[7] / rate7 < padded[6] / rate6))[long].all()
+    # sides that pad alike (145-168: 7 x 24 = 6 x 28) take squares of 7 in every mode, a side of 181 (196 against
+    # 192) squares of 6
+    for mode in tp.MODES:
+        assert tp.plan_shapes(np.array([[150, 150, 150], [160, 167, 160], [180, 180, 180]]), mode)[1].tolist() \
+            == [7, 7, 6]
     SR = S * R
     assert ((JT - 1) * SR < lengths[:, 1] + 1).all() and (JT * SR >= lengths[:, 1] + 1).all()
     assert ((KT - 1) * SR < lengths[:, 2] + 1).all() and (KT * SR >= lengths[:, 2] + 1).all()

@@ -99,12 +99,15 @@ CHOICE = ((4, 6), (16, 6))
 CHOICE_SIDES = (33, 100)
 CHOICE_RATE = {Mode.GLOBAL: (1.0, 1.66), Mode.SEMI_GLOBAL: (1.0, 1.35), Mode.LOCAL: (1.0, 1.43)}
 CHOICE_RATE_TRACE = (1.0, 1.3)
-#: score only, slice sides past CHOICE_SIDES: 16 lanes of 6 x 6 or of 7 x 7, the fewer padded cells (the
-#: first of equal ones). H100 (``bench_triplet.py --sweep 16:6,16:7``, RESULTS.md, 2026-11-28): squares of
-#: 7 run 0.99-1.08 times the padded cells a second of squares of 6 at 64-256 bp; at 128 bp, 5 x 5 tiles of
-#: 28 against 6 x 6 of 24: global 1.345 -> 1.481 TCUPS, semi-global 1.129 -> 1.286
+#: score only, slice sides past CHOICE_SIDES: 16 lanes of 6 x 6 or of 7 x 7, the fewer padded cells; squares
+#: of 7 where both pad alike (sides of 145-168, 313-336, ...: 7 x 24 = 6 x 28), or within 1 %. H100
+#: (``bench_triplet.py --sweep 16:6,16:7``, RESULTS.md, 2026-11-28): squares of 7 run 0.99-1.08 times the
+#: padded cells a second of squares of 6 at 64-256 bp; at 128 bp, 5 x 5 tiles of 28 against 6 x 6 of 24:
+#: global 1.345 -> 1.481 TCUPS, semi-global 1.129 -> 1.286. H200 (RESULTS.md, 2026-11-28): where both pad
+#: to 168 (150 and 160 bp), squares of 7 run 1.02 times as fast in global mode and 1.05-1.07 times in
+#: semi-global and local mode; at 180 bp, where they pad 4 % more, 0.97-0.99 and 0.95
 LONG_CHOICE = ((16, 6), (16, 7))
-LONG_CHOICE_RATE = (1.0, 1.0)
+LONG_CHOICE_RATE = (1.0, 1.01)
 #: traceback shapes (their T) that keep the values' low bytes (``values_fit``) rather than codes: H100,
 #: ``bench_triplet.py --gpu --traceback`` (RESULTS.md, 2026-11-28), 16 lanes 1.35-1.7 times as fast (128 bp
 #: global 0.52 -> 0.77 TCUPS); 4 lanes (16-48 bp) 0.8-0.9 times in global mode (the walk's share grows)
