@@ -105,7 +105,8 @@ CHOICE_RATE_TRACE = (1.0, 1.3)
 #: padded cells a second of squares of 6 at 64-256 bp; at 128 bp, 5 x 5 tiles of 28 against 6 x 6 of 24:
 #: global 1.345 -> 1.481 TCUPS, semi-global 1.129 -> 1.286. H200 (RESULTS.md, 2026-11-28): where both pad
 #: to 168 (150 and 160 bp), squares of 7 run 1.02 times as fast in global mode and 1.05-1.07 times in
-#: semi-global and local mode; at 180 bp, where they pad 4 % more, 0.97-0.99 and 0.95
+#: semi-global and local mode; at 180 bp, where they pad 4 % more cells, 0.97 times (global), 0.99
+#: (semi-global) and 0.95 (local)
 LONG_CHOICE = ((16, 6), (16, 7))
 LONG_CHOICE_RATE = (1.0, 1.01)
 #: traceback shapes (their T) that keep the values' low bytes (``values_fit``) rather than codes: H100,
