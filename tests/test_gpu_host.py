@@ -454,6 +454,66 @@ def test_side_by_side_forks_from_the_stream_and_joins_back():
     assert sum(1 for op in log if op[0] == "wait" and op[1] == job.ptr) == 2
 
 
+def test_a_job_is_waited_for_by_its_own_end_event():
+    """``DeviceEngine.submit`` records an event on the job's stream after the family's work, and ``collect`` waits
+    for that event, not for the stream: with more batches in flight than streams, the stream already holds the
+    work of a later job, which the collect must not wait for."""
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+
+    from seqalign_cli.backends.cuda import device
+    from seqalign_cli.backends.cuda.device import DeviceEngine, Job
+
+    log = []
+
+    class Event:
+        def __init__(self, stream, n):
+            self.stream, self.n = stream, n
+
+        def synchronize(self):
+            log.append(("event", self.stream.ptr, self.n))
+
+    class Stream:
+        def __init__(self, ptr):
+            self.ptr, self.queued = ptr, 0
+
+        def record(self):
+            return Event(self, self.queued)
+
+        def synchronize(self):  # would wait for everything queued so far
+            log.append(("stream", self.ptr, self.queued))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    class Engine(DeviceEngine):
+        def upload(self, batch, out, cfg, staged):
+            return None
+
+        def queue(self, batch, cfg, subset, out, d, stream, clock):
+            stream.queued += 1  # the job's kernels
+            return Job(batch, cfg, subset, out, d, stream, {})
+
+        def results(self, job, clock, whole):
+            log.append(("results", job.batch))
+
+    streams = [Stream(k) for k in range(device.STREAMS)]
+    engine = object.__new__(Engine)  # no device: the fields submit and collect use
+    engine.cp = SimpleNamespace(cuda=SimpleNamespace(Device=lambda dev: nullcontext()))
+    engine.device, engine.seconds, engine._streams, engine._turn = 0, {}, streams, 0
+    jobs = [engine.submit(k, None, np.arange(1), None) for k in range(device.STREAMS + 1)]
+    assert jobs[0].stream is jobs[-1].stream  # the last job shares the first one's stream
+    for job in jobs:
+        assert job.done.stream is job.stream
+    engine.collect(jobs[0])
+    assert log == [("event", jobs[0].stream.ptr, 1), ("results", 0)]  # its own kernels, not the later job's
+    assert jobs[0].stream.queued == 2 and jobs[-1].done.n == 2
+    assert set(engine.seconds) >= {"wait", "results"}
+
+
 def test_scratch_areas_are_kept_by_name_and_stream_and_grow():
     """``DeviceEngine.scratch``: one area a name and stream, reused while large enough, dropped by release."""
     from types import SimpleNamespace

@@ -7,7 +7,9 @@ last batch, and gives the scheduler its three calls:
 * ``submit(batch, cfg, subset, out)``: upload through pinned buffers, plan
   and queue the kernels and the copy back of results on a stream of its
   own, return a job at once;
-* ``collect(job)``: wait for the job and fill ``out``;
+* ``collect(job)``: wait for the job (an event recorded after its work:
+  its stream may hold a later job's work by then, when more batches are in
+  flight than there are streams) and fill ``out``;
 * ``align(batch, cfg, subset, out)``: the same, synchronously, for a piece of
   a batch (halves after an out-of-memory error); the batch is uploaded once
   while later calls bring more pieces of it;
@@ -252,6 +254,7 @@ class Job:
     stream: object
     host: dict  # pinned host arrays the stream copies results into, by name
     staged: list | None = None  # pinned upload buffers, kept until the stream has read them
+    done: object = None  # an event recorded on the stream after the job's work (``submit``)
 
 
 class DeviceEngine:
@@ -360,6 +363,7 @@ class DeviceEngine:
                 clock("upload")
                 job = self.queue(batch, cfg, subset, out, d, stream, clock)
                 job.staged = staged
+                job.done = stream.record()
         return job
 
     def collect(self, job: Job):
@@ -369,7 +373,7 @@ class DeviceEngine:
             self._finish(job, clock, whole=True)
 
     def _finish(self, job: Job, clock: Clock, whole: bool):
-        job.stream.synchronize()
+        (job.stream if job.done is None else job.done).synchronize()  # not the later jobs on its stream
         clock("wait")
         self.results(job, clock, whole)
         clock("results")
