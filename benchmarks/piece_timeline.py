@@ -1,19 +1,25 @@
 """When each GPU job of a run was queued, waited for and finished: ``seqalign`` in process, its engines timed.
 
-Usage: python benchmarks/piece_timeline.py [--side-streams N] [--pieces-per-gpu N] [--split-cells N]
+Usage: python benchmarks/piece_timeline.py [--streams N] [--side-streams N] [--pieces-per-gpu N] [--split-cells N]
                                           [--no-share] [--batches-per-gpu N] -- triplet --backend cuda --devices 0,1 A B C -o out.tsv ...
 
 Every ``submit`` and ``collect`` of the GPU engines (``DeviceEngine``: a
 whole batch on one GPU, a piece of one with several) is timed from the
 process's start. Printed after seqalign's own summary, on stderr, a line a
 job by GPU in the order collected: its records and cells, when its
-host work (upload, plan, launches) began and ended, when the collecting
-thread began to wait, when the GPU was done with it (the stream's
-synchronize returned) and when its results were in ``out``. A wait of zero
+host work (upload, plan, launches) began and ended, when the GPU began and
+ended its work (events recorded on its stream before its uploads and after
+its copies back, ``Job.done``; counted from its GPU's first such event, which is put at
+the host time it was recorded), when the collecting
+thread began to wait, when the GPU was done with it (the job's end
+event's synchronize returned) and when its results were in ``out``. A wait of zero
 means the job was finished before its turn to be collected. Then each
-GPU's first submit, last finish and the sum of its waits.
+GPU's first submit, last finish, the sum of its waits and how long some
+job was in flight on it (the union of the jobs' spans; "idle" is the rest
+of the span from the first job's start to the last one's end).
 
-``--side-streams`` sets ``device.SIDE_STREAMS`` (1: a job's launches one
+``--streams`` sets ``device.STREAMS`` (the streams a GPU's batches in flight take
+turns on), ``--side-streams`` sets ``device.SIDE_STREAMS`` (1: a job's launches one
 after another), ``--pieces-per-gpu`` sets ``GpuScheduler.pieces_per_gpu`` and
 ``--split-cells`` ``GpuScheduler.split_cells`` (the cells over which a batch
 is cut into pieces), ``--no-share`` turns ``GpuScheduler.share_when_idle``
@@ -33,6 +39,7 @@ import time
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--streams", type=int, default=None)
     ap.add_argument("--side-streams", type=int, default=None)
     ap.add_argument("--pieces-per-gpu", type=int, default=None)
     ap.add_argument("--split-cells", type=float, default=None)
@@ -45,6 +52,8 @@ def main():
     from profile_threads import run_seqalign  # this folder's
     from seqalign_cli.backends.cuda import device, scheduler
 
+    if opts.streams is not None:
+        device.STREAMS = opts.streams
     if opts.side_streams is not None:
         device.SIDE_STREAMS = opts.side_streams
     if opts.pieces_per_gpu is not None:
@@ -59,11 +68,22 @@ def main():
     jobs: dict[int, dict] = {}  # number: the job's times
     numbers = itertools.count()
     lock = threading.Lock()
-    submit, collect = device.DeviceEngine.submit, device.DeviceEngine.collect
+    submit, collect, stream_of = device.DeviceEngine.submit, device.DeviceEngine.collect, device.DeviceEngine._stream
+    origin: dict[int, object] = {}  # GPU: the event its times count from (its first job's start)
+
+    def timed_stream(self):
+        """The job's stream, with an event recorded on it before the job's uploads: when the GPU starts it."""
+        stream = stream_of(self)
+        event = self.cp.cuda.Event()
+        event.record(stream)
+        origin.setdefault(self.device, (event, time.perf_counter() - t0))
+        self._began = event
+        return stream
 
     def timed_submit(self, batch, cfg, subset, out):
         begin = time.perf_counter() - t0
-        job = submit(self, batch, cfg, subset, out)
+        job = submit(self, batch, cfg, subset, out)  # one submit at a time an engine: _began is this job's
+        job.events = (self._began, job.done)
         with lock:
             job.number = next(numbers)
             jobs[job.number] = dict(gpu=self.device, records=len(subset),
@@ -74,13 +94,16 @@ def main():
     def timed_collect(self, job):
         wait = time.perf_counter() - t0
         with self.cp.cuda.Device(self.device):
-            job.stream.synchronize()
+            job.done.synchronize()
+            first, at = origin[self.device]
+            on_gpu = tuple(at + self.cp.cuda.get_elapsed_time(first, e) / 1e3 for e in job.events)
         done = time.perf_counter() - t0
         collect(self, job)
         with lock:
-            jobs[job.number].update(wait=wait, done=done, results=time.perf_counter() - t0)
+            jobs[job.number].update(wait=wait, done=done, results=time.perf_counter() - t0, on_gpu=on_gpu)
 
     device.DeviceEngine.submit, device.DeviceEngine.collect = timed_submit, timed_collect
+    device.DeviceEngine._stream = timed_stream
     try:
         run_seqalign(args)
     finally:
@@ -94,12 +117,19 @@ def report(jobs: dict[int, dict]):
         if not mine:
             continue
         waited = sum(max(j["done"] - j["wait"], 0.0) for j in mine)
+        spans = sorted(j["on_gpu"] for j in mine)
+        busy, reach = 0.0, spans[0][0]
+        for a, b in spans:  # the union of the jobs' spans on the GPU
+            busy += max(b - max(a, reach), 0.0)
+            reach = max(reach, b)
         print(f"GPU {gpu}: {len(mine)} jobs, first submit at {min(j['begin'] for j in mine):.3f} s, last done at "
-              f"{max(j['done'] for j in mine):.3f} s, waits summed {waited:.3f} s", file=out)
+              f"{max(j['done'] for j in mine):.3f} s, waits summed {waited:.3f} s; on the GPU from "
+              f"{spans[0][0]:.3f} to {reach:.3f} s, some job in flight {busy:.3f} s of it "
+              f"(idle {reach - spans[0][0] - busy:.3f} s)", file=out)
         for j in mine:
             print(f"  {j['records']:7d} records {j['cells'] / 1e9:9.1f} Gcells  host {j['begin']:7.3f}-"
-                  f"{j['queued']:7.3f}  wait {j['wait']:7.3f}  done {j['done']:7.3f} "
-                  f"({j['done'] - j['wait']:6.3f})  results {j['results']:7.3f}", file=out)
+                  f"{j['queued']:7.3f}  gpu {j['on_gpu'][0]:7.3f}-{j['on_gpu'][1]:7.3f}  wait {j['wait']:7.3f}  "
+                  f"done {j['done']:7.3f} ({j['done'] - j['wait']:6.3f})  results {j['results']:7.3f}", file=out)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
 """Where a short GPU run's time goes before and around the alignment work.
 
-Usage: python benchmarks/startup.py [--runs 3] [--late-driver] [--orders] [QUERY.fa.gz TARGET.fa.gz]
+Usage: python benchmarks/startup.py [--runs 3] [--late-driver] [--orders] [--traceback]
+                                    [--family pairwise|triplet] [FILE ...]
 
 Starts a fresh interpreter ``runs`` times. Each one takes the steps of a
-``seqalign pair --backend cuda`` run one at a time and prints, for each
-step, the seconds since the parent started the process (the interpreter's
-own start included):
+``seqalign pair`` (or ``seqalign triplet``) run on the GPU one at a time and
+prints, for each step, the seconds since the parent started the process
+(the interpreter's own start included):
 
     interpreter   the child's first line runs
     cli           import seqalign_cli.cli (click, the options)
@@ -14,15 +15,18 @@ own start included):
     cupy          import cupy
     devices       cupy.cuda.runtime.getDeviceCount()
     context       the first allocation on GPU 0 (creates the CUDA context)
-    backend       select_backend("cuda", ...) (engine objects)
-    read          read and encode the first 20,000 pairs of the inputs
+    backend       select_backend(family, "cuda", ...) (engine objects)
+    read          read and encode the first 20,000 records of the inputs
                   (loads the parser's compiled code)
-    first batch   align them, with traceback (loads every kernel module that
-                  batch needs, the planner's compiled code)
-    second batch  the same pairs again (all loaded)
-    format        TSV rows of the first batch, into a sink that drops them
+    first batch   align them (loads every kernel module that batch needs,
+                  the planner's compiled code)
+    second batch  the same records again (all loaded)
+    format        the first batch's TSV (MAF for triplets with --traceback)
+                  rows, into a sink that drops them
 
-Defaults to the GASAL2 pairs of the shared data folder.
+Pairs align with traceback (TSV with CIGARs), triplets score only unless
+``--traceback``. The files default to the GASAL2 pairs of the shared data
+folder (``--family pairwise``); triplets need their three files.
 
 ``--orders``: instead, the seconds until numba's first cached function has
 run (the parser) and CuPy has made its first array, with the two done one
@@ -51,17 +55,16 @@ def mark(what):
 mark("interpreter")
 import seqalign_cli.cli
 mark("cli")
-if sys.argv[4] == "early":
+family_name, driver, trace, files = sys.argv[2], sys.argv[3], sys.argv[4] == "trace", sys.argv[5:]
+if driver == "early":
     from seqalign_cli.backends.cuda import start_driver
     start_driver(0)  # as the runner does
 import seqalign_cli.runner
 from seqalign_cli import families
 from seqalign_cli.backends import select_backend
 from seqalign_cli.config import AlignConfig
-from seqalign_cli.io.inputs import PairInputs
-from seqalign_cli.io.pairs import pair_chunks
-from seqalign_cli.writers import WriterContext
-from seqalign_cli.writers.tsv import TsvWriter
+from seqalign_cli.io.inputs import PairInputs, TripletInputs
+from seqalign_cli.writers import WriterContext, make_writer
 mark("runner")
 import cupy
 mark("cupy")
@@ -69,12 +72,14 @@ cupy.cuda.runtime.getDeviceCount()
 mark("devices")
 cupy.zeros(1).sum().item()
 mark("context")
-backend = select_backend(families.get("pairwise"), "cuda", 16, lambda m: None, 0)
+family = families.get(family_name)
+backend = select_backend(family, "cuda", 16, lambda m: None, 0)
 mark("backend")
-chunk = next(iter(pair_chunks(PairInputs(sys.argv[2], sys.argv[3]), 20000)))
+inputs = TripletInputs(tuple(files)) if family_name == "triplet" else PairInputs(*files)
+chunk = next(iter(family.read(inputs, 20000)))
 batch = chunk.batch()
 mark("read")
-cfg = AlignConfig()
+cfg = AlignConfig(traceback=trace)
 res = backend.start(batch, cfg).result()
 mark("first batch")
 backend.start(batch, cfg).result()
@@ -83,7 +88,8 @@ class Sink:
     def open(self, threads=1): return self
     def write(self, data): return len(data)
     def commit(self): pass
-TsvWriter(WriterContext(out=Sink())).write(chunk, res)
+fmt = "maf" if family_name == "triplet" and trace else "tsv"
+make_writer(family.name, fmt, WriterContext(out=Sink(), traceback=trace, inputs=inputs)).write(chunk, res)
 mark("format")
 """
 
@@ -128,8 +134,9 @@ def orders(runs: int):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("query", nargs="?", default=os.path.join(DATA, "query_batch.fasta.gz"))
-    ap.add_argument("target", nargs="?", default=os.path.join(DATA, "target_batch.fasta.gz"))
+    ap.add_argument("files", nargs="*", help="the run's input files (default: the GASAL2 pairs)")
+    ap.add_argument("--family", default="pairwise", choices=("pairwise", "triplet"))
+    ap.add_argument("--traceback", action="store_true", help="triplets: traceback and MAF rows (pairs always)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--late-driver", action="store_true", help="no early start of the driver")
     ap.add_argument("--orders", action="store_true", help="time numba's and CuPy's first uses in four orders")
@@ -137,11 +144,13 @@ def main():
     if args.orders:
         orders(args.runs)
         return
+    files = args.files or [os.path.join(DATA, "query_batch.fasta.gz"), os.path.join(DATA, "target_batch.fasta.gz")]
+    trace = args.traceback or args.family == "pairwise"
     rows = []
     for _ in range(args.runs):
         start = time.time()
-        out = subprocess.run([sys.executable, "-c", CHILD, repr(start), args.query, args.target,
-                              "late" if args.late_driver else "early"],
+        out = subprocess.run([sys.executable, "-c", CHILD, repr(start), args.family,
+                              "late" if args.late_driver else "early", "trace" if trace else "score", *files],
                              check=True, capture_output=True, text=True).stdout
         rows.append([line.split("\t") for line in out.strip().splitlines()])
     print("step\t" + "\t".join(f"run {i + 1}: s since start (step)" for i in range(args.runs)))

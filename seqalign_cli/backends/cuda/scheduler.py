@@ -114,9 +114,10 @@ class GpuScheduler:
     #: a GPU that takes a piece of two records or more while another GPU has none in flight and none
     #: is queued cuts the piece with the idle GPUs
     share_when_idle = True
-    #: batches in flight a GPU, with several: results are written in input order, so a GPU that is
-    #: done with its batches waits for new ones while the oldest batch is still on another GPU. 3 and 4
-    #: measured within the runs' spread of 2 on two H200 (the pair mix, whole batches; RESULTS.md)
+    #: batches in flight a GPU (the runner's ``depth``: that many wait for the writer beside the one it
+    #: writes and the one being begun). With several GPUs, results are written in input order, so a GPU
+    #: that is done with its batches waits for new ones while the oldest batch is still on another GPU.
+    #: 3 and 4 measured within the runs' spread of 2 on two H200 (the pair mix, whole batches; RESULTS.md)
     batches_per_gpu = 2
     piece_records = 4096
     #: cells a record on average from which a batch goes to the GPUs' pipelines (see the class docstring)
@@ -130,7 +131,7 @@ class GpuScheduler:
         self.threads = cpu.threads
         self.log = log or _stderr
         #: batches in flight the runner may hand over before the first is written
-        self.depth = 2 if len(self.engines) == 1 else self.batches_per_gpu * len(self.engines)
+        self.depth = self.batches_per_gpu * len(self.engines)
         self._queue: queue.SimpleQueue = queue.SimpleQueue()  # pieces for the GPUs' pipelines
         self._lanes: list[_Lanes] = []  # made with the first piece
         self._submitting = {id(e): threading.Lock() for e in self.engines}  # one submit at a time an engine
