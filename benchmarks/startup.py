@@ -62,7 +62,7 @@ if driver == "early":
 import seqalign_cli.runner
 from seqalign_cli import families
 from seqalign_cli.backends import select_backend
-from seqalign_cli.config import AlignConfig
+from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.inputs import PairInputs, TripletInputs
 from seqalign_cli.writers import WriterContext, make_writer
 mark("runner")
@@ -79,7 +79,9 @@ inputs = TripletInputs(tuple(files)) if family_name == "triplet" else PairInputs
 chunk = next(iter(family.read(inputs, 20000)))
 batch = chunk.batch()
 mark("read")
-cfg = AlignConfig(traceback=trace)
+# the command line's defaults: triplets' gaps linear (--gap-open 0), --max-matrix-mb 256
+cfg = AlignConfig(traceback=trace, scoring=Scoring(gap_open=0) if family_name == "triplet" else Scoring(),
+                matrix_budget=256 << 20)
 res = backend.start(batch, cfg).result()
 mark("first batch")
 backend.start(batch, cfg).result()
