@@ -6,26 +6,27 @@ Usage: python benchmarks/piece_timeline.py [--streams N] [--side-streams N] [--p
 Every ``submit`` and ``collect`` of the GPU engines (``DeviceEngine``: a
 whole batch on one GPU, a piece of one with several) is timed from the
 process's start. Printed after seqalign's own summary, on stderr, a line a
-job by GPU in the order collected: its records and cells, when its
-host work (upload, plan, launches) began and ended, when the GPU began and
-ended its work (events recorded on its stream before its uploads and after
-its copies back, ``Job.done``; counted from its GPU's first such event, which is put at
-the host time it was recorded), when the collecting
-thread began to wait, when the GPU was done with it (the job's end
-event's synchronize returned) and when its results were in ``out``. A wait of zero
-means the job was finished before its turn to be collected. Then each
-GPU's first submit, last finish, the sum of its waits and how long some
-job was in flight on it (the union of the jobs' spans; "idle" is the rest
-of the span from the first job's start to the last one's end).
+job by GPU in the order collected: its records and cells, when its host work
+(upload, plan, launches) began and ended, when the GPU began and ended its
+work (events recorded on its stream before its uploads and after its copies
+back, ``Job.done``; counted from its GPU's first such event, which is put at
+the host time it was recorded), when the collecting thread began to wait,
+when the GPU was done with it (the job's end event's synchronize returned)
+and when its results were in ``out``. A wait of zero means the job was
+finished before its turn to be collected. Then each GPU's first submit, last
+finish, the sum of its waits and how long some job was in flight on it (the
+union of the jobs' spans; "idle" is the rest of the span from the first
+job's start to the last one's end).
 
-``--streams`` sets ``device.STREAMS`` (the streams a GPU's batches in flight take
-turns on), ``--side-streams`` sets ``device.SIDE_STREAMS`` (1: a job's launches one
-after another), ``--pieces-per-gpu`` sets ``GpuScheduler.pieces_per_gpu`` and
-``--split-cells`` ``GpuScheduler.split_cells`` (the cells over which a batch
-is cut into pieces), ``--no-share`` turns ``GpuScheduler.share_when_idle``
-off (no batch cut when taken while a GPU is idle), ``--batches-per-gpu``
-sets ``GpuScheduler.batches_per_gpu`` (batches in flight a GPU), for
-comparisons in one session.
+``--streams`` sets ``device.STREAMS`` (the streams a GPU's batches in flight
+take turns on), ``--side-streams`` sets ``device.SIDE_STREAMS`` (1: a job's
+launches one after another), ``--pieces-per-gpu`` sets
+``GpuScheduler.pieces_per_gpu`` and ``--split-cells``
+``GpuScheduler.split_cells`` (the cells over which a batch is cut into
+pieces), ``--no-share`` turns ``GpuScheduler.share_when_idle`` off (no batch
+cut when taken while a GPU is idle), ``--batches-per-gpu`` sets
+``GpuScheduler.batches_per_gpu`` (batches in flight a GPU), for comparisons
+in one session.
 """
 
 from __future__ import annotations
