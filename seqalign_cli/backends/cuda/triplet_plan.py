@@ -98,7 +98,7 @@ LONG = (16, 6)
 #: 73-84, where 16 lanes need a rate of 1.37 or more.
 #: Traceback (``CHOICE_RATE_TRACE``; 16-bit lanes, ``--traceback --sweep 4:6,16:6``): on an H100 1.25-1.35
 #: times in global and local mode, 1.6 at 84 bp, before 16 lanes kept the values' bytes (``VALUES_LANES``);
-#: on an H200 (RESULTS.md, 2026-11-28) 1.9-2.4 at 48-80 bp in every mode (semi-global 1.88 at 48 bp): 48-59
+#: on an H200 (RESULTS.md, 2026-11-28) 1.9-2.9 at 48-80 bp in every mode (semi-global 1.88 at 48 bp): 48-59
 #: and 72-83 bp trace back in 16 lanes (global 80 bp 0.64 -> 0.96 TCUPS, local 72 bp 0.41 -> 0.73).
 CHOICE = ((4, 6), (16, 6))
 CHOICE_SIDES = (33, 100)
