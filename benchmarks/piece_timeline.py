@@ -10,13 +10,17 @@ job by GPU in the order collected: its records and cells, when its host work
 (upload, plan, launches) began and ended, when the GPU began and ended its
 work (events recorded on its stream before its uploads and after its copies
 back, ``Job.done``; counted from its GPU's first such event, which is put at
-the host time it was recorded), when the collecting thread began to wait,
+the host time it was recorded), when its launches began on the GPU (an
+event recorded after the triplet engine's ``prepare``; for other families
+the job's start), when the collecting thread began to wait,
 when the GPU was done with it (the job's end event's synchronize returned)
 and when its results were in ``out``. A wait of zero means the job was
 finished before its turn to be collected. Then each GPU's first submit, last
 finish, the sum of its waits and how long some job was in flight on it (the
 union of the jobs' spans; "idle" is the rest of the span from the first
-job's start to the last one's end).
+job's start to the last one's end), and how long some job's launches were
+running (the union from each job's launch event to its end: what is left of
+the span is the GPU waiting for the host's uploads and plans).
 
 ``--streams`` sets ``device.STREAMS`` (the streams a GPU's batches in flight
 take turns on), ``--side-streams`` sets ``device.SIDE_STREAMS`` (1: a job's
@@ -51,7 +55,7 @@ def main():
     args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
 
     from profile_threads import run_seqalign  # this folder's
-    from seqalign_cli.backends.cuda import device, scheduler
+    from seqalign_cli.backends.cuda import device, scheduler, triplet
 
     if opts.streams is not None:
         device.STREAMS = opts.streams
@@ -79,12 +83,23 @@ def main():
         event.record(stream)
         origin.setdefault(self.device, (event, time.perf_counter() - t0))
         self._began = event
+        self._launched = None
         return stream
+
+    def timed_prepare(prepare):
+        def prepared(self, *args):
+            launches = prepare(self, *args)
+            self._launched = self.cp.cuda.Event()
+            self._launched.record()  # on the job's stream (current): its launches come next
+            return launches
+        return prepared
+
+    triplet.CudaTriplet.prepare = timed_prepare(triplet.CudaTriplet.prepare)
 
     def timed_submit(self, batch, cfg, subset, out):
         begin = time.perf_counter() - t0
         job = submit(self, batch, cfg, subset, out)  # one submit at a time an engine: _began is this job's
-        job.events = (self._began, job.done)
+        job.events = (self._began, job.done, self._launched or self._began)
         with lock:
             job.number = next(numbers)
             jobs[job.number] = dict(gpu=self.device, records=len(subset),
@@ -119,18 +134,26 @@ def report(jobs: dict[int, dict]):
             continue
         waited = sum(max(j["done"] - j["wait"], 0.0) for j in mine)
         spans = sorted(j["on_gpu"] for j in mine)
-        busy, reach = 0.0, spans[0][0]
-        for a, b in spans:  # the union of the jobs' spans on the GPU
-            busy += max(b - max(a, reach), 0.0)
-            reach = max(reach, b)
+        busy, reach = union(spans)
+        running, _ = union(sorted((j["on_gpu"][2], j["on_gpu"][1]) for j in mine))
         print(f"GPU {gpu}: {len(mine)} jobs, first submit at {min(j['begin'] for j in mine):.3f} s, last done at "
               f"{max(j['done'] for j in mine):.3f} s, waits summed {waited:.3f} s; on the GPU from "
               f"{spans[0][0]:.3f} to {reach:.3f} s, some job in flight {busy:.3f} s of it "
-              f"(idle {reach - spans[0][0] - busy:.3f} s)", file=out)
+              f"(idle {reach - spans[0][0] - busy:.3f} s), some job's launches running {running:.3f} s", file=out)
         for j in mine:
             print(f"  {j['records']:7d} records {j['cells'] / 1e9:9.1f} Gcells  host {j['begin']:7.3f}-"
-                  f"{j['queued']:7.3f}  gpu {j['on_gpu'][0]:7.3f}-{j['on_gpu'][1]:7.3f}  wait {j['wait']:7.3f}  "
+                  f"{j['queued']:7.3f}  gpu {j['on_gpu'][0]:7.3f}-{j['on_gpu'][1]:7.3f} "
+                  f"(launches from {j['on_gpu'][2]:7.3f})  wait {j['wait']:7.3f}  "
                   f"done {j['done']:7.3f} ({j['done'] - j['wait']:6.3f})  results {j['results']:7.3f}", file=out)
+
+
+def union(spans: list) -> tuple[float, float]:
+    """The length of the union of sorted (start, end) spans, and the last end."""
+    busy, reach = 0.0, spans[0][0]
+    for a, b in spans:
+        busy += max(b - max(a, reach), 0.0)
+        reach = max(reach, b)
+    return busy, reach
 
 
 if __name__ == "__main__":
