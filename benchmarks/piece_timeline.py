@@ -133,7 +133,7 @@ def report(jobs: dict[int, dict]):
         if not mine:
             continue
         waited = sum(max(j["done"] - j["wait"], 0.0) for j in mine)
-        spans = sorted(j["on_gpu"] for j in mine)
+        spans = sorted(j["on_gpu"][:2] for j in mine)
         busy, reach = union(spans)
         running, _ = union(sorted((j["on_gpu"][2], j["on_gpu"][1]) for j in mine))
         print(f"GPU {gpu}: {len(mine)} jobs, first submit at {min(j['begin'] for j in mine):.3f} s, last done at "

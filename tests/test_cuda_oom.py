@@ -415,6 +415,39 @@ def test_a_busy_device_takes_no_more_pieces(cupy):
     assert len(held.calls) == 1 and len(engines[0].calls) == 7
 
 
+def test_a_piece_that_ends_first_makes_room_at_once(cupy):
+    """A device's pieces are collected as they end: while its first piece still runs, the end of its
+    second makes room for a third (collected in order, the device would wait for the first)."""
+    cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=False)
+    engines = [FakeEngine(dev, lambda: cupy.OutOfMemoryError("out of memory"), limit=np.inf) for dev in (0, 1)]
+    b = backend(engines)
+    b.spread_cells = 0  # every batch to the devices' pipelines
+    b.share_when_idle = False  # whole batches
+    third = threading.Event()  # device 0 has taken a third batch
+    first_submit, first_collect, other_submit = engines[0].submit, engines[0].collect, engines[1].submit
+    engines[1].submit = lambda *args: third.wait(30) and other_submit(*args)  # device 1 stays busy
+    taken = []
+
+    def submit(batch, cfg, subset, out):
+        first_submit(batch, cfg, subset, out)
+        taken.append(batch.size)
+        if len(taken) == 3:
+            third.set()
+        return len(taken)  # the job: its number on device 0
+
+    def collect(job):
+        if job == 1:  # the first piece runs until device 0 has taken a third one
+            assert third.wait(10), "device 0 took no third piece while its first ran"
+        first_collect("job")
+
+    engines[0].submit, engines[0].collect = submit, collect
+    batches = [pairs(seed=50 + k, count=20 + k)[0] for k in range(4)]
+    pending = [b.start(batch, cfg) for batch in batches]
+    for batch, p in zip(batches, pending):
+        assert_same(CpuPairwise(THREADS).align(batch, cfg), p.result())
+    assert third.is_set() and len(taken) >= 3
+
+
 def test_batches_of_short_records_stay_on_the_first_device(cupy):
     """Under ``spread_cells`` cells a record, batches take the one-GPU path on the first device."""
     cfg = AlignConfig(scoring=AFFINE, mode="global", traceback=False)

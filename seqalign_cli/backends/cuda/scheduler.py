@@ -301,10 +301,16 @@ class _Lanes:
     Its ``take`` thread waits until the GPU has room (fewer than ``AHEAD``
     of its pieces queued and not collected), takes the next piece of the
     scheduler's queue (shared with idle GPUs, ``GpuScheduler._share``),
-    prepares and queues it on the engine (``submit``); its ``fetch`` thread
-    collects the pieces in the same order and completes their ``done``. So
-    a GPU takes work only when it can start on it soon, and the GPU that is
-    ahead takes more.
+    prepares and queues it on the engine (``submit``); its ``fetch`` threads
+    (one a piece in flight) collect each piece as soon as it is done and
+    complete its ``done``. So a GPU takes work only when it can start on it
+    soon, and the GPU that is ahead takes more.
+
+    Pieces are collected as they end, not in the order they were taken: two
+    pieces of one batch run side by side, and the one that ends first makes
+    room for the next piece while the other still runs. Collected in order,
+    the room opened only when both had ended, and the GPU sat idle while the
+    host prepared the next piece (two H200, RESULTS.md).
     """
 
     #: pieces of one GPU submitted and not yet collected (one running, one ready behind it)
@@ -318,7 +324,7 @@ class _Lanes:
         self.in_flight = 0  # pieces taken and not yet collected
         self._counting = threading.Lock()
         name = f"seqalign-gpu{engine.device}"
-        self.fetch = ThreadPoolExecutor(1, thread_name_prefix=f"{name}-fetch")
+        self.fetch = ThreadPoolExecutor(self.AHEAD, thread_name_prefix=f"{name}-fetch")
         threading.Thread(target=self._take, args=(scheduler,), name=f"{name}-prepare", daemon=True).start()
 
     def idle(self) -> bool:
