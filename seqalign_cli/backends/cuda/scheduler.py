@@ -306,11 +306,12 @@ class _Lanes:
     complete its ``done``. So a GPU takes work only when it can start on it
     soon, and the GPU that is ahead takes more.
 
-    Pieces are collected as they end, not in the order they were taken: two
-    pieces of one batch run side by side, and the one that ends first makes
-    room for the next piece while the other still runs. Collected in order,
-    the room opened only when both had ended, and the GPU sat idle while the
-    host prepared the next piece (two H200, RESULTS.md).
+    Pieces are collected as they end, not in the order they were taken: a
+    GPU's two pieces run side by side (often the two pieces of one batch),
+    and the one that ends first makes room for the next piece while the
+    other still runs. Collected in order, the room opened only when both had
+    ended, and the GPU sat idle while the host prepared the next piece (two
+    H200, RESULTS.md).
     """
 
     #: pieces of one GPU submitted and not yet collected (one running, one ready behind it)
