@@ -118,6 +118,20 @@ def test_score_shapes_take_the_least_estimated_time_where_padding_decides(mode):
     assert int(tp.plan_shapes(x, gt.Mode.GLOBAL, scoring=big)[0][0]) == 4
 
 
+def test_lanes_of_the_choice_by_mode_and_traceback():
+    """Score only: 16 lanes from 36 bp on in every mode (48-59 and 72-83 bp, where they pad 1.37-1.55 times the
+    cells of 4 lanes, among them), 4 lanes at 32-35 bp (1.96-1.98 times). Traceback at 32-35 bp: 16 lanes in
+    global and local mode, 4 in semi-global; 16 from 36 bp on."""
+    short, rest = np.arange(32, 36), np.arange(36, 100)
+    short, rest = (np.stack([n, n, n], 1) for n in (short, rest))
+    for mode in tp.MODES:
+        assert (tp.plan_shapes(short, mode)[0] == 4).all()
+        assert (tp.plan_shapes(rest, mode)[0] == 16).all()
+        assert (tp.plan_shapes(rest, mode, trace=True)[0] == 16).all()
+    for mode, lanes in ((Mode.GLOBAL, 16), (Mode.SEMI_GLOBAL, 4), (Mode.LOCAL, 16)):
+        assert (tp.plan_shapes(short, mode, trace=True)[0] == lanes).all()
+
+
 def test_border_scratch_only_for_several_passes():
     lengths = np.array([[100, 10, 10], [100, 31, 31], [100, 32, 5], [7, 100, 40], [0, 64, 64]])
     T = np.full(len(lengths), 16)
@@ -619,7 +633,7 @@ def test_traceback_launches_take_the_plan_shapes_and_16bit_lanes_where_values_fi
     subset = np.flatnonzero(rng.random(300) < 0.8)
     for mode in ("global", "semi-global", "local"):
         plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True))
-        T, R = tp.plan_shapes(lengths, trace=True)
+        T, R = tp.plan_shapes(lengths, Mode.parse(mode), trace=True)
         for pl in plans:
             p = pl.order[pl.order >= 0]
             assert (T[p] == pl.T).all() and (R[p] == pl.R).all()

@@ -87,23 +87,27 @@ SHORT = ((13, 14, 4, 7),)
 #: sides past the table: 16-lane groups of 6 x 6, in tiles of 24 x 24 (several passes); R = 6 keeps
 #: 16-bit lanes open to them (PACK16_MAX_R)
 LONG = (16, 6)
-#: score only, slice sides in CHOICE_SIDES (measured from 37 to 97): each triplet takes the shape (T, R) of
-#: CHOICE whose estimated time is least, padded cells (steps n1 + 2S - 1 times the slice's tiles) over
-#: the shape's rate in the mode. Padding decides there: a side of 49 fills 3 x 3 tiles of 24 (46 %),
-#: 5 x 5 of 12 (67 %). Rates from ``bench_triplet.py --sweep 4:6,16:6 --lengths 40,48,64,80,96`` on an
-#: H100 (padded cells a second, 16-bit lanes; RESULTS.md, 2026-11-28): 16 lanes 1.56-1.84 times 4 lanes' in
-#: global mode, 1.14-1.60 in semi-global, 1.29-1.62 in local, rising with the length; the medians here.
-#: Score only, global mode on an H200 (RESULTS.md, 2026-11-28): 1.31 at 48 bp, 1.37 at 64, 1.51 at 80; its
-#: rate of 1.45 gives sides of 49-60 (48-59 bp) to 4 lanes (at 48 bp 0.96 -> 1.13 TCUPS) and keeps 16 lanes at
-#: 73-84, where 16 lanes need a rate of 1.37 or more.
+#: score only, slice sides in CHOICE_SIDES: each triplet takes the shape (T, R) of CHOICE whose estimated time
+#: is least, padded cells (steps n1 + 2S - 1 times the slice's tiles) over the shape's rate in the mode. Padding
+#: decides there: a side of 49 fills 3 x 3 tiles of 24 (46 %), 5 x 5 of 12 (67 %). The rates are those of
+#: whole runs in the command's batches (16,384 triplets; H200, ``piece_timeline.py``, the union of the launches'
+#: spans; RESULTS.md, 2026-11-29): there a batch's 4-lane launch holds a fraction of the GPU's groups, and 16
+#: lanes' launches took 4-18 % less time at 52 and 72 bp in every mode (sides that pad 1.37-1.55 times the cells
+#: in 16 lanes), where kernel benchmarks of 35,000-55,000 triplets a launch (``bench_triplet.py --sweep
+#: 4:6,16:6``) had 4 lanes ahead by up to 18 %. So 16 lanes from 36 bp on; sides of 33-36 (1.96-1.98 times the
+#: cells) keep 4.
 #: Traceback (``CHOICE_RATE_TRACE``; 16-bit lanes, ``--traceback --sweep 4:6,16:6``): on an H100 1.25-1.35
 #: times in global and local mode, 1.6 at 84 bp, before 16 lanes kept the values' bytes (``VALUES_LANES``);
 #: on an H200 (RESULTS.md, 2026-11-28) 1.9-2.9 at 48-80 bp in every mode (semi-global 1.88 at 48 bp): 48-59
-#: and 72-83 bp trace back in 16 lanes (global 80 bp 0.64 -> 0.96 TCUPS, local 72 bp 0.41 -> 0.73).
+#: and 72-83 bp trace back in 16 lanes (global 80 bp 0.64 -> 0.96 TCUPS, local 72 bp 0.41 -> 0.73). At 32-35
+#: bp (sides of 33-36, where 16 lanes need 1.96-1.98; RESULTS.md, 2026-11-29), in kernel benchmarks and in
+#: whole runs alike: 2.0 in global mode, 1.9 in semi-global, 2.4 in local, so global and local mode trace
+#: back in 16 lanes there (local 34 bp: the launches 0.047 -> 0.034-0.039 s for 300,000 triplets), semi-global
+#: in 4.
 CHOICE = ((4, 6), (16, 6))
 CHOICE_SIDES = (33, 100)
-CHOICE_RATE = {Mode.GLOBAL: (1.0, 1.45), Mode.SEMI_GLOBAL: (1.0, 1.35), Mode.LOCAL: (1.0, 1.43)}
-CHOICE_RATE_TRACE = (1.0, 1.9)
+CHOICE_RATE = {Mode.GLOBAL: (1.0, 1.66), Mode.SEMI_GLOBAL: (1.0, 1.66), Mode.LOCAL: (1.0, 1.66)}
+CHOICE_RATE_TRACE = {Mode.GLOBAL: (1.0, 2.0), Mode.SEMI_GLOBAL: (1.0, 1.9), Mode.LOCAL: (1.0, 2.4)}
 #: score only, slice sides past CHOICE_SIDES: 16 lanes of 6 x 6 or of 7 x 7, the fewer padded cells; squares
 #: of 7 where both pad alike (sides of 145-168, 313-336, ...: 7 x 24 = 6 x 28), or within 1 %. H100
 #: (``bench_triplet.py --sweep 16:6,16:7``, RESULTS.md, 2026-11-28): squares of 7 run 0.99-1.08 times the
@@ -153,7 +157,8 @@ def plan_shapes(lengths: np.ndarray, mode=Mode.GLOBAL, trace: bool = False,
     sides = side(lengths)
     k = np.searchsorted(limits, sides, side="left")
     T, R = T[k], R[k]
-    rates = CHOICE_RATE_TRACE if trace else CHOICE_RATE.get(int(mode), CHOICE_RATE[Mode.GLOBAL])
+    table = CHOICE_RATE_TRACE if trace else CHOICE_RATE
+    rates = table.get(int(mode), table[Mode.GLOBAL])
     pick = (sides >= CHOICE_SIDES[0]) & (sides <= CHOICE_SIDES[1])
     T, R = _least_time(lengths, pick, CHOICE, rates, scoring, T, R)
     if not trace:
