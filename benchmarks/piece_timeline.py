@@ -1,7 +1,8 @@
 """When each GPU job of a run was queued, waited for and finished: ``seqalign`` in process, its engines timed.
 
 Usage: python benchmarks/piece_timeline.py [--streams N] [--side-streams N] [--pieces-per-gpu N] [--split-cells N]
-                                          [--no-share] [--batches-per-gpu N] -- triplet --backend cuda --devices 0,1 A B C -o out.tsv ...
+                                          [--no-share] [--batches-per-gpu N] [--triplet-rate KIND:MODE:RATE]
+                                          -- triplet --backend cuda --devices 0,1 A B C -o out.tsv ...
 
 Every ``submit`` and ``collect`` of the GPU engines (``DeviceEngine``: a
 whole batch on one GPU, a piece of one with several) is timed from the
@@ -29,8 +30,11 @@ launches one after another), ``--pieces-per-gpu`` sets
 ``GpuScheduler.split_cells`` (the cells over which a batch is cut into
 pieces), ``--no-share`` turns ``GpuScheduler.share_when_idle`` off (no batch
 cut when taken while a GPU is idle), ``--batches-per-gpu`` sets
-``GpuScheduler.batches_per_gpu`` (batches in flight a GPU), for comparisons
-in one session.
+``GpuScheduler.batches_per_gpu`` (batches in flight a GPU), and
+``--triplet-rate`` one rate of the triplet plan's choice of lanes
+(``triplet_plan.CHOICE_RATE``, KIND ``score``, or ``CHOICE_RATE_TRACE``,
+KIND ``trace``: MODE's rate of 16 lanes against 4), for comparisons in one
+session.
 """
 
 from __future__ import annotations
@@ -50,12 +54,14 @@ def main():
     ap.add_argument("--split-cells", type=float, default=None)
     ap.add_argument("--no-share", action="store_true")
     ap.add_argument("--batches-per-gpu", type=int, default=None)
+    ap.add_argument("--triplet-rate", default=None, metavar="KIND:MODE:RATE")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     opts = ap.parse_args()
     args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
 
     from profile_threads import run_seqalign  # this folder's
-    from seqalign_cli.backends.cuda import device, scheduler, triplet
+    from seqalign_cli.backends.cuda import device, scheduler, triplet, triplet_plan
+    from seqalign_cli.config import Mode
 
     if opts.streams is not None:
         device.STREAMS = opts.streams
@@ -69,6 +75,10 @@ def main():
         scheduler.GpuScheduler.share_when_idle = False
     if opts.batches_per_gpu is not None:
         scheduler.GpuScheduler.batches_per_gpu = opts.batches_per_gpu
+    if opts.triplet_rate is not None:
+        kind, mode, rate = opts.triplet_rate.split(":")
+        table = triplet_plan.CHOICE_RATE_TRACE if kind == "trace" else triplet_plan.CHOICE_RATE
+        table[Mode.parse(mode)] = (1.0, float(rate))
     t0 = time.perf_counter()
     jobs: dict[int, dict] = {}  # number: the job's times
     numbers = itertools.count()
