@@ -1,7 +1,7 @@
 """Exact 3-way alignment on the CPU, the reference engine of the triplet family: ``CpuTriplet``.
 
 Triplets are aligned one at a time by ``triplet_cube`` (linear gaps: SIMD
-along the rows of each slice; the whole cube of direction bytes within the
+along the anti-diagonals of each slice; the whole cube of direction bytes within the
 traceback budget, the checkpointed walk beyond it) or ``triplet_affine``
 (affine gaps: seven values a cell, the same two walks), threads across
 triplets, largest first, each thread taking the next triplet when it is

@@ -4,24 +4,28 @@ The recurrence, modes and tie rules are the README's (section "Triplets"):
 sum-of-pairs scoring with linear gaps, seven column kinds
 (``results.Column``), one score per cell ``D(i, j, k)``.
 
-Layout: the sweep runs over i (A) one (j, k) slice at a time, rows over j,
-the inner loop over k. Slices are padded with a guard row and column of
-minus infinity (index 0), so cell (i, j, k) sits at [j + 1, k + 1] and every
-predecessor exists. Of the seven moves, six come from the previous slice or
-the previous row and are computed for a whole row in one loop that the
-compiler vectorises; the seventh (a residue of C only, from the cell to the
-left) is a running maximum over the row afterwards. The row functions take
-the whole slices and a row index (per-row views cost reference counting,
-about a fifth of a row's time), and take every sum back to the cell type
-at once (``_as``): numba widens int32 arithmetic to int64, which would
-halve the lanes of the vector loop. The score bound (``triplet.INT32_LIMIT``) keeps
+Layout: the sweep runs over i (A) one (j, k) slice at a time, each slice
+one anti-diagonal j + k after another. Along an anti-diagonal no cell
+needs another: all seven moves come from the previous slice or the two
+previous diagonals, so one loop takes them all and the compiler vectorises
+it (a sweep by rows had the move from the left as a scalar running maximum
+after each row; RESULTS.md, 2026-11-29, compares them). Slices are stored skewed, cell (i, j, k) of slice i at
+[J + K, J] with J = j + 1, K = k + 1; row 0 and column 0 of the unskewed
+slice (J = 0 or K = 0) are guards of minus infinity, never written, so
+every predecessor exists. The slice functions take whole arrays and
+unsigned indices (no views, which cost reference counting, nor
+negative-index checks) and take every sum back to the cell type at once
+(``_as``): numba widens int32 arithmetic to int64, which would halve the
+lanes of the vector loop. The score bound (``triplet.INT32_LIMIT``) keeps
 these sums, minus infinity included, inside the cell type. The pair score
-of B against C is a (j, k) table made once per triplet; A's letter picks
-one row of a profile against C and one against B.
+of B against C is a table made once per triplet, by anti-diagonal; A's
+letter picks one row of a profile against C (reversed, to run along a
+diagonal) and one against B.
 
 Score only keeps two slices. With traceback, one direction byte per cell
-(the column kind that won, or 7 where the alignment starts) is kept for the
-whole cube when it fits the budget; beyond it the forward pass keeps every
+(the column kind that won, or 7 where the alignment starts; a slice's bytes
+by anti-diagonal, ``_diagonal_starts``) is kept for the whole cube when it
+fits the budget; beyond it the forward pass keeps every
 s-th slice (checkpoints) and the walk recomputes one block of s slices with
 its direction bytes at a time, so the alignment is the full cube's.
 """
@@ -41,6 +45,8 @@ _JIT = dict(nogil=True, cache=True, boundscheck=False)
 GLOBAL, SEMI, LOCAL = int(Mode.GLOBAL), int(Mode.SEMI_GLOBAL), int(Mode.LOCAL)
 #: direction byte of a cell where the alignment starts
 START = 7
+
+
 @nb.njit(**_JIT)
 def _tables(a, b, c, sc, neg):
     """Pair-score tables: B x C per cell, A's letter x against C and against B (padded like the slices)."""
@@ -72,119 +78,175 @@ def _as_cell(x, like):
 
 
 @nb.njit(**_JIT)
-def _row(P, Q, jj, bct, acr, sab, g2):
-    """Row ``jj`` of slice ``Q`` from the six moves that do not come from the left (score only).
-
-    Rows are padded (index 0 is the guard); the loop runs with unsigned
-    indices, so that it carries no negative-index checks, and every sum is
-    taken back to the cell type at once, so that the compiler vectorises it
-    in lanes of that width. The gap cost common to five of the six moves is
-    taken off their maximum once (the move of three residues gets it added).
-    """
-    n = np.uint64(Q.shape[1] - 1)
-    j1 = np.uint64(jj)
-    j0 = j1 - np.uint64(1)
-    s, sg, g = _as(sab, Q), _as(sab + g2, Q), _as(g2, Q)
-    for u in range(n):
-        v = u + np.uint64(1)
-        bc, ac = bct[j1, v], acr[v]
-        m = max(_as(P[j0, u] + _as(sg + _as(ac + bc, Q), Q), Q), _as(Q[j0, u] + bc, Q))
-        m = max(m, _as(P[j1, u] + ac, Q))
-        m = max(m, _as(P[j0, v] + s, Q))
-        Q[j1, v] = _as(max(m, max(P[j1, v], Q[j0, v])) - g, Q)
+def _skewed(tabs):
+    """The pair tables in the sweep's layout: B x C by anti-diagonal (``bcs[J + K, J]`` = ``bc[J, K]``), A's
+    letter x against C reversed (``acr[x, n2 + n3 + 2 - K]`` = ``ac[x, K]``), so that both are contiguous
+    along a diagonal; A against B as it is."""
+    bc, ac, ab = tabs
+    n2, n3 = bc.shape[0] - 2, bc.shape[1] - 2
+    bcs = np.zeros((n2 + n3 + 3, n2 + 2), bc.dtype)
+    for J in range(1, n2 + 2):
+        for K in range(1, n3 + 2):
+            bcs[J + K, J] = bc[J, K]
+    acr = np.zeros((5, n2 + n3 + 2), bc.dtype)
+    for x in range(5):
+        for K in range(1, n3 + 2):
+            acr[x, n2 + n3 + 2 - K] = ac[x, K]
+    return bcs, acr, ab
 
 
 @nb.njit(**_JIT)
-def _row_dirs(P, Q, jj, bct, acr, sab, g2, code):
-    """As ``_row``, noting the winning column kind (the first of equal ones) in ``code``."""
-    n = np.uint64(Q.shape[1] - 1)
-    j1 = np.uint64(jj)
-    j0 = j1 - np.uint64(1)
-    sag, g = _as(sab - g2, Q), _as(g2, Q)
-    for u in range(n):
-        v = u + np.uint64(1)
-        bc, ac = bct[j1, v], acr[v]
-        m = _as(P[j0, u] + _as(sab + _as(ac + bc, Q), Q), Q)
-        d = np.uint8(0)
-        t = _as(Q[j0, u] + _as(bc - g, Q), Q)
-        d = np.uint8(1) if t > m else d
-        m = max(m, t)
-        t = _as(P[j1, u] + _as(ac - g, Q), Q)
-        d = np.uint8(2) if t > m else d
-        m = max(m, t)
-        t = _as(P[j0, v] + sag, Q)
-        d = np.uint8(3) if t > m else d
-        m = max(m, t)
-        t = _as(P[j1, v] - g, Q)
-        d = np.uint8(4) if t > m else d
-        m = max(m, t)
-        t = _as(Q[j0, v] - g, Q)
-        d = np.uint8(5) if t > m else d
-        Q[j1, v] = max(m, t)
-        code[v] = d
+def _slice(P, Q, bcs, acr, ab, x, g2, mode, i, none):
+    """Slice ``Q`` (slice i) from ``P`` (slice i - 1), one anti-diagonal after another (score only).
 
-
-@nb.njit(**_JIT)
-def _finish_row(Q, jj, code, mode, i, g2, want):
-    """Start cells, the local floor and the move from the left (a running maximum) of row ``jj``.
-
-    D[k] = max(T[k], D[k-1] - g2); the move from the left wins where the
-    previous cell's value minus g2 is strictly above T[k]. ``want``: the
-    codes of the row are kept (without them the local floor is a plain
-    maximum, which the compiler vectorises).
+    Along an anti-diagonal no cell needs another, so each diagonal's loop
+    takes all seven moves and the compiler vectorises it: it runs with
+    unsigned indices, so that it carries no negative-index checks, and every
+    sum is taken back to the cell type at once (numba widens int32
+    arithmetic to int64, which would halve the lanes). The gap cost common
+    to six of the seven moves is taken off their maximum once (the move of
+    three residues gets it added). Local mode floors every cell at 0 in the
+    same loop; the start faces are set after their diagonal (``_faces``;
+    ``none``: an empty array of codes).
     """
-    n = np.uint64(Q.shape[1])
-    r = np.uint64(jj)
-    j = jj - 1
-    one = np.uint64(1)
-    if mode == SEMI and (i == 0 or j == 0):
-        for v in range(one, n):
-            Q[r, v] = 0
-            code[v] = START
-        return
-    if (mode == GLOBAL and i == 0 and j == 0) or mode == SEMI:
-        Q[r, one] = 0
-        code[one] = START
-    if mode == LOCAL and want:
-        for v in range(one, n):
-            start = Q[r, v] <= 0
-            Q[r, v] = 0 if start else Q[r, v]
-            code[v] = START if start else code[v]
-    elif mode == LOCAL:
-        zero = _as(0, Q)
-        for v in range(one, n):
-            Q[r, v] = max(Q[r, v], zero)
+    one, two = np.uint64(1), np.uint64(2)
+    n2 = P.shape[1] - 2
+    n3 = P.shape[0] - n2 - 3
     g = _as(g2, Q)
-    run = Q[r, one]
-    for v in range(np.uint64(2), n):
-        run = _as(run - g, Q)
-        if run > Q[r, v]:
-            Q[r, v] = run
-            code[v] = 6
-        else:
-            run = Q[r, v]
+    low = _as(0 if mode == LOCAL else P[0, 0], Q)  # the floor (the guard's minus infinity: none)
+    X, W = np.uint64(x), np.uint64(acr.shape[1])
+    for DD in range(2, n2 + n3 + 3):
+        lo, hi = max(1, DD - n3 - 1), min(n2 + 1, DD - 1)
+        D = np.uint64(DD)
+        o = W - D  # acr[x, o + J]: A's letter against C at K = D - J (o >= 0)
+        for J in range(np.uint64(lo), np.uint64(hi) + one):
+            J1 = J - one
+            bc, ac, s = bcs[D, J], acr[X, o + J], ab[X, J]
+            m = max(_as(P[D - two, J1] + _as(_as(s + ac, Q) + _as(bc + g, Q), Q), Q), _as(Q[D - two, J1] + bc, Q))
+            m = max(m, _as(P[D - one, J] + ac, Q))
+            m = max(m, _as(P[D - one, J1] + s, Q))
+            m = max(m, max(P[D, J], Q[D - one, J1]))
+            Q[D, J] = max(_as(max(m, Q[D - one, J]) - g, Q), low)
+        _faces(Q, DD, lo, hi, mode, i, none, 0)
 
 
 @nb.njit(**_JIT)
-def _track(Q, jj, mode, i, n1, n2, best, at):
-    """Keep the best allowed end cell of row (i, jj - 1) (the first of equal ones in (i, j, k) order)."""
-    n3 = Q.shape[1] - 2
-    r = np.uint64(jj)
-    j = jj - 1
-    if mode == LOCAL or (mode == SEMI and (i == n1 or j == n2)):
-        top = Q[r, 1]
-        for u in range(np.uint64(1), np.uint64(n3 + 2)):
-            top = max(top, Q[r, u])
+def _slice_dirs(P, Q, bcs, acr, ab, x, g2, mode, i, dirs, starts):
+    """As ``_slice``, noting each cell's winning column kind (the first of equal ones in kind order; START
+    where the alignment starts) in ``dirs``, anti-diagonal d = j + k at ``starts[d]``, by j along it."""
+    one, two = np.uint64(1), np.uint64(2)
+    n2 = P.shape[1] - 2
+    n3 = P.shape[0] - n2 - 3
+    g = _as(g2, Q)
+    local = mode == LOCAL
+    X, W = np.uint64(x), np.uint64(acr.shape[1])
+    for DD in range(2, n2 + n3 + 3):
+        lo, hi = max(1, DD - n3 - 1), min(n2 + 1, DD - 1)
+        D = np.uint64(DD)
+        o = W - D
+        at = np.uint64(starts[DD - 2]) - np.uint64(lo)  # dirs[at + J]: cell J of this diagonal
+        for J in range(np.uint64(lo), np.uint64(hi) + one):
+            J1 = J - one
+            bc, ac, s = bcs[D, J], acr[X, o + J], ab[X, J]
+            m = _as(P[D - two, J1] + _as(_as(s + ac, Q) + bc, Q), Q)
+            d = np.uint8(0)
+            t = _as(Q[D - two, J1] + _as(bc - g, Q), Q)
+            d = np.uint8(1) if t > m else d
+            m = max(m, t)
+            t = _as(P[D - one, J] + _as(ac - g, Q), Q)
+            d = np.uint8(2) if t > m else d
+            m = max(m, t)
+            t = _as(P[D - one, J1] + _as(s - g, Q), Q)
+            d = np.uint8(3) if t > m else d
+            m = max(m, t)
+            t = _as(P[D, J] - g, Q)
+            d = np.uint8(4) if t > m else d
+            m = max(m, t)
+            t = _as(Q[D - one, J1] - g, Q)
+            d = np.uint8(5) if t > m else d
+            m = max(m, t)
+            t = _as(Q[D - one, J] - g, Q)
+            d = np.uint8(6) if t > m else d
+            m = max(m, t)
+            start = local & (m <= 0)
+            Q[D, J] = _as(0, Q) if start else m
+            dirs[at + J] = np.uint8(START) if start else d
+        _faces(Q, DD, lo, hi, mode, i, dirs, starts[DD - 2] - lo)
+
+
+@nb.njit(inline="always", **_JIT)
+def _faces(Q, D, lo, hi, mode, i, code, at):
+    """The start cells on anti-diagonal ``D`` (cells J = lo..hi, K = D - J) once it is computed: 0, and
+    START in ``code[at + J]`` (where ``code`` has cells). Global: the origin (0, 0, 0). Semi-global: the
+    start faces i = 0, j = 0 (J = 1) and k = 0 (K = 1)."""
+    if mode == GLOBAL:
+        if i == 0 and D == 2:
+            Q[2, 1] = 0
+            if code.shape[0] > 0:
+                code[at + 1] = START
+    elif mode == SEMI:  # slice 0 whole; else the diagonal's ends, where they lie on a face
+        step = 1 if i == 0 else max(hi - lo, 1)
+        for J in range(lo, hi + 1, step):
+            if i == 0 or J == 1 or J == D - 1:
+                Q[D, J] = 0
+                if code.shape[0] > 0:
+                    code[at + J] = START
+
+
+@nb.njit(**_JIT)
+def _first_in_rows(Q, rows, top, n3):
+    """The first cell (j, k) in row-major order of the slice ``Q`` holding ``top``, from ``rows``, its rows'
+    largest values (J = j + 1)."""
+    J = 1
+    while rows[J] != top:
+        J += 1
+    K = 1
+    while Q[J + K, J] != top:
+        K += 1
+    return J - 1, K - 1
+
+
+@nb.njit(**_JIT)
+def _track(Q, mode, i, n1, n2, n3, best, at, rows):
+    """Keep the best allowed end cell of slice i (the first of equal ones in (i, j, k) order).
+
+    Local mode, and semi-global's last slice: every cell, through the rows'
+    largest values (``rows``); semi-global elsewhere: the cells k = n3 of
+    rows j < n2, then the row j = n2; global: the end cell.
+    """
+    if mode == LOCAL or (mode == SEMI and i == n1):
+        rows[:] = Q[0, 0]
+        for D in range(2, n2 + n3 + 3):
+            lo, hi = max(1, D - n3 - 1), min(n2 + 1, D - 1)
+            for J in range(np.uint64(lo), np.uint64(hi) + np.uint64(1)):
+                rows[J] = max(rows[J], Q[D, J])
+        top = rows[1:].max()
         if top > best[0]:
-            for kk in range(1, n3 + 2):
-                if Q[r, kk] == top:
-                    best[0] = top
-                    at[0], at[1], at[2] = i, j, kk - 1
-                    break
-    elif mode == SEMI or (i == n1 and j == n2):
-        if Q[r, n3 + 1] > best[0]:
-            best[0] = Q[r, n3 + 1]
-            at[0], at[1], at[2] = i, j, n3
+            best[0] = top
+            j, k = _first_in_rows(Q, rows, top, n3)
+            at[0], at[1], at[2] = i, j, k
+    elif mode == SEMI:
+        for J in range(1, n2 + 1):
+            if Q[J + n3 + 1, J] > best[0]:
+                best[0] = Q[J + n3 + 1, J]
+                at[0], at[1], at[2] = i, J - 1, n3
+        J = n2 + 1
+        for K in range(1, n3 + 2):
+            if Q[J + K, J] > best[0]:
+                best[0] = Q[J + K, J]
+                at[0], at[1], at[2] = i, n2, K - 1
+    elif i == n1:
+        best[0] = Q[n2 + n3 + 2, n2 + 1]
+        at[0], at[1], at[2] = n1, n2, n3
+
+
+@nb.njit(**_JIT)
+def _diagonal_starts(n2, n3):
+    """Where each anti-diagonal d = j + k of a slice's direction bytes begins (its cells by j), and the total."""
+    starts = np.zeros(n2 + n3 + 2, np.int64)
+    for d in range(n2 + n3 + 1):
+        starts[d + 1] = starts[d] + min(n2, d) - max(0, d - n3) + 1
+    return starts
 
 
 @nb.njit(**_JIT)
@@ -192,30 +254,25 @@ def _sweep(a, tabs, mode, g2, i_from, i_to, P, Q, dirs, track, best, at, ckpt, e
     """Slices i_from .. i_to from ``P`` (slice i_from - 1); returns the last slice.
 
     ``dirs`` (when it has slices) receives the direction bytes of slice i at
-    [i - i_from]; ``track``: keep the best end cell; ``every`` > 0: slice i
-    is copied to ``ckpt[(i + 1) // every - 1]`` when i + 1 is a multiple of it.
+    [i - i_from] (``_slice_dirs``); ``track``: keep the best end cell;
+    ``every`` > 0: slice i is copied to ``ckpt[(i + 1) // every - 1]`` when
+    i + 1 is a multiple of it.
     """
-    bc, ac, ab = tabs
+    bcs, acr, ab = tabs
     n1 = a.shape[0]
-    n2, n3 = P.shape[0] - 2, P.shape[1] - 2
-    code = np.zeros(P.shape[1], np.uint8)
-    want = dirs.shape[0] > 0
+    n2 = P.shape[1] - 2
+    n3 = P.shape[0] - n2 - 3
+    rows = np.empty(n2 + 2, P.dtype)
+    starts = _diagonal_starts(n2, n3)
+    none = np.zeros(0, np.uint8)
     for i in range(i_from, i_to + 1):
         x = min(a[i - 1], 4) if i > 0 else 4
-        acr = ac[x]
-        for jj in range(1, n2 + 2):
-            sab = ab[x, jj]
-            if want:
-                _row_dirs(P, Q, jj, bc, acr, sab, g2, code)
-            else:
-                _row(P, Q, jj, bc, acr, sab, g2)
-            _finish_row(Q, jj, code, mode, i, g2, want)
-            if want:
-                for kk in range(n3 + 1):
-                    dirs[i - i_from, jj - 1, kk] = code[kk + 1]
-            # the call only where the row may hold the end cell (a call a row costs global mode a sixth)
-            if track and (mode == LOCAL or i == n1 or jj == n2 + 1 or (mode == SEMI and Q[jj, n3 + 1] > best[0])):
-                _track(Q, jj, mode, i, n1, n2, best, at)
+        if dirs.shape[0] > 0:
+            _slice_dirs(P, Q, bcs, acr, ab, x, g2, mode, i, dirs[i - i_from], starts)
+        else:
+            _slice(P, Q, bcs, acr, ab, x, g2, mode, i, none)
+        if track:
+            _track(Q, mode, i, n1, n2, n3, best, at, rows)
         if every > 0 and (i + 1) % every == 0:
             ckpt[(i + 1) // every - 1, :, :] = Q
         P, Q = Q, P
@@ -223,11 +280,12 @@ def _sweep(a, tabs, mode, g2, i_from, i_to, P, Q, dirs, track, best, at, ckpt, e
 
 
 @nb.njit(**_JIT)
-def _walk(dirs, base, at, ops, nops):
-    """Walk back from cell ``at`` through the slices base.. of ``dirs``; returns (ops, done)."""
+def _walk(dirs, base, at, ops, nops, starts, n3):
+    """Walk back from cell ``at`` through the slices base.. of ``dirs`` (``_slice_dirs``'s layout: anti-diagonal
+    d = j + k at ``starts[d]``); returns (ops, done)."""
     i, j, k = at[0], at[1], at[2]
     while i >= base:
-        d = dirs[i - base, j, k]
+        d = dirs[i - base, starts[j + k] + j - max(0, j + k - n3)]
         if d == START:
             at[0], at[1], at[2] = i, j, k
             return nops, True
@@ -251,22 +309,23 @@ def align_triplet(a, b, c, mode, sc, neg, trace, budget, run_op, run_len, out):
     ``budget``: direction bytes allowed before the checkpointed walk.
     """
     n1, n2, n3 = a.shape[0], b.shape[0], c.shape[0]
-    tabs = _tables(a, b, c, sc, neg)
-    P = np.full((n2 + 2, n3 + 2), neg[0], neg.dtype)
-    Q = np.full((n2 + 2, n3 + 2), neg[0], neg.dtype)
+    tabs = _skewed(_tables(a, b, c, sc, neg))
+    P = np.full((n2 + n3 + 3, n2 + 2), neg[0], neg.dtype)
+    Q = np.full((n2 + n3 + 3, n2 + 2), neg[0], neg.dtype)
     best = np.full(1, neg[0], neg.dtype)
     at = np.zeros(3, np.int64)
-    dirs = np.zeros((0, 0, 0), np.uint8)
-    full = trace and (n1 + 1) * (n2 + 1) * (n3 + 1) <= budget
+    cells = (n2 + 1) * (n3 + 1)  # a slice's direction bytes
+    dirs = np.zeros((0, 0), np.uint8)
+    full = trace and (n1 + 1) * cells <= budget
     every = 0  # checkpointed walk: every-th slice kept
     if full:  # every direction byte at once
-        dirs = np.empty((n1 + 1, n2 + 1, n3 + 1), np.uint8)
-        ckpt = np.empty((0, n2 + 2, n3 + 2), neg.dtype)
+        dirs = np.empty((n1 + 1, cells), np.uint8)
+        ckpt = np.empty((0, n2 + n3 + 3, n2 + 2), neg.dtype)
     elif trace:
         every = max(1, int(math.sqrt(4.0 * (n1 + 1))))
-        ckpt = np.empty(((n1 + 1) // every, n2 + 2, n3 + 2), neg.dtype)
+        ckpt = np.empty(((n1 + 1) // every, n2 + n3 + 3, n2 + 2), neg.dtype)
     else:
-        ckpt = np.empty((0, n2 + 2, n3 + 2), neg.dtype)
+        ckpt = np.empty((0, n2 + n3 + 3, n2 + 2), neg.dtype)
     _sweep(a, tabs, mode, sc[3] * 2, 0, n1, P, Q, dirs, True, best, at, ckpt, every)
     out[0] = best[0]
     out[4], out[5], out[6] = at[0], at[1], at[2]
@@ -275,18 +334,19 @@ def align_triplet(a, b, c, mode, sc, neg, trace, budget, run_op, run_len, out):
         return
     ops = np.empty(n1 + n2 + n3 + 1, np.uint8)
     nops = 0
+    starts = _diagonal_starts(n2, n3)
     if full:
-        nops, _ = _walk(dirs, 0, at, ops, nops)
+        nops, _ = _walk(dirs, 0, at, ops, nops, starts, n3)
     else:
         done = False
-        block = np.empty((every, n2 + 1, n3 + 1), np.uint8)
+        block = np.empty((every, cells), np.uint8)
         while not done:
             base = (at[0] // every) * every
             P[:, :] = neg[0]
             if base > 0:
                 P[:, :] = ckpt[base // every - 1]
             _sweep(a, tabs, mode, sc[3] * 2, base, at[0], P, Q, block, False, best, at, ckpt, 0)
-            nops, done = _walk(block, base, at, ops, nops)
+            nops, done = _walk(block, base, at, ops, nops, starts, n3)
     out[1], out[2], out[3] = at[0], at[1], at[2]
     out[7] = runs_of(ops, nops, run_op, run_len)
 
