@@ -91,6 +91,24 @@ class Scoring:
         """
         return 3 * (self.pair_bound + self.gap_open) * (lengths.sum(axis=1) + 1)
 
+    def triplet_value_drop(self) -> int:
+        """The most any triplet cell's candidate (a neighbour's value plus its kind's column score) falls below
+        the cell's value, linear gaps, every mode.
+
+        A neighbour that lacks r residues of the cell (r = 1..3) is at least D - 2r (gap_extend + match): the
+        cell's alignment with those residues taken out of their columns (each residue's two pairs lose at most
+        match + gap_extend each; an alignment that does not hold the residue, from a semi-global or local
+        start, shifts unchanged). The column score of M is at least -3 max(mismatch, n_penalty), and a kind
+        of fewer residues loses less. While it is at most 255, a walk that stands on a cell of known value X
+        finds its kind from the low bytes of its neighbours' values alone (the first kind in tie order whose
+        neighbour's byte is that of X minus the kind's column score).
+        """
+        return 6 * (self.gap_extend + self.match) + 3 * max(self.mismatch, self.n_penalty)
+
+    def triplet_values_fit(self) -> bool:
+        """Whether a triplet walk may take the kinds from the low bytes of the values (``triplet_value_drop``)."""
+        return self.triplet_value_drop() <= 255
+
 
 @dataclass(frozen=True)
 class AlignConfig:

@@ -190,6 +190,25 @@ def test_checkpointed_walk_equals_the_whole_cube(mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_cpu_walk_keeps_the_kinds_past_the_value_bound(mode):
+    """Where a candidate may fall 256 or more below its cell, the CPU engine's cube keeps each cell's kind, not
+    its value's low byte (whole and checkpointed), against the plain DP; within the bound the walk on the
+    values' bytes gives the checkpointed walk's alignments (test_checkpointed_walk_equals_the_whole_cube)."""
+    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+
+    codes = Scoring(match=20, mismatch=30, gap_open=0, gap_extend=25, n_penalty=5)
+    assert not codes.triplet_values_fit() and LINEAR.triplet_values_fit()
+    rng = random.Random(40 + MODES.index(mode))
+    trip = [related_triplet(rng, rng.randint(1, 30)) for _ in range(12)]
+    trip += [[random_dna(rng, rng.randint(0, 10), "ACGTN") for _ in range(3)] for _ in range(12)]
+    a, b, c = (list(x) for x in zip(*trip))
+    got = records(align(CpuTriplet(2), a, b, c, codes, mode))
+    for t in range(len(a)):
+        assert got[t] == tuple(ref_align(a[t], b[t], c[t], codes, mode)), (a[t], b[t], c[t])
+    assert records(align(CpuTriplet(2), a, b, c, codes, mode, budget=1)) == got
+
+
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", list(AFFINE))
 def test_affine_triplets_vs_oracles(triplet_backend, mode, name):
     """Affine gaps: tiny triplets against brute force, every triplet (up to 24 bp) against the plain DP of seven

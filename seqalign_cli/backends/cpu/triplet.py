@@ -57,6 +57,8 @@ class CpuTriplet:
             args = (int(cfg.mode_code), np.array(cfg.scoring.as_list(), dtype), np.array([neg], dtype))
             if affine:
                 args += (opening_costs(cfg.scoring.gap_open, dtype),)
+            else:  # the walk on the values' low bytes where the scoring allows it
+                args += (cfg.scoring.triplet_values_fit(),)
             sel = np.flatnonzero((bound >= INT32_LIMIT) == wide)
             if len(sel):
                 sel = sel[np.argsort(-batch.cells_each()[sel], kind="stable")]  # largest first

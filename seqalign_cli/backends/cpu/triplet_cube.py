@@ -96,7 +96,7 @@ def _skewed(tabs):
 
 
 @nb.njit(**_JIT)
-def _slice(P, Q, bcs, acr, ab, x, g2, mode, i, none):
+def _slice(P, Q, bcs, acr, ab, x, g2, mode, i, vals, starts):
     """Slice ``Q`` (slice i) from ``P`` (slice i - 1), one anti-diagonal after another (score only).
 
     Along an anti-diagonal no cell needs another, so each diagonal's loop
@@ -106,8 +106,9 @@ def _slice(P, Q, bcs, acr, ab, x, g2, mode, i, none):
     arithmetic to int64, which would halve the lanes). The gap cost common
     to six of the seven moves is taken off their maximum once (the move of
     three residues gets it added). Local mode floors every cell at 0 in the
-    same loop; the start faces are set after their diagonal (``_faces``;
-    ``none``: an empty array of codes).
+    same loop; the start faces are set after their diagonal (``_faces``).
+    ``vals`` (where it has cells): each cell's value's low byte, laid out as
+    ``_slice_dirs``'s codes (the walk on values: ``_walk_values``).
     """
     one, two = np.uint64(1), np.uint64(2)
     n2 = P.shape[1] - 2
@@ -127,7 +128,11 @@ def _slice(P, Q, bcs, acr, ab, x, g2, mode, i, none):
             m = max(m, _as(P[D - one, J1] + s, Q))
             m = max(m, max(P[D, J], Q[D - one, J1]))
             Q[D, J] = max(_as(max(m, Q[D - one, J]) - g, Q), low)
-        _faces(Q, DD, lo, hi, mode, i, none, 0)
+        _faces(Q, DD, lo, hi, mode, i, vals, starts[DD - 2] - lo)  # (their codes: overwritten below)
+        if vals.shape[0] > 0:
+            at = np.uint64(starts[DD - 2]) - np.uint64(lo)
+            for J in range(np.uint64(lo), np.uint64(hi) + one):
+                vals[at + J] = np.uint8(Q[D, J] & 0xFF)
 
 
 @nb.njit(**_JIT)
@@ -250,11 +255,12 @@ def _diagonal_starts(n2, n3):
 
 
 @nb.njit(**_JIT)
-def _sweep(a, tabs, mode, g2, i_from, i_to, P, Q, dirs, track, best, at, ckpt, every):
+def _sweep(a, tabs, mode, g2, i_from, i_to, P, Q, dirs, values, track, best, at, ckpt, every):
     """Slices i_from .. i_to from ``P`` (slice i_from - 1); returns the last slice.
 
     ``dirs`` (when it has slices) receives the direction bytes of slice i at
-    [i - i_from] (``_slice_dirs``); ``track``: keep the best end cell;
+    [i - i_from] (``_slice_dirs``), or with ``values`` the low bytes of its
+    values (``_slice``); ``track``: keep the best end cell;
     ``every`` > 0: slice i is copied to ``ckpt[(i + 1) // every - 1]`` when
     i + 1 is a multiple of it.
     """
@@ -267,10 +273,10 @@ def _sweep(a, tabs, mode, g2, i_from, i_to, P, Q, dirs, track, best, at, ckpt, e
     none = np.zeros(0, np.uint8)
     for i in range(i_from, i_to + 1):
         x = min(a[i - 1], 4) if i > 0 else 4
-        if dirs.shape[0] > 0:
+        if dirs.shape[0] > 0 and not values:
             _slice_dirs(P, Q, bcs, acr, ab, x, g2, mode, i, dirs[i - i_from], starts)
         else:
-            _slice(P, Q, bcs, acr, ab, x, g2, mode, i, none)
+            _slice(P, Q, bcs, acr, ab, x, g2, mode, i, dirs[i - i_from] if dirs.shape[0] > 0 else none, starts)
         if track:
             _track(Q, mode, i, n1, n2, n3, best, at, rows)
         if every > 0 and (i + 1) % every == 0:
@@ -302,11 +308,58 @@ def _walk(dirs, base, at, ops, nops, starts, n3):
 
 
 @nb.njit(**_JIT)
-def align_triplet(a, b, c, mode, sc, neg, trace, budget, run_op, run_len, out):
+def _walk_values(vals, at, x, a, b, c, sc, mode, ops, starts):
+    """Walk back from end cell ``at`` of value ``x`` through the low bytes of every slice's values (``_slice``'s
+    ``vals``); returns the count of ``ops``.
+
+    At each cell the kind is the first in tie order whose neighbour's byte is
+    that of x minus the kind's column score, and x becomes that neighbour's
+    value: exact while no candidate falls 256 or more below its cell
+    (``Scoring.triplet_value_drop``). The alignment starts at the origin
+    (global), on a start face (semi-global) or at a cell of value 0 (local).
+    """
+    S = pair_table(sc, np.zeros(1, np.int64))
+    g2 = 2 * np.int64(sc[3])
+    n3 = c.shape[0]
+    i, j, k = at[0], at[1], at[2]
+    nops = 0
+    while not ((mode == GLOBAL and i == 0 and j == 0 and k == 0) or (mode == SEMI and (i == 0 or j == 0 or k == 0))
+               or (mode == LOCAL and x == 0)):
+        ai, bj, ck = min(a[i - 1], 4), min(b[j - 1], 4), min(c[k - 1], 4)
+        for kind in range(7):
+            pi = i - (1 if kind == 0 or kind == 2 or kind == 3 or kind == 4 else 0)
+            pj = j - (1 if kind == 0 or kind == 1 or kind == 3 or kind == 5 else 0)
+            pk = k - (1 if kind == 0 or kind == 1 or kind == 2 or kind == 6 else 0)
+            if pi < 0 or pj < 0 or pk < 0:
+                continue
+            if kind == 0:
+                score = np.int64(S[ai, bj]) + S[ai, ck] + S[bj, ck]
+            elif kind == 1:
+                score = S[bj, ck] - g2
+            elif kind == 2:
+                score = S[ai, ck] - g2
+            elif kind == 3:
+                score = S[ai, bj] - g2
+            else:
+                score = -g2
+            if vals[pi, starts[pj + pk] + pj - max(0, pj + pk - n3)] == (x - score) & 0xFF:
+                ops[nops] = kind
+                nops += 1
+                i, j, k, x = pi, pj, pk, x - score
+                break
+    at[0], at[1], at[2] = i, j, k
+    return nops
+
+
+@nb.njit(**_JIT)
+def align_triplet(a, b, c, mode, sc, neg, values, trace, budget, run_op, run_len, out):
     """Align one triplet. ``out``: score, start (3), end (3), run count; runs go to run_op/run_len.
 
     ``neg``: a one-element array holding minus infinity in the cell dtype;
-    ``budget``: direction bytes allowed before the checkpointed walk.
+    ``values``: the scoring lets the walk take the kinds from the values' low
+    bytes (``Scoring.triplet_value_drop``), kept instead of the kinds where
+    the whole cube fits; ``budget``: direction bytes allowed before the
+    checkpointed walk (which keeps the kinds).
     """
     n1, n2, n3 = a.shape[0], b.shape[0], c.shape[0]
     tabs = _skewed(_tables(a, b, c, sc, neg))
@@ -326,7 +379,7 @@ def align_triplet(a, b, c, mode, sc, neg, trace, budget, run_op, run_len, out):
         ckpt = np.empty(((n1 + 1) // every, n2 + n3 + 3, n2 + 2), neg.dtype)
     else:
         ckpt = np.empty((0, n2 + n3 + 3, n2 + 2), neg.dtype)
-    _sweep(a, tabs, mode, sc[3] * 2, 0, n1, P, Q, dirs, True, best, at, ckpt, every)
+    _sweep(a, tabs, mode, sc[3] * 2, 0, n1, P, Q, dirs, values, True, best, at, ckpt, every)
     out[0] = best[0]
     out[4], out[5], out[6] = at[0], at[1], at[2]
     out[7] = 0
@@ -335,7 +388,9 @@ def align_triplet(a, b, c, mode, sc, neg, trace, budget, run_op, run_len, out):
     ops = np.empty(n1 + n2 + n3 + 1, np.uint8)
     nops = 0
     starts = _diagonal_starts(n2, n3)
-    if full:
+    if full and values:
+        nops = _walk_values(dirs, at, best[0], a, b, c, sc, mode, ops, starts)
+    elif full:
         nops, _ = _walk(dirs, 0, at, ops, nops, starts, n3)
     else:
         done = False
@@ -345,7 +400,7 @@ def align_triplet(a, b, c, mode, sc, neg, trace, budget, run_op, run_len, out):
             P[:, :] = neg[0]
             if base > 0:
                 P[:, :] = ckpt[base // every - 1]
-            _sweep(a, tabs, mode, sc[3] * 2, base, at[0], P, Q, block, False, best, at, ckpt, 0)
+            _sweep(a, tabs, mode, sc[3] * 2, base, at[0], P, Q, block, False, False, best, at, ckpt, 0)
             nops, done = _walk(block, base, at, ops, nops, starts, n3)
     out[1], out[2], out[3] = at[0], at[1], at[2]
     out[7] = runs_of(ops, nops, run_op, run_len)
@@ -369,12 +424,12 @@ def runs_of(ops, nops, run_op, run_len):
 
 
 @nb.njit(parallel=True, **_JIT)
-def align_each(codes_a, off_a, codes_b, off_b, codes_c, off_c, order, mode, sc, neg, trace, budget,
+def align_each(codes_a, off_a, codes_b, off_b, codes_c, off_c, order, mode, sc, neg, values, trace, budget,
                run_off, run_op, run_len, res):
     """Align the triplets ``order`` one by one (threads across triplets); ``res[t]`` as ``align_triplet``'s ``out``."""
     for n in nb.prange(order.shape[0]):
         t = order[n]
         r0 = run_off[t] if trace else 0
         align_triplet(codes_a[off_a[t]:off_a[t + 1]], codes_b[off_b[t]:off_b[t + 1]],
-                      codes_c[off_c[t]:off_c[t + 1]], mode, sc, neg, trace, budget,
+                      codes_c[off_c[t]:off_c[t + 1]], mode, sc, neg, values, trace, budget,
                       run_op[r0:], run_len[r0:], res[t])

@@ -429,24 +429,16 @@ def scoring_fits(cfg: AlignConfig) -> bool:
 
 
 def value_drop(scoring: Scoring) -> int:
-    """The most any cell's candidate (a neighbour's value plus its kind's column score) falls below the cell's
-    value, every mode.
-
-    A neighbour that lacks r residues of the cell (r = 1..3) is at least D - 2r (gap_extend + match): the
-    cell's alignment with those residues taken out of their columns (each residue's two pairs lose at most
-    match + gap_extend each; an alignment that does not hold the residue, from a semi-global or local
-    start, shifts unchanged). The column score of M is at least -3 max(mismatch, n_penalty), and a kind
-    of fewer residues loses less.
-    """
-    return 6 * (scoring.gap_extend + scoring.match) + 3 * max(scoring.mismatch, scoring.n_penalty)
+    """The most any cell's candidate falls below the cell's value (``Scoring.triplet_value_drop``)."""
+    return scoring.triplet_value_drop()
 
 
 def values_fit(scoring: Scoring) -> bool:
     """Whether a traceback launch may keep each cell's value's low byte instead of its code (``kernel_name``'s
     ``values``): the walk stands on a cell of known value X and takes the first kind in tie order whose
     neighbour's byte is that of X minus the kind's column score, exact while no candidate falls 256 or more
-    below X (``value_drop``)."""
-    return value_drop(scoring) <= 255
+    below X (``Scoring.triplet_values_fit``)."""
+    return scoring.triplet_values_fit()
 
 
 def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
