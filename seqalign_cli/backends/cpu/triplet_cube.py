@@ -8,26 +8,28 @@ Layout: the sweep runs over i (A) one (j, k) slice at a time, each slice
 one anti-diagonal j + k after another. Along an anti-diagonal no cell
 needs another: all seven moves come from the previous slice or the two
 previous diagonals, so one loop takes them all and the compiler vectorises
-it (a sweep by rows had the move from the left as a scalar running maximum
-after each row; RESULTS.md, 2026-11-29, compares them). Slices are stored skewed, cell (i, j, k) of slice i at
-[J + K, J] with J = j + 1, K = k + 1; row 0 and column 0 of the unskewed
-slice (J = 0 or K = 0) are guards of minus infinity, never written, so
-every predecessor exists. The slice functions take whole arrays and
-unsigned indices (no views, which cost reference counting, nor
-negative-index checks) and take every sum back to the cell type at once
-(``_as``): numba widens int32 arithmetic to int64, which would halve the
-lanes of the vector loop. The score bound (``triplet.INT32_LIMIT``) keeps
-these sums, minus infinity included, inside the cell type. The pair score
-of B against C is a table made once per triplet, by anti-diagonal; A's
-letter picks one row of a profile against C (reversed, to run along a
-diagonal) and one against B.
+it (a sweep by rows had the move from the left as a scalar running
+maximum after each row; RESULTS.md, 2026-11-29, compares them). Slices are
+stored skewed, cell (i, j, k) of slice i at [J + K, J] with J = j + 1,
+K = k + 1; row 0 and column 0 of the unskewed slice (J = 0 or K = 0) are
+guards of minus infinity, never written, so every predecessor exists. The
+slice functions take whole arrays and unsigned indices (no views, which
+cost reference counting, nor negative-index checks) and take every sum
+back to the cell type at once (``_as``): numba widens int32 arithmetic to
+int64, which would halve the lanes of the vector loop. The score bound
+(``triplet.INT32_LIMIT``) keeps these sums, minus infinity included,
+inside the cell type. The pair score of B against C is a table made once
+per triplet, by anti-diagonal; A's letter picks one row of a profile
+against C (reversed, to run along a diagonal) and one against B.
 
-Score only keeps two slices. With traceback, one direction byte per cell
-(the column kind that won, or 7 where the alignment starts; a slice's bytes
-by anti-diagonal, ``_diagonal_starts``) is kept for the whole cube when it
-fits the budget; beyond it the forward pass keeps every
-s-th slice (checkpoints) and the walk recomputes one block of s slices with
-its direction bytes at a time, so the alignment is the full cube's.
+Score only keeps two slices. With traceback, one byte per cell is kept for
+the whole cube when it fits the budget (a slice's bytes by anti-diagonal,
+``_diagonal_starts``): the low byte of the cell's value where the scoring
+allows the walk to find each kind from them (``_walk_values``), else the
+column kind that won, or 7 where the alignment starts. Beyond the budget
+the forward pass keeps every s-th slice (checkpoints) and the walk
+recomputes one block of s slices with their kinds at a time, so the
+alignment is the full cube's.
 """
 
 from __future__ import annotations
@@ -199,7 +201,7 @@ def _faces(Q, D, lo, hi, mode, i, code, at):
 
 
 @nb.njit(**_JIT)
-def _first_in_rows(Q, rows, top, n3):
+def _first_in_rows(Q, rows, top):
     """The first cell (j, k) in row-major order of the slice ``Q`` holding ``top``, from ``rows``, its rows'
     largest values (J = j + 1)."""
     J = 1
@@ -228,7 +230,7 @@ def _track(Q, mode, i, n1, n2, n3, best, at, rows):
         top = rows[1:].max()
         if top > best[0]:
             best[0] = top
-            j, k = _first_in_rows(Q, rows, top, n3)
+            j, k = _first_in_rows(Q, rows, top)
             at[0], at[1], at[2] = i, j, k
     elif mode == SEMI:
         for J in range(1, n2 + 1):
@@ -325,7 +327,9 @@ def _walk_values(vals, at, x, a, b, c, sc, mode, ops, starts):
     nops = 0
     while not ((mode == GLOBAL and i == 0 and j == 0 and k == 0) or (mode == SEMI and (i == 0 or j == 0 or k == 0))
                or (mode == LOCAL and x == 0)):
-        ai, bj, ck = min(a[i - 1], 4), min(b[j - 1], 4), min(c[k - 1], 4)
+        ai = min(a[i - 1], 4) if i > 0 else 4  # (4: a kind that takes the letter needs i > 0, as for j, k)
+        bj = min(b[j - 1], 4) if j > 0 else 4
+        ck = min(c[k - 1], 4) if k > 0 else 4
         for kind in range(7):
             pi = i - (1 if kind == 0 or kind == 2 or kind == 3 or kind == 4 else 0)
             pj = j - (1 if kind == 0 or kind == 1 or kind == 3 or kind == 5 else 0)
