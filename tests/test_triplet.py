@@ -463,14 +463,13 @@ def test_traceback_in_both_lane_widths_equals_the_cpu():
     """Traceback in 16-bit lanes (two triplets a group, each one's codes laid out by its own lengths: partners
     of unequal lengths, empty sequences) and in int32 lanes (forced), every mode, the sweep only (the tile
     wave: test_tile_wave_equals_the_cpu); lengths around the groups' tiles (4 lanes of 6: 12, 16 lanes of
-    6: 24) and past one tile. The bytes are the values' low bytes (values_fit; a scoring whose candidates
+    6: 24) and past one tile. The bytes are the values' low bytes (Scoring.triplet_values_fit; a scoring whose candidates
     may fall the most, 255, below a cell) or the codes (a scoring past it)."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
-    from seqalign_cli.backends.cuda.triplet_plan import values_fit
 
     edge = Scoring(match=10, mismatch=25, gap_open=0, gap_extend=20, n_penalty=3)
     codes = Scoring(match=20, mismatch=30, gap_open=0, gap_extend=25, n_penalty=5)
-    assert values_fit(LINEAR) and values_fit(edge) and not values_fit(codes)
+    assert LINEAR.triplet_values_fit() and edge.triplet_values_fit() and not codes.triplet_values_fit()
 
     rng = random.Random(93)
     trip = [related_triplet(rng, n) for n in (1, 3, 4, 5, 11, 12, 13, 23, 24, 25, 47, 48, 49, 60, 95)]
@@ -501,14 +500,14 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
     slice below each other window where those checkpoints fit the budget, from which that window's sweep
     starts (16-bit partners of unequal lengths in the same windows where the budget allows, else from slice
     0; without checkpoints, every window's sweep); the bytes are the values' low bytes (with checkpoints: the
-    walk takes the values at a window's edge from them) or the codes (a scoring past values_fit, or no
+    walk takes the values at a window's edge from them) or the codes (a scoring past Scoring.triplet_values_fit, or no
     checkpoints)."""
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
     from seqalign_cli.backends.cuda import triplet_plan as tp
 
     edge = Scoring(match=10, mismatch=25, gap_open=0, gap_extend=20, n_penalty=3)
     codes = Scoring(match=20, mismatch=30, gap_open=0, gap_extend=25, n_penalty=5)
-    assert tp.values_fit(LINEAR) and tp.values_fit(edge) and not tp.values_fit(codes)
+    assert LINEAR.triplet_values_fit() and edge.triplet_values_fit() and not codes.triplet_values_fit()
     rng = random.Random(95)
     trip = [related_triplet(rng, n) for n in (20, 24, 25, 48, 49, 70, 95, 130, 160)]
     trip += [[random_dna(rng, rng.randint(1, 120)) for _ in range(3)] for _ in range(12)]

@@ -458,7 +458,7 @@ def _check_launches(lengths, subset, cfg, tuning=tp.Tuning()):
         assert pl.name == tp.kernel_name(cfg.mode_code, pl.R, pl.T, pl.pack16, pl.trace, pl.tiles is not None,
                                          pl.wslices is not None, small, pl.values)
         # traceback keeps the values' low bytes where the scoring allows (in windows with checkpoints too)
-        assert pl.values == (pl.trace and tp.values_fit(cfg.scoring) and pl.T in tp.VALUES_LANES
+        assert pl.values == (pl.trace and cfg.scoring.triplet_values_fit() and pl.T in tp.VALUES_LANES
                              and (pl.wslices is None or pl.ck_off is not None))
         assert pl.name.startswith("triplet_small16<") == small
         assert pl.grid * tp.THREADS >= pl.nwork * pl.T
@@ -915,8 +915,8 @@ def test_traceback_parts_take_the_wave_by_their_own_count(monkeypatch):
 
 @pytest.mark.parametrize("mode", ["global", "semi-global", "local"])
 def test_values_low_bytes_give_the_reference_walk(mode):
-    """The bound ``value_drop`` holds on every cell of random triplets under random scorings (no candidate
-    falls further below its cell), and where ``values_fit`` a walk that knows only each cell's low byte and
+    """The bound ``Scoring.triplet_value_drop`` holds on every cell of random triplets under random scorings (no candidate
+    falls further below its cell), and where ``Scoring.triplet_values_fit`` a walk that knows only each cell's low byte and
     the end value takes the reference's kinds (triplet_walk's rule over triplet_trace's values' bytes, in global
     mode those of the offset form too)."""
     import random
@@ -945,8 +945,8 @@ def test_values_low_bytes_give_the_reference_walk(mode):
                     for t, (di, dj, dk) in enumerate(STEPS):
                         if di <= i and dj <= j and dk <= k:
                             drop = max(drop, D[i][j][k] - D[i - di][j - dj][k - dk] - score(t, i, j, k))
-        assert drop <= tp.value_drop(sc), (sc, a, b, c)
-        if not tp.values_fit(sc):
+        assert drop <= sc.triplet_value_drop(), (sc, a, b, c)
+        if not sc.triplet_values_fit():
             continue
         fitting += 1
         want = ref_align(a, b, c, sc, mode)

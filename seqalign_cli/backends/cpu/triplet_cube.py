@@ -287,24 +287,34 @@ def _sweep(a, tabs, mode, g2, i_from, i_to, P, Q, dirs, values, track, best, at,
     return P
 
 
+@nb.njit(inline="always", **_JIT)
+def _cell(starts, n3, j, k):
+    """Cell (j, k)'s place among a slice's direction bytes (anti-diagonal j + k at ``starts[j + k]``, by j)."""
+    return starts[j + k] + j - max(0, j + k - n3)
+
+
+@nb.njit(inline="always", **_JIT)
+def _before(d, i, j, k):
+    """The cell that column kind ``d`` comes from: M takes a residue of each sequence, a / b / c of two (the
+    gap in A / B / C), A / B / C of one."""
+    return (i - (1 if d == 0 or d == 2 or d == 3 or d == 4 else 0),
+            j - (1 if d == 0 or d == 1 or d == 3 or d == 5 else 0),
+            k - (1 if d == 0 or d == 1 or d == 2 or d == 6 else 0))
+
+
 @nb.njit(**_JIT)
 def _walk(dirs, base, at, ops, nops, starts, n3):
     """Walk back from cell ``at`` through the slices base.. of ``dirs`` (``_slice_dirs``'s layout: anti-diagonal
     d = j + k at ``starts[d]``); returns (ops, done)."""
     i, j, k = at[0], at[1], at[2]
     while i >= base:
-        d = dirs[i - base, starts[j + k] + j - max(0, j + k - n3)]
+        d = dirs[i - base, _cell(starts, n3, j, k)]
         if d == START:
             at[0], at[1], at[2] = i, j, k
             return nops, True
         ops[nops] = d
         nops += 1
-        if d == 0 or d == 2 or d == 3 or d == 4:
-            i -= 1
-        if d == 0 or d == 1 or d == 3 or d == 5:
-            j -= 1
-        if d == 0 or d == 1 or d == 2 or d == 6:
-            k -= 1
+        i, j, k = _before(d, i, j, k)
     at[0], at[1], at[2] = i, j, k
     return nops, False
 
@@ -331,9 +341,7 @@ def _walk_values(vals, at, x, a, b, c, sc, mode, ops, starts):
         bj = min(b[j - 1], 4) if j > 0 else 4
         ck = min(c[k - 1], 4) if k > 0 else 4
         for kind in range(7):
-            pi = i - (1 if kind == 0 or kind == 2 or kind == 3 or kind == 4 else 0)
-            pj = j - (1 if kind == 0 or kind == 1 or kind == 3 or kind == 5 else 0)
-            pk = k - (1 if kind == 0 or kind == 1 or kind == 2 or kind == 6 else 0)
+            pi, pj, pk = _before(kind, i, j, k)
             if pi < 0 or pj < 0 or pk < 0:
                 continue
             if kind == 0:
@@ -346,7 +354,7 @@ def _walk_values(vals, at, x, a, b, c, sc, mode, ops, starts):
                 score = S[ai, bj] - g2
             else:
                 score = -g2
-            if vals[pi, starts[pj + pk] + pj - max(0, pj + pk - n3)] == (x - score) & 0xFF:
+            if vals[pi, _cell(starts, n3, pj, pk)] == (x - score) & 0xFF:
                 ops[nops] = kind
                 nops += 1
                 i, j, k, x = pi, pj, pk, x - score

@@ -25,7 +25,7 @@ shapes; ``triplet_trace16`` for two triplets a group where values fit, as
 for scores) runs the same sweep and writes each cell's direction byte (the
 column kind that wins, the first of equal ones in kind order, or 7 where
 the alignment starts; or, for the plan's ``VALUES_LANES`` where the scoring
-allows, ``values_fit``, the low byte of the cell's value, from which the walk
+allows, ``Scoring.triplet_values_fit``, the low byte of the cell's value, from which the walk
 finds the kinds) into the triplet's region of ``dir_bytes`` bytes
 (by its own lengths, in either lane width), laid out so that a group's
 stores coalesce (kernels/triplet.cu, the header);

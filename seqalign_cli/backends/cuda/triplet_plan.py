@@ -118,15 +118,15 @@ CHOICE_RATE_TRACE = {Mode.GLOBAL: (1.0, 2.0), Mode.SEMI_GLOBAL: (1.0, 1.9), Mode
 #: (semi-global) and 0.95 (local)
 LONG_CHOICE = ((16, 6), (16, 7))
 LONG_CHOICE_RATE = (1.0, 1.01)
-#: traceback shapes (their T) that keep the values' low bytes (``values_fit``) rather than codes: H100,
+#: traceback shapes (their T) that keep the values' low bytes (``Scoring.triplet_values_fit``) rather than codes: H100,
 #: ``bench_triplet.py --gpu --traceback`` (RESULTS.md, 2026-11-28), 16 lanes 1.35-1.7 times as fast (128 bp
 #: global 0.52 -> 0.77 TCUPS); 4 lanes (16-48 bp) 0.8-0.9 times in global mode (the walk's share grows)
 VALUES_LANES = (16,)
 #: modes whose traceback runs the tile wave in 16-bit lanes with codes; the others' wave items go to int32
 #: lanes (local mode's 16-bit wave kernel with codes spills: 0.26-0.30 TCUPS at 200-1,024 bp against 0.33-0.37
-#: on an H100). With the values' bytes (``values_fit``, ``VALUES_LANES``) every mode's does not spill, and
-#: takes 16-bit lanes (local mode at 256 / 512 / 1,024 bp: 0.65 / 0.63 / 0.32 -> 0.83 / 0.81 / 0.37 TCUPS on an
-#: H200, RESULTS.md 2026-11-28).
+#: on an H100). With the values' bytes (``Scoring.triplet_values_fit``, ``VALUES_LANES``) every mode's does not
+#: spill, and takes 16-bit lanes (local mode at 256 / 512 / 1,024 bp: 0.65 / 0.63 / 0.32 -> 0.83 / 0.81 / 0.37
+#: TCUPS on an H200, RESULTS.md 2026-11-28).
 WAVE16_TRACE = (Mode.GLOBAL, Mode.SEMI_GLOBAL)
 #: int32 lanes against 16-bit lanes of the same shape, time (H100: 1.75 at 128 bp, 1.9 at 32)
 INT32_SLOWER = 2.0
@@ -428,19 +428,6 @@ def scoring_fits(cfg: AlignConfig) -> bool:
     return sc.gap_open == 0 and cfg.mode_code in MODES and max(sc.as_list()) <= PROFILE_LIMIT
 
 
-def value_drop(scoring: Scoring) -> int:
-    """The most any cell's candidate falls below the cell's value (``Scoring.triplet_value_drop``)."""
-    return scoring.triplet_value_drop()
-
-
-def values_fit(scoring: Scoring) -> bool:
-    """Whether a traceback launch may keep each cell's value's low byte instead of its code (``kernel_name``'s
-    ``values``): the walk stands on a cell of known value X and takes the first kind in tie order whose
-    neighbour's byte is that of X minus the kind's column score, exact while no candidate falls 256 or more
-    below X (``Scoring.triplet_values_fit``)."""
-    return scoring.triplet_values_fit()
-
-
 def fits16(scoring: Scoring, lengths: np.ndarray, T, R) -> np.ndarray:
     """Work items ((n, 3) lengths: the largest of the item's triplets) whose every value fits 16-bit lanes.
 
@@ -464,7 +451,7 @@ def kernel_name(mode: int, R: int, T: int, pack16: bool = False, trace: bool = F
     """The template instantiation of a shape, as ``loader.module`` takes it (wave: the tile wave's variant,
     which the host launches with a tile table; windows: traceback in windows of slices, ``window_slices``;
     small: ``triplet_small16`` for items whose slices fit Q = R whole, ``small_kernel``; values: traceback
-    keeping the low byte of each cell's value, not its code, ``values_fit``)."""
+    keeping the low byte of each cell's value, not its code, ``Scoring.triplet_values_fit``)."""
     if small:
         return f"triplet_small16<{int(mode)}, {int(R)}>"
     kind = "trace" if trace else "score"
@@ -511,7 +498,7 @@ class LaunchPlan:
     windows: int = 1  # sweeps and walks of the launch: its triplets' windows (one count a launch)
     ck_off: np.ndarray | None = None  # int64 (ntriplets): windows: each triplet's checkpoints (``checkpoint_ints``)
     ck_size: int = 0  # int32 values of the launch's checkpoints
-    values: bool = False  # trace: the bytes are the cells' values' low bytes (``values_fit``), not codes
+    values: bool = False  # trace: the bytes are the values' low bytes (``Scoring.triplet_values_fit``), not codes
 
     @property
     def ntiles(self) -> int:
@@ -604,7 +591,7 @@ def plan_launches(lengths: np.ndarray, subset: np.ndarray, cfg: AlignConfig, tun
         slices[subset] = np.maximum(window_slices(lengths[subset], mode, trace_budget(cfg), T, R), 0)
         kept = window_checkpoints(lengths[subset], mode, slices[subset], trace_budget(cfg), T, R).astype(np.int64)
     windows = window_count(lengths[subset], slices[subset])
-    values = trace and values_fit(cfg.scoring)
+    values = trace and cfg.scoring.triplet_values_fit()
     key = T * 64 + R
     cells = (lengths[:, 0] + 1) * (lengths[:, 1] + 1) * (lengths[:, 2] + 1)
     whole = windows == 0
@@ -706,8 +693,8 @@ def _launches(items: np.ndarray, sizes: np.ndarray, lengths: np.ndarray, mode: i
     Traceback: each triplet's direction bytes by its own lengths (``dir_bytes``, the walk's layout), of a
     window of ``slices[p]`` slices where given (``window_slices``: one sweep and walk a window), counted from
     slice ``last[p]`` (``shared_windows``; n1 without), with ``checkpoints`` or not (``window_checkpoints``);
-    ``values``: the values' low bytes (``values_fit``) for ``VALUES_LANES``, in windows only with checkpoints
-    (the walk takes the values at a window's edge there)."""
+    ``values``: the values' low bytes (``Scoring.triplet_values_fit``) for ``VALUES_LANES``, in windows only with
+    checkpoints (the walk takes the values at a window's edge there)."""
     ntriplets = len(lengths)
     ints = border_ints(sizes, t, r, wave)
     plans = []
