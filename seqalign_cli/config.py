@@ -156,3 +156,5 @@ class RunConfig:
     quiet: bool = False
     progress: bool = False
     command_line: str = "seqalign"
+    #: worker processes (``workers``): None or 0 the default, 1 none (one process), N
+    workers: int | None = None

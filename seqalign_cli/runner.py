@@ -280,8 +280,88 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
     # usage errors before any work
     out = OutputFile(cfg.output, compress=cfg.output.lower().endswith(".gz"), inputs=input_files(cfg.inputs))
     stats_file = StatsFile(cfg.stats, cfg.output, input_files(cfg.inputs)) if cfg.stats is not None else None
+    from .workers import count
+
+    workers = count(cfg, cfg.workers)
     with interrupts.handled():
+        if workers > 1:
+            return _run_workers(cfg, family, out, log, start, stats_file, workers)
         return _run(cfg, family, out, log, start, stats_file)
+
+
+def _header(cfg) -> bytes:
+    """The bytes the format's writer puts before any record (none in a later part of a sharded run)."""
+    from .workers.child import MemorySink
+
+    sink = MemorySink()
+    writer = make_writer(cfg.family, cfg.out_format, WriterContext(
+        sink, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs, 1,
+        header=cfg.shard is None or cfg.shard[0] == 1, read_group=cfg.read_group))
+    writer.close()
+    return b"".join(sink.take())
+
+
+def _run_workers(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file: StatsFile | None,
+                 workers: int) -> Summary:
+    """The run in ``workers`` worker processes (``workers.pool``): the main process cuts the input into
+    pieces and writes the workers' output in order; output, signals and the summary as in ``_run``."""
+    from .workers.pool import Pool
+
+    pool = bar = None
+    meter = progress.Meter(getattr(cfg.inputs, "main_file", None)) if cfg.progress else None
+    collector = Collector() if stats_file is not None else None
+    said: set[str] = set()
+
+    def say(message: str):
+        if message not in said:
+            said.add(message)
+            log(message)
+
+    try:
+        writer_class(family.name, cfg.out_format, cfg.align.traceback)  # a usage error before reading
+        if stats_file is not None:
+            stats_file.prepare()
+        progress.watch(meter)
+        stream = out.open(threads=cfg.threads)
+        pool = Pool(cfg, workers, max(1, cfg.threads // workers), stream, _header(cfg), say,
+                    observe=collector.add if collector is not None else None)
+        while not pool.wait(0.1):  # signals are raised here at once
+            if meter is not None and pool.records:
+                if bar is None:
+                    bar = progress.Bar(meter, family.unit)
+                bar.update(pool.records, pool.read)
+        if pool.error is not None:
+            raise pool.error
+        pool.finish()
+        now = time.perf_counter()
+        out.commit()
+        pool.stages["write"] += time.perf_counter() - now
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        name, device, threads = pool.backend or (cfg.backend, "-", 0)
+        summary = Summary(pool.records, pool.cells, time.perf_counter() - start, name,
+                          f"{device}; {workers} worker processes", threads * workers, peak, pool.stages, None,
+                          family.unit)
+        if stats_file is not None:
+            stats_file.commit(document(summary, collector, family.name, cfg.command_line,
+                                       sample_name(stats_file.path)))
+    except BaseException as exc:
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        with interrupts.critical():
+            if pool is not None:
+                pool.close()
+            out.discard(close=False)
+            if stats_file is not None:
+                stats_file.discard(close=False)
+        if not interrupted:
+            out.discard()
+            if stats_file is not None:
+                stats_file.discard()
+        raise
+    finally:
+        progress.watch(None)
+        if bar is not None:
+            bar.stop()
+    return summary
 
 
 def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file: StatsFile | None) -> Summary:

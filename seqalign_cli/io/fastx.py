@@ -54,6 +54,19 @@ def display_name(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
 
+#: path -> (the name messages give, the records before it): pieces of files (``io.cut``) read by workers
+_ALIASES: dict[str, tuple[str, int]] = {}
+
+
+def alias(path: str, name: str | None, first: int = 0):
+    """Readers of ``path`` name it ``name`` and number its records from ``first`` + 1 (a piece of the file
+    ``name`` holding its records from ``first`` on); ``name`` None: forget ``path``."""
+    if name is None:
+        _ALIASES.pop(path, None)
+    else:
+        _ALIASES[path] = (name, first)
+
+
 def open_binary(path: str) -> BinaryIO:
     """Open a file or stdin for reading, decompressing gzip/bgzip if present."""
     return open_source(path)[0]
@@ -193,11 +206,12 @@ class FastxReader:
 
     def __init__(self, path: str, sam_names: int = 0, skip: int = 0):
         self.path = path
-        self.name = display_name(path)
+        # a piece of a file cut for a worker (``alias``): named as that file, its records numbered from its first
+        self.name, first = _ALIASES.get(path, (display_name(path), 0))
         #: records passed over unparsed before the first block (``shard.skip_records``; a part of a run)
         self.skip = skip
         #: records read so far (the skipped ones count: records keep their numbers in the file)
-        self.count = skip
+        self.count = first + skip
         #: names checked against SAM's rules: 0 none, k records 1, 1 + k, 1 + 2k, ... (``validate``)
         self.sam_names = sam_names
         #: whether the input is FASTA (known once its first record is seen)

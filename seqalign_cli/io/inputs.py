@@ -6,7 +6,7 @@ starts the GPU driver; this module imports neither numpy nor numba.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,21 @@ class PairInputs:
         ``--pairs``, whose queries are read whole first."""
         return None if self.pairing == "pairs" else self.query
 
+    def pieces(self) -> tuple[tuple[str, ...], int] | None:
+        """The files a run with workers cuts into pieces of whole records, and the records a unit holds
+        (``io.cut``); None where the pairing cannot be cut (every query against every target, a pairs file)."""
+        if self.pairing == "zip":
+            return (self.query, self.target), 1
+        if self.pairing == "interleaved":
+            return (self.query,), 2
+        return None
+
+    def on_pieces(self, paths: tuple[str, ...]) -> "PairInputs":
+        """These inputs with the files of ``pieces`` replaced by ``paths`` (a worker's chunk)."""
+        if self.pairing == "zip":
+            return replace(self, query=paths[0], target=paths[1])
+        return replace(self, query=paths[0])
+
     @property
     def reference(self) -> str:
         """The file the targets (SAM references) come from, as messages name it."""
@@ -52,6 +67,13 @@ class TripletInputs:
     def main_file(self) -> str:
         """The file whose reading paces the run (the progress bar's fraction): the first."""
         return self.paths[0]
+
+    def pieces(self) -> tuple[tuple[str, ...], int]:
+        """The files a run with workers cuts into pieces of whole records (``PairInputs.pieces``)."""
+        return (self.paths[:1], 3) if self.interleaved else (self.paths, 1)
+
+    def on_pieces(self, paths: tuple[str, ...]) -> "TripletInputs":
+        return replace(self, paths=paths)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,151 @@
+"""A run's input files cut into pieces of whole records, unparsed, for the worker processes (``workers``).
+
+The main process of a run with workers reads each input file once (plain,
+gzip, stdin or a FIFO alike, through ``fastx.open_source``) and cuts it with
+the compiled scan of ``shard`` (lines found with memchr; no names, letters
+or checks) into pieces of ``per * size`` records, the last one holding what
+is left. Files read in lockstep (a query file beside a target file; the
+three files of triplets) are cut alike, each in a thread of its own, so
+that piece k of every file holds the same records. A piece is written into
+an anonymous in-memory file (``os.memfd_create``): a worker reads it as a
+regular file through its family's own reader, which names the records as
+the whole file does (``fastx.alias``); nothing is left on disk or in
+``/dev/shm`` however the run ends.
+
+A file that is neither FASTA nor FASTQ goes whole into one piece, whose
+reader then reports it. A gzip error is an ``InputError`` naming the file,
+raised where the pieces before it have been handed out.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from .. import progress
+from ..errors import InputError
+from .fastx import MIN_BLOCK, _Input, display_name, open_source
+from .shard import _OTHER, _kind, _scan
+
+
+@dataclass
+class Piece:
+    """Records ``first`` .. ``first + records - 1`` (0-based) of the file ``name``, in the memory file ``fd``."""
+
+    fd: int
+    first: int
+    records: int
+    name: str = ""
+
+    def close(self):
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def memory_file(data=None) -> int:
+    """A new anonymous in-memory file (closed on exec), holding ``data`` (bytes-like) where given."""
+    fd = os.memfd_create("seqalign", os.MFD_CLOEXEC)
+    if data is not None:
+        write_all(fd, data)
+    return fd
+
+
+def write_all(fd: int, data):
+    view = memoryview(data).cast("B")
+    while len(view):
+        view = view[os.write(fd, view):]
+
+
+class FileCutter:
+    """The pieces of one input file: ``per * size`` records each, after ``skip`` records and ``limit`` at most.
+
+    Reading reports to the progress bar as a reader does (``path``,
+    ``consumed``, ``size``); ``count``: the records passed so far.
+    """
+
+    def __init__(self, path: str, size: int, per: int = 1, skip: int = 0, limit: int | None = None):
+        self.path = path
+        self.name = display_name(path)
+        self.step = max(1, size * per)
+        self.skip = skip
+        self.limit = limit
+        self.count = 0
+        self.source = None
+
+    @property
+    def consumed(self) -> int:
+        return self.source.consumed if self.source is not None else 0
+
+    @property
+    def size(self) -> int | None:
+        return self.source.size if self.source is not None else None
+
+    def __iter__(self) -> Iterator[Piece]:
+        fh, self.source = open_source(self.path)
+        progress.opened(self)
+        try:
+            yield from self._pieces(fh)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            detail = "truncated gzip file" if isinstance(exc, EOFError) else f"corrupt gzip data ({exc})"
+            raise InputError(f"{detail} after {max(self.count - 1, 0)} complete records", path=self.name) from None
+        finally:
+            fh.close()
+
+    def _pieces(self, fh) -> Iterator[Piece]:
+        src = _Input(fh, b"")
+        src.fill()
+        kind = _kind(src)
+        if kind == _OTHER:  # the reader of the piece says what is wrong
+            fd = memory_file()
+            while True:
+                write_all(fd, src.data())
+                src.consume(src.filled)
+                if src.eof:
+                    break
+                src.fill()
+            yield Piece(fd, 0, 0, self.name)
+            return
+        state = np.zeros(4, np.int64)
+        if self.skip:
+            self._walk(src, kind, state, self.skip, None)
+        end = None if self.limit is None else self.skip + self.limit
+        while True:
+            first = int(state[0])
+            target = first + self.step if end is None else min(first + self.step, end)
+            if end is not None and first >= end:
+                return
+            fd = memory_file()
+            found = self._walk(src, kind, state, target, fd)
+            self.count = int(state[0])
+            records = self.count - first
+            if records:
+                yield Piece(fd, first, records, self.name)
+            else:
+                os.close(fd)
+            if not found:
+                return
+
+    @staticmethod
+    def _walk(src: _Input, kind: int, state: np.ndarray, target: int, fd: int | None) -> bool:
+        """Scan to the start of record ``target`` (or the end), writing what is passed to ``fd`` (None:
+        dropped); returns whether ``target`` was reached."""
+        while True:
+            data = src.data()
+            stop, found = _scan(data, src.filled, src.eof, kind, state, target)
+            if fd is not None and stop:
+                write_all(fd, data[:stop])
+            src.consume(stop)
+            if found:
+                return True
+            if src.eof:
+                if fd is not None and src.filled:  # a last line the scan left (no newline, FASTQ)
+                    write_all(fd, src.data())
+                    src.consume(src.filled)
+                return False
+            src.fill(max(MIN_BLOCK, src.filled))
