@@ -30,7 +30,7 @@ import numpy as np
 from .. import progress
 from ..errors import InputError
 from .fastx import MIN_BLOCK, _Input, display_name, open_source
-from .shard import _OTHER, _kind, _scan
+from .shard import _FASTA, _FASTQ, _OTHER, _kind, _scan
 
 
 @dataclass
@@ -77,6 +77,15 @@ class FileCutter:
         self.limit = limit
         self.count = 0
         self.source = None
+        self._state = None  # the scan's (records started, FASTQ place, ...), see ``shard._scan``
+
+    def _complete(self) -> int:
+        """The records known whole so far: those started, less the last one while its end is not seen (as
+        the reader counts them before a gzip error)."""
+        if self._state is None:
+            return 0
+        started, place = int(self._state[0]), int(self._state[1])
+        return max(started - 1, 0) if self.fasta else started - (place != 0)
 
     @property
     def consumed(self) -> int:
@@ -93,14 +102,28 @@ class FileCutter:
             yield from self._pieces(fh)
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             detail = "truncated gzip file" if isinstance(exc, EOFError) else f"corrupt gzip data ({exc})"
-            raise InputError(f"{detail} after {max(self.count - 1, 0)} complete records", path=self.name) from None
+            raise InputError(f"{detail} after {self._complete()} complete records", path=self.name) from None
         finally:
             fh.close()
 
+    def _fill(self, src: _Input, at_least: int = MIN_BLOCK):
+        """``src.fill``; before a gzip error, the records of what was read are counted (``_complete``)."""
+        try:
+            src.fill(at_least)
+        except (EOFError, zlib.error, gzip.BadGzipFile):
+            text = src.data().tobytes().lstrip()
+            if self._state is None:
+                self._state = np.zeros(4, np.int64)
+                self.fasta = text[:1] == b">"
+            if text[:1] in (b">", b"@"):
+                _scan(src.data(), src.filled, False, _FASTA if self.fasta else _FASTQ, self._state, -1)
+            raise
+
     def _pieces(self, fh) -> Iterator[Piece]:
         src = _Input(fh, b"")
-        src.fill()
+        self._fill(src)
         kind = _kind(src)
+        self.fasta = kind == _FASTA
         if kind == _OTHER:  # the reader of the piece says what is wrong
             fd = memory_file()
             while True:
@@ -108,10 +131,10 @@ class FileCutter:
                 src.consume(src.filled)
                 if src.eof:
                     break
-                src.fill()
+                self._fill(src)
             yield Piece(fd, 0, 0, self.name)
             return
-        state = np.zeros(4, np.int64)
+        state = self._state = np.zeros(4, np.int64)
         if self.skip:
             self._walk(src, kind, state, self.skip, None)
         end = None if self.limit is None else self.skip + self.limit
@@ -131,8 +154,7 @@ class FileCutter:
             if not found:
                 return
 
-    @staticmethod
-    def _walk(src: _Input, kind: int, state: np.ndarray, target: int, fd: int | None) -> bool:
+    def _walk(self, src: _Input, kind: int, state: np.ndarray, target: int, fd: int | None) -> bool:
         """Scan to the start of record ``target`` (or the end), writing what is passed to ``fd`` (None:
         dropped); returns whether ``target`` was reached."""
         while True:
@@ -148,4 +170,4 @@ class FileCutter:
                     write_all(fd, src.data())
                     src.consume(src.filled)
                 return False
-            src.fill(max(MIN_BLOCK, src.filled))
+            self._fill(src, max(MIN_BLOCK, src.filled))
