@@ -39,6 +39,8 @@ from ..io.ahead import Ahead
 from ..io.cut import FileCutter, Piece, memory_file
 from . import channel
 
+#: the folder that holds the package
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 #: tasks a worker holds at once (one it works on, one waiting): it never waits for the next
 IN_FLIGHT = 2
 #: tasks handed out and not yet written, a worker
@@ -363,9 +365,11 @@ class _Worker:
         self.index = index
         self.tasks: set[int] = set()
         self.ready: bool | None = None  # None until it says so; its tasks may be handed out meanwhile
+        # the package this process runs, whatever the worker's path would find first
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p))
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "seqalign_cli.workers.child", str(theirs.fileno()), str(os.getpid())],
-            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
         theirs.close()
         self.chan.send((cfg, index, threads))
 
