@@ -29,23 +29,89 @@ import numpy as np
 
 from .. import progress
 from ..errors import InputError
+from ..jit import nb
 from .fastx import MIN_BLOCK, _Input, display_name, open_source
+from .parse import find_byte
 from .shard import _FASTA, _FASTQ, _OTHER, _kind, _scan
 
 
 @dataclass
 class Piece:
-    """Records ``first`` .. ``first + records - 1`` (0-based) of the file ``name``, in the memory file ``fd``."""
+    """Records ``first`` .. ``first + records - 1`` (0-based) of the file ``name``: in the memory file ``fd``,
+    or (``fd`` -1) bytes ``offset`` .. ``offset + length - 1`` of the regular file ``path``."""
 
     fd: int
     first: int
     records: int
     name: str = ""
+    path: str | None = None
+    offset: int = 0
+    length: int = 0
 
     def close(self):
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+    def where(self) -> tuple:
+        """What a worker needs besides the descriptor: (name, first record, path, offset, length)."""
+        return self.name, self.first, self.path, self.offset, self.length
+
+
+class _Mapped:
+    """What the progress bar reads of a mapped file: its size and the bytes cut so far."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.consumed = 0
+
+
+def _mapped(path: str):
+    """A read-only mapping of ``path`` where it is a regular, non-empty, uncompressed file, else None."""
+    import mmap
+    import stat
+
+    if path == "-":
+        return None
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size < 2 or fh.read(2) == b"\x1f\x8b":
+                return None
+            mapped = mmap.mmap(fh.fileno(), 0, prot=mmap.PROT_READ)
+    except (OSError, ValueError):  # the reader of the file reports it
+        return None
+    if hasattr(mmap, "MADV_SEQUENTIAL"):
+        mapped.madvise(mmap.MADV_SEQUENTIAL)
+    return mapped
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def _fasta_seek(data, p, n, state, target):
+    """FASTA records from ``p`` (a line start) to the start of record ``target`` or ``n``: headers found with
+    memchr for '>' (a '>' counts at a line start only), the lines between them not read."""
+    count = state[0]
+    while p < n:
+        if data[p] == 62:
+            if count == target:
+                state[0] = count
+                return p
+            count += 1
+        q = find_byte(data, p + 1, n, 62)
+        while q < n and data[q - 1] != 10:
+            q = find_byte(data, q + 1, n, 62)
+        p = q
+    state[0] = count
+    return n
+
+
+def _seek(data: np.ndarray, pos: int, kind: int, state: np.ndarray, target: int) -> int:
+    """Where record ``target`` starts in ``data`` (whole) from ``pos`` on, or its end; ``state`` as ``_scan``'s."""
+    n = len(data)
+    if kind == _FASTA:
+        return int(_fasta_seek(data, pos, n, state, target))
+    stop, _ = _scan(data[pos:], n - pos, True, kind, state, target)
+    return pos + int(stop)
 
 
 def memory_file(data=None) -> int:
@@ -96,6 +162,16 @@ class FileCutter:
         return self.source.size if self.source is not None else None
 
     def __iter__(self) -> Iterator[Piece]:
+        mapped = _mapped(self.path)
+        if mapped is not None:
+            self.source = _Mapped(len(mapped))
+            progress.opened(self)
+            try:
+                yield from self._ranges(np.frombuffer(mapped, np.uint8))
+            finally:
+                self._data = None
+                mapped.close()
+            return
         fh, self.source = open_source(self.path)
         progress.opened(self)
         try:
@@ -153,6 +229,51 @@ class FileCutter:
                 os.close(fd)
             if not found:
                 return
+
+    def _ranges(self, data: np.ndarray) -> Iterator[Piece]:
+        """The pieces of a regular plain file as byte ranges of it, found in its mapping (no copy)."""
+        n = len(data)
+        head = data[:1 << 16].tobytes().lstrip()
+        kind = {62: _FASTA, 64: _FASTQ}.get(head[0] if head else -1, _OTHER)
+        self.fasta = kind == _FASTA
+        if kind == _OTHER:  # the reader of the piece says what is wrong
+            yield Piece(-1, 0, 0, self.name, self.path, 0, n)
+            return
+        state = self._state = np.zeros(4, np.int64)
+        pos = 0
+        if self.skip:
+            pos = _seek(data, pos, kind, state, self.skip)
+        end = None if self.limit is None else self.skip + self.limit
+        while pos < n:
+            first = int(state[0])
+            if end is not None and first >= end:
+                return
+            target = first + self.step if end is None else min(first + self.step, end)
+            stop = _seek(data, pos, kind, state, target)
+            self.count = int(state[0])
+            self.source.consumed = stop
+            if self.count > first:
+                yield Piece(-1, first, self.count - first, self.name, self.path, pos, stop - pos)
+            pos = stop
+
+    def rest(self, piece: Piece | None, more: Iterator[Piece]) -> Piece:
+        """``piece`` and every piece after it (``more``) in one: what is left of the file from ``piece`` on (an
+        empty piece numbered after the file's last record where the file has ended)."""
+        if piece is None:
+            if isinstance(self.source, _Mapped):
+                return Piece(-1, self.count, 0, self.name, self.path, self.source.size, 0)
+            return Piece(memory_file(), self.count, 0, self.name)
+        for later in more:
+            if piece.fd < 0:
+                piece.length = later.offset + later.length - piece.offset
+            else:
+                size = os.fstat(later.fd).st_size
+                os.lseek(later.fd, 0, os.SEEK_SET)
+                while size:
+                    size -= os.sendfile(piece.fd, later.fd, None, size)
+            piece.records += later.records
+            later.close()
+        return piece
 
     def _walk(self, src: _Input, kind: int, state: np.ndarray, target: int, fd: int | None) -> bool:
         """Scan to the start of record ``target`` (or the end), writing what is passed to ``fd`` (None:

@@ -54,17 +54,19 @@ def display_name(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
 
-#: path -> (the name messages give, the records before it): pieces of files (``io.cut``) read by workers
-_ALIASES: dict[str, tuple[str, int]] = {}
+#: path -> (the name messages give, the records before it, the byte range read or None): pieces of files
+#: (``io.cut``) read by workers
+_ALIASES: dict[str, tuple[str, int, tuple[int, int] | None]] = {}
 
 
-def alias(path: str, name: str | None, first: int = 0):
+def alias(path: str, name: str | None, first: int = 0, window: tuple[int, int] | None = None):
     """Readers of ``path`` name it ``name`` and number its records from ``first`` + 1 (a piece of the file
-    ``name`` holding its records from ``first`` on); ``name`` None: forget ``path``."""
+    ``name`` holding its records from ``first`` on), reading only the bytes ``window`` (offset, length) of it
+    where given; ``name`` None: forget ``path``."""
     if name is None:
         _ALIASES.pop(path, None)
     else:
-        _ALIASES[path] = (name, first)
+        _ALIASES[path] = (name, first, window)
 
 
 def open_binary(path: str) -> BinaryIO:
@@ -86,6 +88,9 @@ def open_source(path: str) -> tuple[BinaryIO, "_Prefixed"]:
             raise UsageError("is a directory, expected a FASTA/FASTQ file", path=path) from None
         except PermissionError:
             raise UsageError("permission denied", path=path) from None
+    window = _ALIASES.get(path, (None, 0, None))[2]
+    if window is not None:
+        raw = _Window(raw, *window)
     head = raw.read(2)
     while 0 < len(head) < 2:  # a pipe may deliver one byte first
         more = raw.read(2 - len(head))
@@ -93,7 +98,7 @@ def open_source(path: str) -> tuple[BinaryIO, "_Prefixed"]:
             break
         head += more
     source = _Prefixed(head, raw, path != "-")
-    source.size = _regular_size(raw) if path != "-" else None
+    source.size = (_regular_size(raw) if window is None else window[1]) if path != "-" else None
     stream = io.BufferedReader(source, buffer_size=1 << 20)
     if head == b"\x1f\x8b":
         return gzip.GzipFile(fileobj=stream, mode="rb"), source
@@ -107,6 +112,32 @@ def _regular_size(raw) -> int | None:
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         return None
     return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+class _Window(io.RawIOBase):
+    """Bytes ``offset`` .. ``offset + length - 1`` of the open file ``raw`` (a piece of it, ``alias``)."""
+
+    def __init__(self, raw, offset: int, length: int):
+        self.raw = raw
+        self.left = length
+        raw.seek(offset)
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        n = self.raw.readinto(memoryview(buf)[:min(len(buf), self.left)]) if self.left else 0
+        self.left -= n
+        return n
+
+    readinto1 = readinto
+
+    def fileno(self):
+        return self.raw.fileno()
+
+    def close(self):
+        self.raw.close()
+        super().close()
 
 
 class _Prefixed(io.RawIOBase):
@@ -207,7 +238,7 @@ class FastxReader:
     def __init__(self, path: str, sam_names: int = 0, skip: int = 0):
         self.path = path
         # a piece of a file cut for a worker (``alias``): named as that file, its records numbered from its first
-        self.name, first = _ALIASES.get(path, (display_name(path), 0))
+        self.name, first, _ = _ALIASES.get(path, (display_name(path), 0, None))
         #: records passed over unparsed before the first block (``shard.skip_records``; a part of a run)
         self.skip = skip
         #: records read so far (the skipped ones count: records keep their numbers in the file)

@@ -146,9 +146,13 @@ class Worker:
         from ..io.cut import memory_file, write_all
 
         cfg = self.cfg
-        paths = tuple(f"/proc/self/fd/{fd}" for fd in fds)
-        for path, (name, first) in zip(paths, names):
-            fastx.alias(path, name, first)
+        given = iter(fds)
+        paths = []
+        for name, first, path, offset, length in names:  # a memory file, or a range of the file itself
+            path = f"/proc/self/fd/{next(given)}" if path is None else path
+            fastx.alias(path, name, first, None if path.startswith("/proc/self/fd/") else (offset, length))
+            paths.append(path)
+        paths = tuple(paths)
         records = cells = 0
         stats: list = []
         span = None

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError, SeqalignError, UsageError
 from ..io.ahead import Ahead
-from ..io.cut import FileCutter, Piece, memory_file
+from ..io.cut import FileCutter, Piece
 from . import channel
 
 #: the folder that holds the package
@@ -99,28 +99,12 @@ def _lockstep(cutters: list[FileCutter]):
             if all(p is not None and p.records for p in pieces) and len({p.records for p in pieces}) == 1:
                 yield pieces
                 continue
-            yield [_rest(piece, stream, cutter) for piece, stream, cutter in zip(pieces, streams, cutters)]
+            yield [cutter.rest(piece, stream) for piece, stream, cutter in zip(pieces, streams, cutters)]
             return
     finally:
         for s in streams:
             if isinstance(s, Ahead):
                 s.close()
-
-
-def _rest(piece: Piece | None, stream, cutter: FileCutter) -> Piece:
-    """``piece`` and every piece after it in one (a new empty one numbered after the file's last record where
-    the file has ended)."""
-    if piece is None:
-        return Piece(memory_file(), cutter.count, 0, cutter.name)
-    for more in stream:
-        size = os.fstat(more.fd).st_size
-        os.lseek(more.fd, 0, os.SEEK_SET)
-        left = size
-        while left:
-            left -= os.sendfile(piece.fd, more.fd, None, left)
-        piece.records += more.records
-        more.close()
-    return piece
 
 
 class Pool:
@@ -374,9 +358,8 @@ class _Worker:
         self.chan.send((cfg, index, threads))
 
     def give(self, seq: int, pieces: list[Piece]):
-        names = [(piece.name, piece.first) for piece in pieces]
         try:
-            self.chan.send(("task", seq, names), [p.fd for p in pieces])
+            self.chan.send(("task", seq, [p.where() for p in pieces]), [p.fd for p in pieces if p.fd >= 0])
         finally:
             for piece in pieces:
                 piece.close()
