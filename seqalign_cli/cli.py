@@ -82,6 +82,8 @@ def run_options(family_name: str):
                          help="Several GPUs for the cuda backend: '0,1,...' or 'all' (work shared by cell count)."),
             click.option("-t", "--threads", type=click.IntRange(min=1), default=1, show_default=True,
                          help="CPU threads."),
+            click.option("--compress-level", type=click.IntRange(0, 9), default=1, show_default=True,
+                         help="BGZF level of BAM and .gz output, as samtools' -l (0 stores; 1-3 fast, 9 smallest)."),
             click.option("--workers", type=click.IntRange(min=0), default=0, show_default=True,
                          help="Worker processes that read, align and write chunks side by side (1: none; 0: one "
                               "for every two cores, 8 at most, on the GPU backends for inputs of 64 MB or more "
@@ -113,6 +115,7 @@ def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: b
         backend=opts["backend"], device=device, threads=opts["threads"], batch_size=opts["batch_size"],
         shard=_parse_shard(opts["shard"]) if opts["shard"] is not None else None, stats=opts["stats_file"],
         read_group=read_group, quiet=quiet, progress=not quiet and sys.stderr.isatty(), workers=opts["workers"],
+        compress_level=opts["compress_level"],
         command_line=" ".join(["seqalign"] + [shlex.quote(a) for a in (ctx.obj or {}).get("argv", sys.argv[1:])]))
     from .runner import run
 

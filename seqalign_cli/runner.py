@@ -278,7 +278,8 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
     start = time.perf_counter()
     family = families.get(cfg.family)
     # usage errors before any work
-    out = OutputFile(cfg.output, compress=cfg.output.lower().endswith(".gz"), inputs=input_files(cfg.inputs))
+    out = OutputFile(cfg.output, compress=cfg.output.lower().endswith(".gz"), inputs=input_files(cfg.inputs),
+                     level=cfg.compress_level)
     stats_file = StatsFile(cfg.stats, cfg.output, input_files(cfg.inputs)) if cfg.stats is not None else None
     from .workers import count
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from clidata import GQ, GT
+from conftest import GPU
 
 TESTS = Path(__file__).resolve().parent
 TRIPLETS = TESTS / "data" / "triplet"
@@ -263,3 +264,17 @@ def test_default_worker_count(tmp_path, monkeypatch, pairs):
     assert workers.count(cfg(*pairs, backend="cpu"), 3) == 3
     monkeypatch.setattr(workers, "cpus", lambda: 2)
     assert workers.count(cfg(big, big), None) == 1
+
+
+@pytest.mark.gpu
+@GPU
+@pytest.mark.parametrize("extra", [[], ["--score-only"], ["--mode", "local"]])
+def test_gpu_workers_same_output(tmp_path, pairs, extra):
+    """On the GPU: workers sharing it write what one process writes, and what the CPU writes."""
+    outputs = []
+    for backend, w in (("cpu", 1), ("cuda", 1), ("cuda", 3)):
+        path = tmp_path / f"{backend}{w}.tsv"
+        ok(seqalign(["pair", *pairs, "--batch-size", 37, *extra, "--backend", backend, "-q", "--workers", w,
+                     "-o", path]))
+        outputs.append(path.read_bytes())
+    assert outputs[0] == outputs[1] == outputs[2]

@@ -173,6 +173,26 @@ def test_bam_equals_sam(tmp_path):
     assert [r.to_string() for r in bam] == [r.to_string() for r in sam]
 
 
+@pytest.mark.parametrize("level", [0, 1, 3, 6, 9])
+def test_compress_levels(tmp_path, level):
+    """Every --compress-level writes BAM that samtools checks and reads as the SAM, and .gz that gunzips to
+    the TSV; a higher level never writes a larger file here than level 1."""
+    run_ok([GQ, GT, "--mode", "local", "-o", tmp_path / "a.sam"])
+    run_ok([GQ, GT, "--mode", "local", "-o", tmp_path / "a.tsv"])
+    run_ok([GQ, GT, "--mode", "local", "--compress-level", level, "-o", tmp_path / "a.bam"])
+    run_ok([GQ, GT, "--mode", "local", "--compress-level", level, "-o", tmp_path / "a.tsv.gz"])
+    check_with_samtools(tmp_path / "a.bam", tmp_path)
+    assert [r.to_string() for r in sam_records(tmp_path / "a.bam")[1]] == \
+        [r.to_string() for r in sam_records(tmp_path / "a.sam")[1]]
+    assert gzip.decompress((tmp_path / "a.tsv.gz").read_bytes()) == (tmp_path / "a.tsv").read_bytes()
+    size = (tmp_path / "a.tsv.gz").stat().st_size
+    if level == 0:
+        assert size > (tmp_path / "a.tsv").stat().st_size  # stored
+    else:
+        run_ok([GQ, GT, "--mode", "local", "--compress-level", 1, "-o", tmp_path / "one.tsv.gz"])
+        assert size <= (tmp_path / "one.tsv.gz").stat().st_size
+
+
 def test_bam_to_stdout(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "seqalign_cli", "pair", "-q", "--format", "bam", "-o", "-",
                            str(GQ), str(GT)], capture_output=True, timeout=120)

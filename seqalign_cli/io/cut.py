@@ -19,9 +19,7 @@ raised where the pieces before it have been handed out.
 
 from __future__ import annotations
 
-import gzip
 import os
-import zlib
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -30,7 +28,7 @@ import numpy as np
 from .. import progress
 from ..errors import InputError
 from ..jit import nb
-from .fastx import MIN_BLOCK, _Input, display_name, open_source
+from .fastx import GZIP_ERRORS, MIN_BLOCK, _Input, display_name, open_source
 from .parse import find_byte
 from .shard import _FASTA, _FASTQ, _OTHER, _kind, _scan
 
@@ -176,7 +174,7 @@ class FileCutter:
         progress.opened(self)
         try:
             yield from self._pieces(fh)
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        except GZIP_ERRORS as exc:
             detail = "truncated gzip file" if isinstance(exc, EOFError) else f"corrupt gzip data ({exc})"
             raise InputError(f"{detail} after {self._complete()} complete records", path=self.name) from None
         finally:
@@ -186,7 +184,7 @@ class FileCutter:
         """``src.fill``; before a gzip error, the records of what was read are counted (``_complete``)."""
         try:
             src.fill(at_least)
-        except (EOFError, zlib.error, gzip.BadGzipFile):
+        except GZIP_ERRORS:
             text = src.data().tobytes().lstrip()
             if self._state is None:
                 self._state = np.zeros(4, np.int64)

@@ -24,9 +24,7 @@ progress bar (``progress.announce_records``, ``progress.announce_total``).
 
 from __future__ import annotations
 
-import gzip
 import io
-import zlib
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -35,7 +33,7 @@ import numpy as np
 from .. import progress
 from ..errors import InputError, UsageError
 from ..jit import nb
-from .fastx import MIN_BLOCK, _Input, _Prefixed, display_name, open_binary
+from .fastx import GZIP_ERRORS, MIN_BLOCK, _Input, _Prefixed, display_name, open_binary
 from .parse import line_end, strip
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
@@ -225,7 +223,7 @@ def count_records(path: str) -> int:
                 pass
             return reader.count
         return _walk(src, kind, -1)[0]
-    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+    except GZIP_ERRORS as exc:
         raise _gzip_error(exc, path) from None
     finally:
         fh.close()

@@ -5,9 +5,14 @@ BAM is BGZF, and so is every ``.gz`` output: plain gzip readers
 (``samtools``, ``tabix``, ``bgzip``) as BGZF. A block holds at most
 ``BLOCK`` bytes of data (htslib's size: the deflated data then always fits
 the 16-bit block size field); blocks are deflated by ``threads`` threads
-(zlib releases the GIL) and written in order; the file ends with the empty
-28-byte EOF block. A block's header is fixed (FLG = FEXTRA with the ``BC``
-field, no file name, MTIME 0), as BGZF requires.
+(the compressors release the GIL) and written in order; the file ends with
+the empty 28-byte EOF block. A block's header is fixed (FLG = FEXTRA with
+the ``BC`` field, no file name, MTIME 0), as BGZF requires.
+
+Levels (``--compress-level``, as samtools' ``-l``): 0 stores, 1 to 3 deflate
+with Intel's igzip (python-isal) where it is installed, 4 to 9 with zlib.
+igzip's level 1 compresses text ten times as fast as zlib's level 6, to
+files about a sixth larger (``LEVEL``).
 """
 
 from __future__ import annotations
@@ -19,8 +24,21 @@ from concurrent.futures import ThreadPoolExecutor
 
 #: data bytes per block (htslib's BGZF_BLOCK_SIZE)
 BLOCK = 0xFF00
-#: zlib's default level, as htslib and bgzip use
-LEVEL = 6
+#: the default level: igzip's fastest, which keeps pace with the aligners; the measurements are in
+#: benchmarks/decisions/compress_level.md
+LEVEL = 1
+
+
+def _deflaters():
+    """(raw deflate, crc32) for a level: igzip's for levels 1-3 where python-isal is installed, else zlib's."""
+    try:
+        from isal import isal_zlib
+    except ImportError:
+        return {}, zlib.crc32
+    return {lv: isal_zlib for lv in (1, 2, 3)}, isal_zlib.crc32
+
+
+_FAST, _crc32 = _deflaters()
 #: the empty block that ends a BGZF file
 EOF = bytes.fromhex("1f8b08040000000000ff0600424302001b0003000000000000000000")
 _HEADER = b"\x1f\x8b\x08\x04\x00\x00\x00\x00\x00\xff\x06\x00BC\x02\x00"
@@ -29,13 +47,13 @@ _MAX_BLOCK = 1 << 16
 
 def compress_block(data, level: int = LEVEL) -> bytes:
     """One BGZF block (or more, in the unlikely case a block would not fit 64 KiB) holding ``data``."""
-    body = zlib.compress(data, level, wbits=-15)
+    body = _FAST.get(level, zlib).compress(data, level, wbits=-15)
     size = len(_HEADER) + 2 + len(body) + 8
     if size > _MAX_BLOCK:
         half = len(data) // 2
         return compress_block(data[:half], level) + compress_block(data[half:], level)
     return b"".join((_HEADER, struct.pack("<H", size - 1), body,
-                     struct.pack("<II", zlib.crc32(data), len(data))))
+                     struct.pack("<II", _crc32(data), len(data))))
 
 
 class BgzfWriter:

@@ -86,8 +86,10 @@ class OutputFile:
     ``inputs``: the run's input files; ``-o`` naming one of them is a usage error.
     """
 
-    def __init__(self, path: str, compress: bool | None = None, inputs=()):
+    def __init__(self, path: str, compress: bool | None = None, inputs=(), level: int | None = None):
         self.path = path
+        #: the BGZF level of a compressed output (``bgzf``; None its default)
+        self.level = level
         self.stdout = path == "-"
         self.compress = path.endswith(".gz") if compress is None else compress
         self.tmp_path: str | None = None
@@ -166,7 +168,7 @@ class OutputFile:
             # header names no file, so the temporary name never shows
             from .bgzf import BgzfWriter
 
-            self.stream = BgzfWriter(self._raw, threads)
+            self.stream = BgzfWriter(self._raw, threads, self.level)
         else:
             self.stream = self._raw
         return self.stream

@@ -502,7 +502,7 @@ class SamWriter:
         """Open the output, write the header of ``refs`` and what was held back."""
         if self.bam:
             self.out.compress = False  # BGZF by itself, whatever the name
-            self.sink = BgzfWriter(self.out.open(), self.threads)
+            self.sink = BgzfWriter(self.out.open(), self.threads, getattr(self.out, "level", None))
             text = self.header_text(refs)
             self.sink.write(b"BAM\1" + len(text).to_bytes(4, "little") + text + refs.bam_refs())
             self.sink.flush()  # records start on a block boundary (samtools cat relies on it)
