@@ -252,6 +252,39 @@ class _Aligning:
             self.done.set()
 
 
+class _Waiting:
+    """The calling thread's wait for a run (signals are raised in it at once), with the progress bar."""
+
+    def __init__(self, meter, unit: str):
+        self.meter, self.unit, self.bar = meter, unit, None
+
+    def until(self, over, counts, shown=lambda: True):
+        """Wait a tenth of a second at a time until ``over(0.1)`` is true; ``counts()``: (records started,
+        records read) for the bar, shown once ``shown()``."""
+        while not over(0.1):
+            if self.meter is not None and shown():
+                if self.bar is None:
+                    self.bar = progress.Bar(self.meter, self.unit)
+                self.bar.update(*counts())
+
+    def stop(self):
+        progress.watch(None)
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _discard(out: OutputFile, stats_file: StatsFile | None, close: bool = True):
+    """Remove the output and the statistics file (``close`` False: the temporary files alone, at once)."""
+    out.discard(close=close)
+    if stats_file is not None:
+        stats_file.discard(close=close)
+
+
+def _commit_stats(summary: Summary, stats_file: StatsFile | None, collector, cfg: RunConfig):
+    if stats_file is not None:
+        stats_file.commit(document(summary, collector, cfg.family, cfg.command_line, sample_name(stats_file.path)))
+
+
 def input_files(inputs) -> tuple[str, ...]:
     """The files a family's input description names: its ``files`` where it has them, else every text
     field (and every text in a tuple field) of the dataclass."""
@@ -308,12 +341,13 @@ def _run_workers(cfg: RunConfig, family, out: OutputFile, log, start: float, sta
     pieces and writes the workers' output in order; output, signals and the summary as in ``_run``."""
     from .workers.pool import Pool
 
-    pool = bar = None
-    meter = progress.Meter(getattr(cfg.inputs, "main_file", None)) if cfg.progress else None
+    pool = None
+    waiting = _Waiting(progress.Meter(getattr(cfg.inputs, "main_file", None)) if cfg.progress else None,
+                       family.unit)
     collector = Collector() if stats_file is not None else None
     said: set[str] = set()
 
-    def say(message: str):
+    def say(message: str):  # each worker says what its backend says: once
         if message not in said:
             said.add(message)
             log(message)
@@ -322,15 +356,10 @@ def _run_workers(cfg: RunConfig, family, out: OutputFile, log, start: float, sta
         writer_class(family.name, cfg.out_format, cfg.align.traceback)  # a usage error before reading
         if stats_file is not None:
             stats_file.prepare()
-        progress.watch(meter)
-        stream = out.open(threads=cfg.threads)
-        pool = Pool(cfg, workers, max(1, cfg.threads // workers), stream, _header(cfg), say,
+        progress.watch(waiting.meter)
+        pool = Pool(cfg, workers, max(1, cfg.threads // workers), out.open(threads=cfg.threads), _header(cfg), say,
                     observe=collector.add if collector is not None else None)
-        while not pool.wait(0.1):  # signals are raised here at once
-            if meter is not None and pool.records:
-                if bar is None:
-                    bar = progress.Bar(meter, family.unit)
-                bar.update(pool.records, pool.read)
+        waiting.until(pool.wait, lambda: (pool.records, pool.read), lambda: pool.records)
         if pool.error is not None:
             raise pool.error
         pool.finish()
@@ -342,26 +371,18 @@ def _run_workers(cfg: RunConfig, family, out: OutputFile, log, start: float, sta
         summary = Summary(pool.records, pool.cells, time.perf_counter() - start, name,
                           f"{device}; {workers} worker processes", threads * workers, peak, pool.stages, None,
                           family.unit)
-        if stats_file is not None:
-            stats_file.commit(document(summary, collector, family.name, cfg.command_line,
-                                       sample_name(stats_file.path)))
+        _commit_stats(summary, stats_file, collector, cfg)
     except BaseException as exc:
         interrupted = isinstance(exc, KeyboardInterrupt)
         with interrupts.critical():
             if pool is not None:
                 pool.close()
-            out.discard(close=False)
-            if stats_file is not None:
-                stats_file.discard(close=False)
+            _discard(out, stats_file, close=False)  # first: whatever comes next, no temporary file is left
         if not interrupted:
-            out.discard()
-            if stats_file is not None:
-                stats_file.discard()
+            _discard(out, stats_file)
         raise
     finally:
-        progress.watch(None)
-        if bar is not None:
-            bar.stop()
+        waiting.stop()
     return summary
 
 
@@ -376,15 +397,16 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
         notice.interject()
         log(message)
 
-    reader = writing = writer = bar = None
-    meter = progress.Meter(getattr(cfg.inputs, "main_file", None)) if cfg.progress else None
+    reader = writing = writer = None
+    waiting = _Waiting(progress.Meter(getattr(cfg.inputs, "main_file", None)) if cfg.progress else None,
+                       family.unit)
     collector = Collector() if stats_file is not None else None
     ok = interrupted = False
     try:
         writer_class(family.name, cfg.out_format, cfg.align.traceback)  # a usage error before reading
         if stats_file is not None:
             stats_file.prepare()
-        progress.watch(meter)  # the readers tell it what they read (None: no bar, nothing to tell)
+        progress.watch(waiting.meter)  # the readers tell it what they read (None: no bar, nothing to tell)
         chunks = family.read(cfg.inputs, cfg.batch_size, cfg.shard)
         _keep_freed_memory()
         reader = _Reader(chunks)
@@ -395,13 +417,13 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
         writing = _WriterThread(writer, depth=getattr(backend, "depth", 2),  # batches the backend keeps in flight
                                 observe=collector.add if collector is not None else None)
         aligning = _Aligning(reader, backend, writing, cfg.align)
-        while not aligning.done.wait(0.1):  # signals are raised here at once
+
+        def shown():
             if writing.written:
                 notice.close()  # what a run compiles, it has compiled by its first chunk written
-            if meter is not None and (writing.written or not notice.active):
-                if bar is None:
-                    bar = progress.Bar(meter, family.unit)
-                bar.update(aligning.records, reader.records)
+            return writing.written or not notice.active
+
+        waiting.until(aligning.done.wait, lambda: (aligning.records, reader.records), shown)
         if aligning.error is not None:
             raise aligning.error
         notice.close()
@@ -411,30 +433,22 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         summary = Summary(aligning.records, aligning.cells, time.perf_counter() - start, backend.name,
                           backend.device, backend.threads, peak, aligning.stages, backend.steps(), family.unit)
-        if stats_file is not None:
-            stats_file.commit(document(summary, collector, family.name, cfg.command_line,
-                                       sample_name(stats_file.path)))
+        _commit_stats(summary, stats_file, collector, cfg)
         ok = True
     except BaseException as exc:
         interrupted = isinstance(exc, KeyboardInterrupt)
         with interrupts.critical():
             if reader is not None:
                 reader.close()
-            out.discard(close=False)  # first: whatever comes next, no temporary file is left
-            if stats_file is not None:
-                stats_file.discard(close=False)
+            _discard(out, stats_file, close=False)  # first: whatever comes next, no temporary file is left
         if writing is not None:
             writing.stop(wait=0 if interrupted else 5)
         if not interrupted:  # on a signal the process ends now: nothing more to close
             if writer is not None and hasattr(writer, "discard"):
                 writer.discard()
-            out.discard()
-            if stats_file is not None:
-                stats_file.discard()
+            _discard(out, stats_file)
         raise
     finally:
-        progress.watch(None)
-        if bar is not None:
-            bar.stop()
+        waiting.stop()
         notice.finish(ok, interrupted)
     return summary

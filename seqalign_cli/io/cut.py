@@ -28,7 +28,7 @@ import numpy as np
 from .. import progress
 from ..errors import InputError
 from ..jit import nb
-from .fastx import GZIP_ERRORS, MIN_BLOCK, _Input, display_name, open_source
+from .fastx import GZIP_ERRORS, MIN_BLOCK, SourceBytes, _Input, display_name, open_source
 from .parse import find_byte
 from .shard import _FASTA, _FASTQ, _OTHER, _kind, _scan
 
@@ -126,7 +126,7 @@ def write_all(fd: int, data):
         view = view[os.write(fd, view):]
 
 
-class FileCutter:
+class FileCutter(SourceBytes):
     """The pieces of one input file: ``per * size`` records each, after ``skip`` records and ``limit`` at most.
 
     Reading reports to the progress bar as a reader does (``path``,
@@ -150,14 +150,6 @@ class FileCutter:
             return 0
         started, place = int(self._state[0]), int(self._state[1])
         return max(started - 1, 0) if self.fasta else started - (place != 0)
-
-    @property
-    def consumed(self) -> int:
-        return self.source.consumed if self.source is not None else 0
-
-    @property
-    def size(self) -> int | None:
-        return self.source.size if self.source is not None else None
 
     def __iter__(self) -> Iterator[Piece]:
         mapped = _mapped(self.path)

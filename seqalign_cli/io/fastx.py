@@ -246,7 +246,24 @@ def _skipped(fh, reader: "FastxReader"):
     return fh
 
 
-class FastxReader:
+class SourceBytes:
+    """What the progress bar reads of a reader of one file (``progress.opened``): its ``source``'s bytes."""
+
+    #: the raw input once open (``open_source``): what ``consumed`` and ``size`` read
+    source = None
+
+    @property
+    def consumed(self) -> int:
+        """Bytes of the file consumed so far (compressed bytes for gzip; read ahead of the records a little)."""
+        return self.source.consumed if self.source is not None else 0
+
+    @property
+    def size(self) -> int | None:
+        """Bytes of the file, None for stdin and what is not a regular file (also before it is opened)."""
+        return self.source.size if self.source is not None else None
+
+
+class FastxReader(SourceBytes):
     """The records of one FASTA or FASTQ file, as blocks (``blocks()``) or one by one."""
 
     def __init__(self, path: str, sam_names: int = 0, skip: int = 0):
@@ -263,16 +280,6 @@ class FastxReader:
         self.fasta = False
         #: the raw input once open (``open_source``): what ``consumed`` and ``size`` read
         self.source = None
-
-    @property
-    def consumed(self) -> int:
-        """Bytes of the file consumed so far (compressed bytes for gzip; read ahead of the records a little)."""
-        return self.source.consumed if self.source is not None else 0
-
-    @property
-    def size(self) -> int | None:
-        """Bytes of the file, None for stdin and what is not a regular file (also before it is opened)."""
-        return self.source.size if self.source is not None else None
 
     def __iter__(self) -> Iterator[Record]:
         for block in self.blocks():
