@@ -2,7 +2,8 @@
 
 Usage: python benchmarks/e2e_gasal2.py QUERY.fa.gz TARGET.fa.gz [--copies 50] [--backend cuda] [-t 16]
                                       [--runs 2] [--bytecode] [--out FILE] [--formats tsv,sam,bam]
-                                      [--score-only] [--devices 0|all|0,1 ...] [--gasal2 BIN [--gasal2-args ...]]
+                                      [--score-only] [--devices 0|all|0,1 ...] [--workers 1 8 ...]
+                                      [--gasal2 BIN [--gasal2-args ...]]
 
 Writes the replicated FASTA files to a temporary folder (uncompressed), then
 runs ``seqalign pair`` on them and prints its summary line (wall time and
@@ -10,7 +11,9 @@ the time of each stage: read, align, write). ``--formats``: the same runs
 for each output format, one after the other in this process, and each
 format's wall against TSV's. ``--devices``: each device setting in turn
 (``--devices 0 all``), with records per second, the ratio to the first and
-whether the output is the same as the first setting's.
+whether the output is the same as the first setting's. ``--workers``: each
+worker count in turn (``--workers 1 8``: one process, then eight workers),
+within each device setting.
 A device setting ``parts:0,1`` runs one seqalign process a GPU, each on
 its part of the input (``--shard K/N``), and joins their outputs (TSV, PAF):
 several interpreters for the host work of short pairs, which one process
@@ -58,6 +61,8 @@ def add_run_options(ap: argparse.ArgumentParser):
     ap.add_argument("--score-only", action="store_true")
     ap.add_argument("--devices", nargs="*", default=[None],
                     help="device settings to time in turn: a GPU number, 'all' or '0,1'")
+    ap.add_argument("--workers", nargs="*", default=[None],
+                    help="worker process counts to time in turn (seqalign's --workers; 1: one process)")
     ap.add_argument("--bytecode", action="store_true",
                     help="first write the bytecode (.pyc) of seqalign and the packages it imports, as an "
                          "installer does; for interpreters that run with PYTHONDONTWRITEBYTECODE set over "
@@ -113,12 +118,14 @@ def time_settings(args, paths: list[str], n_pairs: int, tmp: str) -> float:
     prefix = [sys.executable, "-c", script] if profile else [sys.executable, "-m", "seqalign_cli"]
     walls, digests = {}, {}
     rows = 0
-    for devices in args.devices:
+    settings = [(d, w) for d in args.devices for w in args.workers]
+    for devices, workers in settings:
         for fmt in args.formats.split(","):
             out = args.out or os.path.join(tmp, f"out.{fmt}")
             cmd = [*prefix, "pair", "--backend", args.backend, "-t", str(args.threads), "--mode", args.mode,
                    "--batch-size", str(args.batch_size), *paths]
             cmd += ["--score-only"] if args.score_only else []
+            cmd += ["--workers", workers] if workers else []
             cmd += args.seqalign_args.split()
             for run in range(args.runs):
                 t0 = time.perf_counter()
@@ -127,10 +134,10 @@ def time_settings(args, paths: list[str], n_pairs: int, tmp: str) -> float:
                 else:
                     subprocess.run(cmd + (["--devices", devices] if devices else []) + ["-o", out], check=True)
                 wall = time.perf_counter() - t0
-                print(f"{fmt} devices={devices or 'default'} run {run + 1} "
+                print(f"{fmt} devices={devices or 'default'} workers={workers or 'default'} run {run + 1} "
                       f"({'cold caches' if run == 0 else 'warm caches'}): {wall:.2f} s wall")
-            walls[(devices, fmt)] = wall
-            digests[(devices, fmt)] = _digest(out, fmt)
+            walls[(devices, workers, fmt)] = wall
+            digests[(devices, workers, fmt)] = _digest(out, fmt)
             rows = n_pairs if fmt == "bam" else _rows(out)
             print(f"e2e {fmt}: {rows} records, {wall:.2f} s wall including interpreter start, "
                   f"{rows / wall:.0f} pairs/s")
@@ -140,11 +147,12 @@ def time_settings(args, paths: list[str], n_pairs: int, tmp: str) -> float:
         for key in ("cumulative", "tottime"):
             pstats.Stats(profile).sort_stats(key).print_stats(40)
     first = next(iter(walls.values()))
-    for (devices, fmt), wall in walls.items():
-        digest = digests[(devices, fmt)]
+    for (devices, workers, fmt), wall in walls.items():
+        digest = digests[(devices, workers, fmt)]
         same = ("not compared" if digest is None else
-                "identical to" if digest == digests[(args.devices[0], fmt)] else "DIFFERENT FROM")
-        print(f"summary: {fmt} devices={devices or 'default'} {wall:.2f} s, {rows / wall:.0f} pairs/s, "
+                "identical to" if digest == digests[(*settings[0], fmt)] else "DIFFERENT FROM")
+        print(f"summary: {fmt} devices={devices or 'default'} workers={workers or 'default'} {wall:.2f} s, "
+              f"{rows / wall:.0f} pairs/s, "
               f"{first / wall:.2f}x the first setting's records per second, output {same} the first setting's")
     return first
 

@@ -105,18 +105,30 @@ def open_source(path: str) -> tuple[BinaryIO, "_Prefixed"]:
     window = _ALIASES.get(path, (None, 0, None))[2]
     if window is not None:
         raw = _Window(raw, *window)
-    head = raw.read(2)
-    while 0 < len(head) < 2:  # a pipe may deliver one byte first
-        more = raw.read(2 - len(head))
-        if not more:
-            break
-        head += more
+    head = _read_head(raw, 2)  # gzip's magic number
+    if head == b"\x1f\x8b":
+        head += _read_head(raw, 16)  # BGZF's header
     source = _Prefixed(head, raw, path != "-")
     source.size = (_regular_size(raw) if window is None else window[1]) if path != "-" else None
     stream = io.BufferedReader(source, buffer_size=1 << 20)
-    if head == b"\x1f\x8b":
+    if head[:2] == b"\x1f\x8b":
+        from .bgzf import BgzfInput, is_bgzf
+
+        if is_bgzf(head):  # bgzip: its blocks inflated on threads
+            return io.BufferedReader(BgzfInput(stream), buffer_size=1 << 20), source
         return GZIP.GzipFile(fileobj=stream, mode="rb"), source
     return stream, source
+
+
+def _read_head(raw, n: int) -> bytes:
+    """The next ``n`` bytes of ``raw`` (fewer at its end): a pipe may deliver fewer a read."""
+    head = raw.read(n)
+    while 0 < len(head) < n:
+        more = raw.read(n - len(head))
+        if not more:
+            break
+        head += more
+    return head
 
 
 def _regular_size(raw) -> int | None:
