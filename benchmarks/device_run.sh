@@ -2,7 +2,11 @@
 # One run on a GPU machine: install wheels from .whl/ (packages the machine lacks: pysam, pyfaidx and the
 # test oracles parasail and biopython), report the GPU, run the GPU tests, then the kernel and
 # end-to-end benchmarks (GASAL2 files copied to .carry/). Logs go to $OUT.
-# Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|suite|sweep|bench|e2e|multi|all]
+# Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|suite|sweep|bench|e2e|host|multi|all]
+# host: the host path in one process against worker processes (--workers), one GPU: 10,000,000 GASAL2 pairs
+# (TSV with CIGARs, score only), 1,000,000 (TSV, SAM, BAM; plain, gzip -1 and bgzip inputs), the mix of
+# 16 bp-20 kb and 1,000,000 triplets of 150 bp (.carry/sars_20.fa needed); HOST_WORKERS: the worker counts
+# after one process (default "4 8 16").
 # suite: the whole GPU suite (pytest -m gpu) in five groups of files run side by side (about 3 minutes on an
 # H100 where one after the other takes more than 9), a log a group and their last lines in suite.txt.
 # TESTS, BENCH_ARGS, SWEEP_ARGS, E2E_ARGS and MULTI_COPIES pass arguments through.
@@ -51,6 +55,24 @@ if [[ $what == bench || $what == all ]]; then
 fi
 if [[ $what == e2e || $what == all ]]; then
   python3 benchmarks/e2e_gasal2.py .carry/query_batch.fasta.gz .carry/target_batch.fasta.gz ${E2E_ARGS:-} 2>&1 | tee "$OUT/e2e.txt"
+fi
+if [[ $what == host ]]; then
+  gasal=(.carry/query_batch.fasta.gz .carry/target_batch.fasta.gz)
+  python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --copies 500 --runs 2 --workers 1 ${HOST_WORKERS:-4 8 16} 2>&1 \
+    | tee "$OUT/host_10m.txt"
+  python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --copies 500 --runs 2 --score-only --workers 1 8 2>&1 \
+    | tee "$OUT/host_10m_score.txt"
+  python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --copies 50 --runs 3 --workers 1 8 --formats tsv,sam,bam 2>&1 \
+    | tee "$OUT/host_1m.txt"
+  for how in gzip bgzip; do
+    python3 benchmarks/e2e_gasal2.py "${gasal[@]}" --copies 50 --runs 2 --workers 1 8 --compress $how 2>&1 \
+      | tee -a "$OUT/host_1m_compressed.txt"
+  done
+  (cd benchmarks && python3 e2e_mix.py --pairs 120000 --runs 2 --workers 1 0) 2>&1 | tee "$OUT/host_mix.txt"
+  for w in 1 0; do
+    python3 benchmarks/e2e_triplet.py .carry/sars_20.fa --triplets 1000000 --formats tsv --runs 2 --workers $w \
+      2>&1 | tee -a "$OUT/host_triplet.txt"
+  done
 fi
 if [[ $what == multi ]]; then
   python3 -m pytest -q -rf -p no:cacheprovider -k "several" ${TESTS:-tests/test_cuda.py tests/test_cuda_oom.py tests/test_triplet.py} \

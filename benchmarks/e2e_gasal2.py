@@ -3,6 +3,7 @@
 Usage: python benchmarks/e2e_gasal2.py QUERY.fa.gz TARGET.fa.gz [--copies 50] [--backend cuda] [-t 16]
                                       [--runs 2] [--bytecode] [--out FILE] [--formats tsv,sam,bam]
                                       [--score-only] [--devices 0|all|0,1 ...] [--workers 1 8 ...]
+                                      [--compress gzip|bgzip]
                                       [--gasal2 BIN [--gasal2-args ...]]
 
 Writes the replicated FASTA files to a temporary folder (uncompressed), then
@@ -49,6 +50,23 @@ def write_bytecode():
         print(f"bytecode: {name} ({folder}): {'written' if ok else 'some files failed'}")
 
 
+def compressed(path: str, how: str | None) -> str:
+    """``path`` itself, or a copy compressed by ``gzip -1`` (plain gzip) or as BGZF (bgzip's level, pysam)."""
+    if how is None:
+        return path
+    if how == "gzip":
+        subprocess.run(f"gzip -1 -c {path} > {path}.gz", shell=True, check=True)
+    else:
+        import pysam
+
+        pysam.tabix_compress(path, f"{path}.gz", force=True)
+    t0 = time.perf_counter()
+    subprocess.run(f"{sys.executable} -c \"import shutil, isal.igzip as z; shutil.copyfileobj(z.open('{path}.gz'), "
+                   f"open('/dev/null', 'wb'), 1 << 22)\"", shell=True, check=True)
+    print(f"{how}: {path}.gz decompressed by igzip alone (one thread) in {time.perf_counter() - t0:.2f} s")
+    return f"{path}.gz"
+
+
 def add_run_options(ap: argparse.ArgumentParser):
     """The options of a timed ``seqalign pair`` run (shared with ``e2e_mix.py``)."""
     ap.add_argument("--backend", default="cuda")
@@ -76,6 +94,8 @@ def main():
     ap.add_argument("target")
     ap.add_argument("--copies", type=int, default=50)
     add_run_options(ap)
+    ap.add_argument("--compress", choices=("gzip", "bgzip"), default=None,
+                    help="give seqalign the replicated files compressed: gzip -1, or BGZF")
     ap.add_argument("--gasal2", help="a GASAL2 test program to time beside seqalign (not built here)")
     ap.add_argument("--gasal2-args", default="-a 2 -b 4 -q 4 -r 2 -s -p -y global -t 8",
                     help="its arguments before the two files")
@@ -93,7 +113,7 @@ def main():
         with open(path, "wb") as out:
             for _ in range(args.copies):
                 out.write(data)
-        paths.append(path)
+        paths.append(compressed(path, args.compress))
     first = time_settings(args, paths, n_pairs, tmp)
     if args.gasal2:
         gcmd = [args.gasal2, *args.gasal2_args.split(), *paths]

@@ -2,7 +2,8 @@
 
 Usage: python benchmarks/e2e_triplet.py GENOMES.fa [--triplets 1000000] [--length 150 | 8-1024] [--backend cuda]
                                        [-t 16] [--runs 2] [--formats tsv,maf] [--mode global]
-                                       [--devices 0 all] [--max-matrix-mb 256] [--batch-size N] [--bytecode]
+                                       [--devices 0 all] [--max-matrix-mb 256] [--batch-size N] [--workers N]
+                                       [--bytecode]
 
 Windows of ``--length`` bp at the same offset of three different genomes
 (the genomes are near-identical, so the windows are related: a few
@@ -83,6 +84,7 @@ def main():
     ap.add_argument("-t", "--threads", type=int, default=os.cpu_count())
     ap.add_argument("--mode", default="global")
     ap.add_argument("--batch-size", type=int, default=None, help="passed to seqalign (default: seqalign's own)")
+    ap.add_argument("--workers", type=int, default=None, help="passed to seqalign (default: seqalign's own)")
     ap.add_argument("--runs", type=int, default=2, help="the first run compiles; later runs reuse the caches")
     ap.add_argument("--formats", default="tsv,maf", help="tsv: score only; maf: with traceback")
     ap.add_argument("--max-matrix-mb", type=int, default=None, help="passed to seqalign (traceback memory)")
@@ -110,6 +112,8 @@ def main():
                 extra += ["--max-matrix-mb", str(args.max_matrix_mb)]
             if args.batch_size:
                 extra += ["--batch-size", str(args.batch_size)]
+            if args.workers is not None:
+                extra += ["--workers", str(args.workers)]
             cmd = [sys.executable, "-m", "seqalign_cli", "triplet", "--backend", args.backend, "-t",
                    str(args.threads), "--mode", args.mode, *extra, *paths, "-o", out]
             name = f"{fmt} devices={setting or 'default'}"
