@@ -353,12 +353,13 @@ def _run_workers(cfg: RunConfig, family, out: OutputFile, log, start: float, sta
             log(message)
 
     try:
+        pool = Pool(cfg, workers, max(1, cfg.threads // workers))  # first: they load their engines meanwhile
         writer_class(family.name, cfg.out_format, cfg.align.traceback)  # a usage error before reading
         if stats_file is not None:
             stats_file.prepare()
         progress.watch(waiting.meter)
-        pool = Pool(cfg, workers, max(1, cfg.threads // workers), out.open(threads=cfg.threads), _header(cfg), say,
-                    observe=collector.add if collector is not None else None)
+        pool.start(out.open(threads=cfg.threads), _header(cfg), say,
+                   observe=collector.add if collector is not None else None)
         waiting.until(pool.wait, lambda: (pool.records, pool.read), lambda: pool.records)
         if pool.error is not None:
             raise pool.error

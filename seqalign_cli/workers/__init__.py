@@ -22,7 +22,7 @@ interpreter lock: see ``ARCHITECTURE.md`` (host path) and ``count``.
 
 A run takes workers when its inputs can be cut (``inputs.pieces()``: files
 read in lockstep or one interleaved file) and its format's output is the
-concatenation of its chunks' after a header (the writer's ``cuttable``);
+concatenation of its chunks' after a header (``writers.CUTTABLE``);
 otherwise it runs in one process as before (``runner``).
 """
 
@@ -54,11 +54,10 @@ def count(cfg, asked: int | None) -> int:
     bytes; else one worker for every two cores, ``MOST`` at most (so none on
     a machine of 2 or 3 cores).
     """
-    from ..writers import writer_class
+    from ..writers import CUTTABLE
 
     pieces = getattr(cfg.inputs, "pieces", None)
-    cuttable = pieces is not None and pieces() is not None and getattr(
-        writer_class(cfg.family, cfg.out_format, cfg.align.traceback), "cuttable", False)
+    cuttable = pieces is not None and pieces() is not None and (cfg.family, cfg.out_format) in CUTTABLE
     if asked is not None and asked > 0:
         return asked if cuttable else 1
     if not cuttable or cfg.backend == "cpu":

@@ -24,6 +24,7 @@ slow output holds the cutting back rather than filling memory.
 
 from __future__ import annotations
 
+import errno
 import heapq
 import os
 import queue
@@ -36,7 +37,6 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError, SeqalignError, UsageError
 from ..io.ahead import Ahead
-from ..io.cut import FileCutter, Piece
 from . import channel
 
 #: the folder that holds the package
@@ -87,7 +87,7 @@ def raised(kind: str, fields: tuple) -> BaseException:
     return SeqalignError(f"a worker failed: {fields[0]}")
 
 
-def _lockstep(cutters: list[FileCutter]):
+def _lockstep(cutters: list):
     """Tasks (lists of pieces, one a file) from the cutters, each file in a thread of its own."""
     streams = [iter(c) for c in cutters] if len(cutters) == 1 else \
         [Ahead(iter(c), depth=2, name="seqalign-cut") for c in cutters]
@@ -110,12 +110,10 @@ def _lockstep(cutters: list[FileCutter]):
 class Pool:
     """The workers of a run and the threads that feed them and write their output (see the module)."""
 
-    def __init__(self, cfg, workers: int, threads: int, stream, header: bytes, say, observe=None):
+    def __init__(self, cfg, workers: int, threads: int):
+        """Start the workers at once (each takes a second or so to load its engines), before this process
+        loads anything heavy; ``start`` then begins the run."""
         self.cfg = cfg
-        self.stream = stream  # the output
-        self.header = header  # written before the first bytes of a record, or at the end of a run without any
-        self.say = say
-        self.observe = observe  # stats.Collector.add, with --stats
         self.error: BaseException | None = None
         self.done = threading.Event()
         self.records = self.cells = self.read = 0
@@ -128,13 +126,21 @@ class Pool:
         self._ready: list[Result] = []  # a heap of results by task number
         self._next = 0  # the next task to write
         self._total: int | None = None  # the tasks of the run, once the input is cut
-        paths, per = cfg.inputs.pieces()
-        skip, limit = self._part(paths[0], per)  # before the workers: a usage error starts none
+        self._threads: list[threading.Thread] = []
         self.workers = [_Worker(k, cfg, threads) for k in range(workers)]
-        self.cutters = [FileCutter(path, cfg.batch_size, per, skip, limit) for path in paths]
-        self._threads = [threading.Thread(target=self._guard, args=(self._run,), name="seqalign-workers", daemon=True),
-                         threading.Thread(target=self._guard, args=(self._write,), name="seqalign-write",
-                                          daemon=True)]
+
+    def start(self, stream, header: bytes, say, observe=None):
+        """Cut the input, hand it out and write the output to ``stream``: ``header`` before the first record's
+        bytes (or at the end of a run without any); ``say``: the workers' lines; ``observe``: each chunk's
+        scores and spans (``stats.Collector.add``)."""
+        from ..io.cut import FileCutter
+
+        self.stream, self.header, self.say, self.observe = stream, header, say, observe
+        paths, per = self.cfg.inputs.pieces()
+        skip, limit = self._part(paths[0], per)
+        self.cutters = [FileCutter(path, self.cfg.batch_size, per, skip, limit) for path in paths]
+        self._threads = [threading.Thread(target=self._guard, args=(work,), name=name, daemon=True)
+                         for work, name in ((self._run, "seqalign-workers"), (self._write, "seqalign-write"))]
         for thread in self._threads:
             thread.start()
 
@@ -281,8 +287,9 @@ class Pool:
 
         if result.nbytes:
             self._header()
-            with mmap.mmap(result.fds[0], result.nbytes, prot=mmap.PROT_READ) as data:
-                self.stream.write(data)
+            if not self._sent(result.fds[0], result.nbytes):
+                with mmap.mmap(result.fds[0], result.nbytes, prot=mmap.PROT_READ) as data:
+                    self.stream.write(data)
         if self.observe is not None and len(result.fds) > 1:
             import numpy as np
 
@@ -290,6 +297,30 @@ class Pool:
             with mmap.mmap(result.fds[1], size, prot=mmap.PROT_READ) as data:
                 cols = np.frombuffer(data, np.int64).reshape(3, -1).copy()
             self.observe(_StatsPart(cols, result.span))
+
+    def _sent(self, fd: int, nbytes: int) -> bool:
+        """Whether the bytes went out through ``sendfile`` (copied by the kernel, no page of them mapped here):
+        a plain output only (BGZF compresses them here), where the kernel takes it."""
+        fileno = getattr(self.stream, "fileno", None)
+        if fileno is None or not hasattr(os, "sendfile"):
+            return False
+        try:
+            out = fileno()
+        except (OSError, ValueError):
+            return False
+        self.stream.flush()
+        done = 0
+        while done < nbytes:
+            try:
+                n = os.sendfile(out, fd, done, nbytes - done)
+            except OSError as exc:
+                if done or exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                    raise
+                return False
+            if n == 0:
+                raise OSError(errno.EIO, "a worker's output ended early")
+            done += n
+        return True
 
     def _header(self):
         if self.header:
@@ -357,7 +388,7 @@ class _Worker:
         theirs.close()
         self.chan.send((cfg, index, threads))
 
-    def give(self, seq: int, pieces: list[Piece]):
+    def give(self, seq: int, pieces: list):
         try:
             self.chan.send(("task", seq, [p.where() for p in pieces]), [p.fd for p in pieces if p.fd >= 0])
         finally:

@@ -39,6 +39,10 @@ WRITERS: dict[tuple[str, str], str] = {
     ("graph", "tsv"): "seqalign_cli.writers.graph:GraphTsvWriter",
     ("graph", "gaf"): "seqalign_cli.writers.graph:GafWriter",
 }
+#: the formats whose output is the header (the writer's output for a run without records) then each chunk's
+#: output, one after another: what worker processes can write (``workers``); known without importing a writer
+CUTTABLE = {("pairwise", "tsv"), ("pairwise", "paf"), ("triplet", "tsv"), ("triplet", "maf"), ("graph", "tsv"),
+            ("graph", "gaf")}
 
 
 @dataclass(frozen=True)

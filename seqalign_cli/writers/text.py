@@ -15,8 +15,6 @@ from .parts import Parts
 
 
 class TextWriter:
-    #: the output of a run is the header and the chunks' output one after another (``workers``)
-    cuttable = True
     header = b""
     rows = None  # the compiled row formatter
     score_only = False

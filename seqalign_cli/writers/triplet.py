@@ -26,8 +26,6 @@ COLUMNS = ("name1", "name2", "name3", "len1", "len2", "len3", "score", "beg1", "
 
 
 class TripletTsvWriter:
-    #: the output of a run is the header and the chunks' output one after another (``workers``)
-    cuttable = True
     score_only = True
 
     def __init__(self, ctx):
@@ -53,8 +51,6 @@ class TripletTsvWriter:
 
 
 class MafWriter:
-    #: the output of a run is the header and the chunks' output one after another (``workers``)
-    cuttable = True
     score_only = False
 
     def __init__(self, ctx):
