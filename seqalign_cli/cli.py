@@ -84,10 +84,9 @@ def run_options(family_name: str):
                          help="CPU threads."),
             click.option("--compress-level", type=click.IntRange(0, 9), default=1, show_default=True,
                          help="BGZF level of BAM and .gz output, as samtools' -l (0 stores; 1-3 fast, 9 smallest)."),
-            click.option("--workers", type=click.IntRange(min=0), default=0, show_default=True,
-                         help="Worker processes that read, align and write chunks side by side (1: none; 0: one "
-                              "for every two cores, 8 at most, on the GPU backends for inputs of 64 MB or more "
-                              "or streams; -t threads are shared among them)."),
+            click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+                         help="Worker processes that read, align and write chunks side by side (TSV, PAF, MAF; "
+                              "zip and interleaved inputs); 1: none. The -t threads are shared among them."),
             click.option("--batch-size", type=click.IntRange(min=1), default=16384, show_default=True,
                          help=f"{families.get(family_name).unit.capitalize()} read, aligned and written per chunk."),
             click.option("--shard", metavar="K/N", default=None,

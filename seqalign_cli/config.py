@@ -156,7 +156,7 @@ class RunConfig:
     quiet: bool = False
     progress: bool = False
     command_line: str = "seqalign"
-    #: worker processes (``workers``): None or 0 the default, 1 none (one process), N
+    #: worker processes (``workers``): None or 1 none (one process), N
     workers: int | None = None
     #: BGZF level of BAM and .gz outputs (``writers.bgzf``; None its default)
     compress_level: int | None = None

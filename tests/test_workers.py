@@ -238,32 +238,26 @@ def test_sigterm_leaves_nothing(tmp_path):
         assert set(os.listdir("/dev/shm")) <= shm
 
 
-def test_default_worker_count(tmp_path, monkeypatch, pairs):
-    """None on the CPU backend, for small files, pairings that cannot be cut and formats that cannot be
-    concatenated; one for every two cores (8 at most) on the GPU backends for large inputs and streams."""
+def test_worker_count(pairs):
+    """Workers when asked, for pairings that can be cut and formats that concatenate; none by default."""
     from seqalign_cli import workers
     from seqalign_cli.config import AlignConfig, RunConfig
-    from seqalign_cli.io.inputs import PairInputs
+    from seqalign_cli.io.inputs import PairInputs, TripletInputs
 
-    monkeypatch.setattr(workers, "cpus", lambda: 16)
+    def cfg(fmt="tsv", pairing="zip", family="pairwise"):
+        inputs = (PairInputs(str(pairs[0]), str(pairs[1]), pairing=pairing) if family == "pairwise"
+                  else TripletInputs(("a", "b", "c")))
+        return RunConfig(inputs, family=family, out_format=fmt, backend="cuda", align=AlignConfig())
 
-    def cfg(query, target, backend="cuda", fmt="tsv", pairing="zip"):
-        return RunConfig(PairInputs(str(query), str(target), pairing=pairing), out_format=fmt, backend=backend,
-                         align=AlignConfig())
-
-    big = tmp_path / "big.fa"
-    with open(big, "wb") as fh:
-        fh.truncate(workers.SMALL_INPUT)
-    assert workers.count(cfg(*pairs), None) == 1  # small
-    assert workers.count(cfg(big, big), None) == 8
-    assert workers.count(cfg("-", pairs[1]), None) == 8  # a stream
-    assert workers.count(cfg(big, big, backend="cpu"), None) == 1
-    assert workers.count(cfg(big, big, fmt="sam"), None) == 1
-    assert workers.count(cfg(big, big, pairing="cross"), None) == 1
-    assert workers.count(cfg(big, big, fmt="sam"), 4) == 1  # asked, but SAM is not cut
-    assert workers.count(cfg(*pairs, backend="cpu"), 3) == 3
-    monkeypatch.setattr(workers, "cpus", lambda: 2)
-    assert workers.count(cfg(big, big), None) == 1
+    assert workers.count(cfg(), None) == 1
+    assert workers.count(cfg(), 1) == 1
+    assert workers.count(cfg(), 4) == 4
+    assert workers.count(cfg(fmt="paf", pairing="interleaved"), 3) == 3
+    assert workers.count(cfg(fmt="maf", family="triplet"), 3) == 3
+    assert workers.count(cfg(fmt="sam"), 4) == 1
+    assert workers.count(cfg(fmt="bam"), 4) == 1
+    assert workers.count(cfg(pairing="cross"), 4) == 1
+    assert workers.count(cfg(pairing="pairs"), 4) == 1
 
 
 @pytest.mark.gpu
