@@ -345,20 +345,13 @@ def _run_workers(cfg: RunConfig, family, out: OutputFile, log, start: float, sta
     waiting = _Waiting(progress.Meter(getattr(cfg.inputs, "main_file", None)) if cfg.progress else None,
                        family.unit)
     collector = Collector() if stats_file is not None else None
-    said: set[str] = set()
-
-    def say(message: str):  # each worker says what its backend says: once
-        if message not in said:
-            said.add(message)
-            log(message)
-
     try:
         pool = Pool(cfg, workers, max(1, cfg.threads // workers))  # first: they load their engines meanwhile
         writer_class(family.name, cfg.out_format, cfg.align.traceback)  # a usage error before reading
         if stats_file is not None:
             stats_file.prepare()
         progress.watch(waiting.meter)
-        pool.start(out.open(threads=cfg.threads), _header(cfg), say,
+        pool.start(out.open(threads=cfg.threads), _header(cfg), log,
                    observe=collector.add if collector is not None else None)
         waiting.until(pool.wait, lambda: (pool.records, pool.read), lambda: pool.records)
         if pool.error is not None:

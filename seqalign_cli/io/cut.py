@@ -72,6 +72,8 @@ def _mapped(path: str):
     if path == "-":
         return None
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # not opened: a FIFO's writer must meet one reader only
+            return None
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode) or st.st_size < 2 or fh.read(2) == b"\x1f\x8b":

@@ -13,9 +13,9 @@ Three threads and the calling one:
   fewer than ``IN_FLIGHT`` tasks, receives what workers send (results,
   errors, lines to say) and notices a worker that ends unexpectedly;
 * the writing thread (``_write``) takes the results in task order and
-  writes their bytes to the output (the header first, written by the
-  caller), raising a task's error in its turn;
-* the caller (``runner.run_with_workers``) waits, a tenth of a second at a
+  writes their bytes to the output (the format's header before the first
+  ones), raising a task's error in its turn;
+* the caller (``runner._run_workers``) waits, a tenth of a second at a
   time, so that a signal is answered at once; ``close`` kills the workers.
 
 Tasks handed out but not yet written are at most ``AHEAD`` a worker: a
@@ -82,8 +82,8 @@ def raised(kind: str, fields: tuple) -> BaseException:
     if kind == "MemoryError":
         return MemoryError()
     if kind == "OSError":
-        errno, text, filename = fields
-        return OSError(errno, text, filename)
+        code, text, filename = fields
+        return OSError(code, text, filename)
     return SeqalignError(f"a worker failed: {fields[0]}")
 
 
@@ -177,7 +177,7 @@ class Pool:
             while self.error is None:
                 while not cut_done and seq - self._next < AHEAD * len(self.workers):
                     if pending is None:
-                        try:
+                        try:  # what the cutting thread has made; never waiting, the workers' messages come too
                             pending = tasks.items.get_nowait()
                         except queue.Empty:
                             break
@@ -195,9 +195,8 @@ class Pool:
                             self._total = seq
                             self._lock.notify_all()
                         break
-                    worker = min((w for w in self.workers if w.ready is not False), key=lambda w: len(w.tasks),
-                                 default=None)
-                    if worker is None or len(worker.tasks) >= IN_FLIGHT:
+                    worker = min(self.workers, key=lambda w: len(w.tasks))
+                    if len(worker.tasks) >= IN_FLIGHT:
                         break
                     worker.give(seq, pending)
                     self.read += pending[0].records
@@ -230,7 +229,7 @@ class Pool:
                 raise WorkerDied(f"a worker process ended unexpectedly ({worker.ending()}); no output written")
             return
         kind = message[0]
-        if kind == "say":
+        if kind == "say":  # every worker says what its backend says: once
             if message[1] not in self._said:
                 self._said.add(message[1])
                 self.say(message[1])
@@ -379,7 +378,7 @@ class _Worker:
         self.chan, theirs = channel.pair()
         self.index = index
         self.tasks: set[int] = set()
-        self.ready: bool | None = None  # None until it says so; its tasks may be handed out meanwhile
+        self.ready = False  # until it says so (its tasks may be handed out meanwhile: they wait in its socket)
         # the package this process runs, whatever the worker's path would find first
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p))
         self.proc = subprocess.Popen(
