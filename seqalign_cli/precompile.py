@@ -156,6 +156,9 @@ def precompile(say=lambda m: print(m, file=sys.stderr), commands=None, backend: 
     from . import batching
 
     batching.compile_ahead()  # the GPU scheduler's subsets of a batch, needing no GPU to compile
+    from .io.cut import compile_ahead as cut_ahead
+
+    cut_ahead()  # the cutting scan of runs with worker processes (which no job starts)
     if not commands or "pair" in commands:
         from .backends.cuda.pairwise_plan import compile_ahead
 

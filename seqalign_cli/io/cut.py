@@ -114,6 +114,13 @@ def _seek(data: np.ndarray, pos: int, kind: int, state: np.ndarray, target: int)
     return pos + int(stop)
 
 
+def compile_ahead():
+    """Compile (or load) the FASTA seek on a small input (``precompile``)."""
+    data = np.frombuffer(b">a\nAC\n>b\nG\n", np.uint8)
+    state = np.zeros(4, np.int64)
+    assert _seek(data, 0, _FASTA, state, 1) == 6
+
+
 def memory_file(data=None) -> int:
     """A new anonymous in-memory file (closed on exec), holding ``data`` (bytes-like) where given."""
     fd = os.memfd_create("seqalign", os.MFD_CLOEXEC)
