@@ -13,7 +13,7 @@ the whole file does (``fastx.alias``); nothing is left on disk or in
 ``/dev/shm`` however the run ends.
 
 A file that is neither FASTA nor FASTQ goes whole into one piece, whose
-reader then reports it. A gzip error is an ``InputError`` naming the file,
+reader then reports it. A damaged compressed file is an ``InputError`` naming it,
 raised where the pieces before it have been handed out.
 """
 
@@ -28,7 +28,7 @@ import numpy as np
 from .. import progress
 from ..errors import InputError
 from ..jit import nb
-from .fastx import GZIP_ERRORS, MIN_BLOCK, SourceBytes, _Input, display_name, open_source
+from .fastx import MIN_BLOCK, CompressedError, SourceBytes, _Input, display_name, open_source
 from .parse import find_byte
 from .shard import _FASTA, _FASTQ, _OTHER, _kind, _scan
 
@@ -154,7 +154,7 @@ class FileCutter(SourceBytes):
 
     def _complete(self) -> int:
         """The records known whole so far: those started, less the last one while its end is not seen (as
-        the reader counts them before a gzip error)."""
+        the reader counts them before a damaged compressed input)."""
         if self._state is None:
             return 0
         started, place = int(self._state[0]), int(self._state[1])
@@ -175,17 +175,16 @@ class FileCutter(SourceBytes):
         progress.opened(self)
         try:
             yield from self._pieces(fh)
-        except GZIP_ERRORS as exc:
-            detail = "truncated gzip file" if isinstance(exc, EOFError) else f"corrupt gzip data ({exc})"
-            raise InputError(f"{detail} after {self._complete()} complete records", path=self.name) from None
+        except CompressedError as exc:
+            raise InputError(f"{exc.detail()} after {self._complete()} complete records", path=self.name) from None
         finally:
             fh.close()
 
     def _fill(self, src: _Input, at_least: int = MIN_BLOCK):
-        """``src.fill``; before a gzip error, the records of what was read are counted (``_complete``)."""
+        """``src.fill``; before a damaged compressed input, the records of what was read are counted (``_complete``)."""
         try:
             src.fill(at_least)
-        except GZIP_ERRORS:
+        except CompressedError:
             text = src.data().tobytes().lstrip()
             if self._state is None:
                 self._state = np.zeros(4, np.int64)

@@ -1,7 +1,9 @@
-"""FASTA/FASTQ reader: plain or gzip/bgzip, detected from content; '-' is stdin.
+"""FASTA/FASTQ reader: plain, gzip/bgzip, bzip2 or xz (zstd where Python reads it), detected from content;
+'-' is stdin.
 
 Every problem is an ``InputError`` naming the file and the record (1-based
-number and name): truncated gzip, a FASTQ record without its '+' line, a
+number and name): a truncated or damaged compressed file (named by its
+format: ``CompressedError``), a FASTQ record without its '+' line, a
 quality string whose length differs from the sequence, text that is neither
 FASTA nor FASTQ, and what ``validate`` refuses (a letter that is not a
 nucleotide code, a quality outside printable ASCII, and where the output is
@@ -105,19 +107,109 @@ def open_source(path: str) -> tuple[BinaryIO, "_Prefixed"]:
     window = _ALIASES.get(path, (None, 0, None))[2]
     if window is not None:
         raw = _Window(raw, *window)
-    head = _read_head(raw, 2)  # gzip's magic number
+    head = _read_head(raw, 2)  # gzip's magic number, or the start of another's
     if head == b"\x1f\x8b":
         head += _read_head(raw, 16)  # BGZF's header
+    elif head in (b"BZ", b"\xfd7", b"\x28\xb5"):
+        head += _read_head(raw, 4)  # bzip2's, xz's or zstd's
     source = _Prefixed(head, raw, path != "-")
     source.size = (_regular_size(raw) if window is None else window[1]) if path != "-" else None
     stream = io.BufferedReader(source, buffer_size=1 << 20)
     if head[:2] == b"\x1f\x8b":
         from .bgzf import BgzfInput, is_bgzf
 
-        if is_bgzf(head):  # bgzip: its blocks inflated on threads
-            return io.BufferedReader(BgzfInput(stream), buffer_size=1 << 20), source
-        return GZIP.GzipFile(fileobj=stream, mode="rb"), source
+        # bgzip: its blocks inflated on threads
+        inner = BgzfInput(stream) if is_bgzf(head) else GZIP.GzipFile(fileobj=stream, mode="rb")
+        return _checked(inner, "gzip", GZIP_ERRORS), source
+    if head[:2] == b"BZ" and head[2:3] == b"h":
+        import bz2
+
+        return _checked(bz2.BZ2File(stream), "bzip2", (EOFError, OSError)), source
+    if head[:6] == b"\xfd7zXZ\x00":
+        import lzma
+
+        return _checked(lzma.LZMAFile(stream), "xz", (EOFError, lzma.LZMAError)), source
+    if head[:4] == b"\x28\xb5\x2f\xfd":
+        return _checked(_zstd(stream, path), "zstd", (EOFError, Exception)), source
     return stream, source
+
+
+class CompressedError(Exception):
+    """A compressed input that ends early or is damaged (``detail``: the line's words, the format named)."""
+
+    def __init__(self, fmt: str, exc: BaseException):
+        self.fmt, self.exc = fmt, exc
+        super().__init__(self.detail())
+
+    def detail(self) -> str:
+        if isinstance(self.exc, EOFError):
+            return f"truncated {self.fmt} file"
+        return f"corrupt {self.fmt} data ({self.exc})"
+
+
+#: the bytes the reads of a decompressing stream ask for: the first, doubled a read up to the last
+#: (``_Checked``); small at first, so that the records of a short damaged file come out before its error
+_STEPS = (1 << 13, 1 << 20)
+
+
+class _Checked(io.RawIOBase):
+    """A decompressing stream whose damage is a ``CompressedError`` (an error of the file under it is not)."""
+
+    def __init__(self, inner, fmt: str, errors: tuple):
+        self.inner, self.fmt, self.errors = inner, fmt, errors
+        self.step = _STEPS[0]
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        # a step of the decompressor at a time: what it has made comes out before an error
+        view = memoryview(buf)[:self.step]
+        self.step = min(2 * self.step, _STEPS[1])
+        try:
+            return self.inner.readinto1(view) if hasattr(self.inner, "readinto1") else self.inner.readinto(view)
+        except self.errors as exc:
+            if isinstance(exc, OSError) and exc.errno is not None:  # the disk, not the data
+                raise
+            raise CompressedError(self.fmt, exc) from None
+
+    def close(self):
+        self.inner.close()
+        super().close()
+
+
+class _Buffered(io.BufferedReader):
+    """A buffered reader whose ``readinto1`` gives what it holds before asking the stream under it for more:
+    the data read before a damaged part comes out, and the error with the next read (the C reader's
+    ``readinto1`` drops what it copied when the raw read fails)."""
+
+    def readinto1(self, buf):
+        held = len(self.peek(0)) if self.raw is not None else 0  # no raw read while it holds data
+        if held:
+            n = min(held, len(buf))
+            buf[:n] = self.read(n)
+            return n
+        return super().readinto1(buf)
+
+
+def _checked(inner, fmt: str, errors: tuple):
+    return _Buffered(_Checked(inner, fmt, errors), buffer_size=1 << 20)
+
+
+def _zstd(stream, path: str):
+    """A zstd stream's reader: Python's own (3.14) or the zstandard package, where there is one."""
+    try:
+        from compression import zstd  # Python 3.14
+
+        return zstd.ZstdFile(stream)
+    except ImportError:
+        pass
+    try:
+        import zstandard
+    except ImportError:
+        raise InputError("zstd-compressed input: seqalign reads plain, gzip, bgzip, bzip2 and xz; "
+                         "decompress it first (zstd -dc FILE)", path=display_name(path)) from None
+    return zstandard.ZstdDecompressor().stream_reader(stream)
 
 
 def _read_head(raw, n: int) -> bytes:
@@ -305,9 +397,8 @@ class FastxReader(SourceBytes):
             for block in self._blocks(_skipped(fh, self) if self.skip else fh):
                 check_block(block, self.name, self.fasta, self.sam_names)
                 yield block
-        except GZIP_ERRORS as exc:
-            detail = "truncated gzip file" if isinstance(exc, EOFError) else f"corrupt gzip data ({exc})"
-            raise InputError(f"{detail} after {self.count} complete records", path=self.name) from None
+        except CompressedError as exc:
+            raise InputError(f"{exc.detail()} after {self.count} complete records", path=self.name) from None
         finally:
             fh.close()
 

@@ -33,7 +33,7 @@ import numpy as np
 from .. import progress
 from ..errors import InputError, UsageError
 from ..jit import nb
-from .fastx import GZIP_ERRORS, MIN_BLOCK, _Input, _Prefixed, display_name, open_binary
+from .fastx import MIN_BLOCK, CompressedError, _Input, _Prefixed, display_name, open_binary
 from .parse import line_end, strip
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
@@ -200,9 +200,8 @@ def _walk(src: _Input, kind: int, target: int) -> tuple[int, bool]:
         src.fill(max(MIN_BLOCK, src.filled))
 
 
-def _gzip_error(exc: BaseException, path: str) -> InputError:
-    detail = "truncated gzip file" if isinstance(exc, EOFError) else f"corrupt gzip data ({exc})"
-    return InputError(f"{detail} (found counting its records for --shard)", path=display_name(path))
+def _gzip_error(exc: CompressedError, path: str) -> InputError:
+    return InputError(f"{exc.detail()} (found counting its records for --shard)", path=display_name(path))
 
 
 def count_records(path: str) -> int:
@@ -223,7 +222,7 @@ def count_records(path: str) -> int:
                 pass
             return reader.count
         return _walk(src, kind, -1)[0]
-    except GZIP_ERRORS as exc:
+    except CompressedError as exc:
         raise _gzip_error(exc, path) from None
     finally:
         fh.close()
