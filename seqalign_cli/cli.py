@@ -103,6 +103,12 @@ def run_options(family_name: str):
     return decorate
 
 
+def _input_files(inputs) -> tuple[str, ...]:
+    from .runner import input_files
+
+    return input_files(inputs)
+
+
 def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: bool = False,
             read_group: str | None = None):
     """Run one family's job from its parsed options: the run configuration, the runner, the summary."""
@@ -110,7 +116,8 @@ def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: b
     quiet = opts["quiet"]
     cfg = RunConfig(
         inputs=inputs, family=family, output=opts["output"],
-        out_format=output_format(family, opts["output"], opts["out_format"]), cigar_m=cigar_m, align=align,
+        out_format=output_format(family, opts["output"], opts["out_format"], _input_files(inputs)), cigar_m=cigar_m,
+        align=align,
         backend=opts["backend"], device=device, threads=opts["threads"], batch_size=opts["batch_size"],
         shard=_parse_shard(opts["shard"]) if opts["shard"] is not None else None, stats=opts["stats_file"],
         read_group=read_group, quiet=quiet, progress=not quiet and sys.stderr.isatty(), workers=opts["workers"],

@@ -733,3 +733,28 @@ def test_pairs_stale_fai_is_not_trusted(tmp_path):
         assert row["tlen"] == 10 and row["cigar"] == "10=10I", row
     else:
         assert_clean_error(proc, 1, "ref.fa")
+
+
+@pytest.mark.parametrize("name,what", [("out.cram", "CRAM"), ("out.fa.gz", "FASTA"), ("OUT.VCF", "VCF"),
+                                       ("reads.fastq", "FASTQ")])
+def test_output_named_for_a_format_seqalign_does_not_write(tmp_path, name, what):
+    """A name of another format is a usage error listing the formats (not TSV under that name); --format
+    chooses one whatever the name; .txt and names without a known extension stay TSV."""
+    from seqalign_cli.cli import cli
+
+    q, t = tmp_path / "q.fa", tmp_path / "t.fa"
+    q.write_text(">a\nACGT\n")
+    t.write_text(">b\nACGA\n")
+    res = CliRunner().invoke(cli, ["pair", "-q", "--backend", "cpu", str(q), str(t), "-o", str(tmp_path / name)])
+    from seqalign_cli.errors import UsageError
+
+    assert isinstance(res.exception, UsageError) and res.exception.exit_code == 2
+    assert f"does not write {what}" in str(res.exception) and "formats: tsv, sam, bam, paf" in str(res.exception)
+    assert not (tmp_path / name).exists()
+    res = CliRunner().invoke(cli, ["pair", "-q", "--backend", "cpu", str(q), str(t), "-o", str(tmp_path / name),
+                                   "--format", "tsv"])
+    data = (tmp_path / name).read_bytes()
+    assert res.exit_code == 0 and (gzip.decompress(data) if name.endswith(".gz") else data).startswith(b"#qname")
+    for other in ("out.txt", "out.dat"):
+        res = CliRunner().invoke(cli, ["pair", "-q", "--backend", "cpu", str(q), str(t), "-o", str(tmp_path / other)])
+        assert res.exit_code == 0 and (tmp_path / other).read_text().startswith("#qname")

@@ -82,19 +82,43 @@ def _extension(path: str) -> tuple[str | None, bool]:
     return next((ext for ext in EXTENSIONS if name.endswith(ext)), None), gz
 
 
+#: extensions of formats seqalign does not write: an output so named is a usage error, not silently TSV
+FOREIGN = {".cram": "CRAM", ".crai": "a CRAM index", ".bai": "a BAM index", ".fa": "FASTA", ".fasta": "FASTA",
+           ".fna": "FASTA", ".fq": "FASTQ", ".fastq": "FASTQ", ".vcf": "VCF", ".bcf": "BCF", ".bed": "BED",
+           ".gff": "GFF", ".gff3": "GFF", ".gtf": "GTF", ".gfa": "GFA", ".json": "JSON", ".csv": "CSV",
+           ".xlsx": "Excel", ".html": "HTML"}
+
+
+def _foreign(path: str) -> str | None:
+    """The format a name's extension (``.gz`` ignored) says and seqalign does not write, or None."""
+    name = path.lower()
+    name = name[:-3] if name.endswith(".gz") else name
+    return next((what for ext, what in FOREIGN.items() if name.endswith(ext)), None)
+
+
+def _names_an_input(output: str, inputs) -> bool:
+    from .output import same_file
+
+    return any(name and name != "-" and same_file(output, name) for name in inputs)
+
+
 def format_from_path(path: str) -> str:
     """Output format implied by a file name (case-insensitive, ``.gz`` ignored), tsv otherwise."""
     ext, _ = _extension(path)
     return EXTENSIONS[ext] if ext else "tsv"
 
 
-def output_format(family: str, output: str, fmt: str | None) -> str:
+def output_format(family: str, output: str, fmt: str | None, inputs=()) -> str:
     """The output format of a run from ``--format`` and ``-o`` (see the module); usage errors for contradictions."""
     ext, gz = _extension(output) if output != "-" else (None, False)
     implied = EXTENSIONS[ext] if ext else None
     if fmt and implied and implied != fmt and ext not in LOOSE_EXTENSIONS:
         raise UsageError(f"--format {fmt} contradicts the output name {output!r} (a {ext} name is {implied}): "
                          f"give one of them, or make them agree")
+    foreign = _foreign(output) if output != "-" and not fmt and not implied else None
+    if foreign and not _names_an_input(output, inputs):  # that one the output file's own check says
+        raise UsageError(f"the output name {output!r}: seqalign does not write {foreign} (formats: "
+                         f"{', '.join(formats(family))}; --format chooses one whatever the name)")
     chosen = fmt or implied or "tsv"
     if (family, chosen) not in WRITERS:
         how = f"--format {fmt}" if fmt else f"the output name {output!r}"
