@@ -186,7 +186,7 @@ def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, ga
     scoring = Scoring(match, mismatch, gap_open, gap_extend, n_penalty)
     align = AlignConfig(scoring=scoring, mode=mode, traceback=not score_only,
                         matrix_budget=max_matrix_mb * 1024 * 1024)
-    sam = output_format("pairwise", opts["output"], opts["out_format"]) in ("sam", "bam")
+    sam = output_format("pairwise", opts["output"], opts["out_format"], (query, target, pairs_file)) in ("sam", "bam")
     if sam and scoring.score_bound(1, 1) > INT32_MAX:
         raise UsageError(f"this scoring (--match {match} --mismatch {mismatch} --gap-open {gap_open} --gap-extend "
                          f"{gap_extend} --n-penalty {n_penalty}) can score beyond the 32-bit integers SAM/BAM "

@@ -21,7 +21,9 @@ each is then one parametrized test. Data is built here, a few records each.
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 import os
 import random
 import shutil
@@ -278,6 +280,18 @@ CASES: dict[str, Case] = {
     "pair truncated gzip": Case("pair", ["q.fa.gz", "t.fa"],
                                 {"q.fa.gz": gzip.compress(GOOD_Q * 50)[:-30], "t.fa": GOOD_T},
                                 needles=("q.fa.gz", "truncated gzip")),
+    "pair truncated bzip2": Case("pair", ["q.fa.bz2", "t.fa"],
+                                 {"q.fa.bz2": bz2.compress(GOOD_Q * 50)[:-30], "t.fa": GOOD_T},
+                                 needles=("q.fa.bz2", "truncated bzip2")),
+    "pair truncated xz": Case("pair", ["q.fa.xz", "t.fa"],
+                              {"q.fa.xz": lzma.compress(GOOD_Q * 50)[:-30], "t.fa": GOOD_T},
+                              needles=("q.fa.xz", "truncated xz")),
+    "pair bzip2 read": Case("pair", ["q.fa.bz2", "t.fa"], {"q.fa.bz2": bz2.compress(GOOD_Q), "t.fa": GOOD_T},
+                            kind="ok", code=0, check=lambda out: len(rows(out)) == 2),
+    "pair output named cram": Case("pair", ["q.fa", "t.fa"], {"q.fa": GOOD_Q, "t.fa": GOOD_T}, out="out.cram",
+                                   code=2, needles=("out.cram", "does not write CRAM", "tsv, sam, bam, paf")),
+    "triplet output named fasta": Case("triplet", ["a.fa", "a.fa", "a.fa"], {"a.fa": GOOD_Q}, out="out.fa",
+                                       code=2, needles=("out.fa", "does not write FASTA", "tsv, maf")),
     "pair not fasta": Case("pair", ["q.txt", "t.fa"], {"q.txt": b"ID\tvalue\n1\t2\n", "t.fa": GOOD_T},
                            needles=("q.txt", "record 1", "FASTA")),
     "pair empty record name": Case("pair", ["q.fa", "t.fa"], {"q.fa": b">r1\nAC\n>\nAC\n", "t.fa": GOOD_T},
