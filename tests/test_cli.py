@@ -758,3 +758,19 @@ def test_output_named_for_a_format_seqalign_does_not_write(tmp_path, name, what)
     for other in ("out.txt", "out.dat"):
         res = CliRunner().invoke(cli, ["pair", "-q", "--backend", "cpu", str(q), str(t), "-o", str(tmp_path / other)])
         assert res.exit_code == 0 and (tmp_path / other).read_text().startswith("#qname")
+
+
+@pytest.mark.parametrize("closed,args", [(1, ["pair", "q.fa", "t.fa"]), (0, ["pair", "-", "t.fa", "-o", "o.tsv"]),
+                                         (1, ["triplet", "q.fa", "q.fa", "q.fa"]),
+                                         (0, ["pair", "-", "t.fa", "-o", "o.tsv", "--workers", "2"])])
+def test_closed_standard_streams(tmp_path, closed, args):
+    """Started with stdout (>&-) or stdin (<&-) closed: one usage line naming it, exit 2, no traceback."""
+    (tmp_path / "q.fa").write_text(">a\nACGT\n")
+    (tmp_path / "t.fa").write_text(">b\nACGA\n")
+    proc = subprocess.run([sys.executable, "-m", "seqalign_cli", *args, "-q", "--backend", "cpu"], cwd=tmp_path,
+                          stderr=subprocess.PIPE, preexec_fn=lambda: os.close(closed), timeout=120,
+                          **({"stdin": subprocess.DEVNULL} if closed == 1 else {"stdout": subprocess.DEVNULL}))
+    lines = proc.stderr.decode().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, lines
+    assert ("standard output is closed" if closed == 1 else "standard input is closed") in lines[0]
+    assert not (tmp_path / "o.tsv").exists()

@@ -94,6 +94,9 @@ def open_source(path: str) -> tuple[BinaryIO, "_Prefixed"]:
     """``open_binary``'s stream, and the raw input under it: its bytes ``consumed`` so far (compressed bytes
     for gzip) and its ``size`` (None for stdin and what is not a regular file)."""
     if path == "-":
+        if sys.stdin is None:  # started with descriptor 0 closed (<&-)
+            raise UsageError("standard input is closed: give the input as a file, or feed it to '-'",
+                             path="<stdin>")
         raw = sys.stdin.buffer
     else:
         try:

@@ -99,6 +99,8 @@ class OutputFile:
         self._raw = None
         self.stream = None
         self.direct = self.stdout
+        if self.stdout and sys.stdout is None:  # started with descriptor 1 closed (>&-)
+            raise UsageError("standard output is closed: give the output as -o FILE")
         if not self.stdout:
             self._classify()
             for name in inputs:
