@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import errno
 import queue
 import resource
 import sys
@@ -318,9 +319,19 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
 
     workers = count(cfg, cfg.workers)
     with interrupts.handled():
-        if workers > 1:
-            return _run_workers(cfg, family, out, log, start, stats_file, workers)
-        return _run(cfg, family, out, log, start, stats_file)
+        try:
+            if workers > 1:
+                return _run_workers(cfg, family, out, log, start, stats_file, workers)
+            return _run(cfg, family, out, log, start, stats_file)
+        except OSError as exc:  # a write that failed names no file: the output's name, as given
+            if exc.filename is None and exc.errno in _OUTPUT_ERRNOS:
+                raise OSError(exc.errno, exc.strerror, "standard output" if cfg.output == "-" else cfg.output) \
+                    from None
+            raise
+
+
+#: errors of writing the output (a full disk or quota, a file too large, the device failing)
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
 
 def _header(cfg) -> bytes:

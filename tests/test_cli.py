@@ -774,3 +774,19 @@ def test_closed_standard_streams(tmp_path, closed, args):
     assert proc.returncode == 2 and len(lines) == 1, lines
     assert ("standard output is closed" if closed == 1 else "standard input is closed") in lines[0]
     assert not (tmp_path / "o.tsv").exists()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full") or not os.path.isdir("/proc"), reason="needs Linux")
+@pytest.mark.parametrize("where,needle,code", [("-o /proc/out.tsv", "/proc/out.tsv: cannot create the output", 2),
+                                               ("-o /dev/full", "/dev/full: No space left on device", 1),
+                                               ("> /dev/full", "standard output: No space left on device", 1),
+                                               ("--workers 2 > /dev/full", "standard output: No space left", 1)])
+def test_output_errors_name_the_output(tmp_path, where, needle, code):
+    """The output as the user named it (or "standard output"), never the temporary name; one line."""
+    (tmp_path / "q.fa").write_bytes(b"".join(b">q%d\nACGTACGTAC\n" % k for k in range(3000)))
+    (tmp_path / "t.fa").write_bytes(b"".join(b">t%d\nACGTTCGTAC\n" % k for k in range(3000)))
+    proc = subprocess.run(f"{sys.executable} -m seqalign_cli pair -q --backend cpu q.fa t.fa {where}", shell=True,
+                          cwd=tmp_path, stderr=subprocess.PIPE, timeout=120)
+    lines = proc.stderr.decode().splitlines()
+    assert proc.returncode == code and len(lines) == 1 and needle in lines[0], lines
+    assert ".tmp" not in lines[0]

@@ -149,6 +149,8 @@ class OutputFile:
                     fd, self.tmp_path = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
                 except PermissionError:
                     raise UsageError("output directory is not writable", path=self.path) from None
+                except OSError as exc:  # a folder files cannot be made in (/proc), a full disk: the name given
+                    raise UsageError(f"cannot create the output: {exc.strerror or exc}", path=self.path) from None
             os.close(fd)
             os.chmod(self.tmp_path, self.mode if self.mode is not None else 0o666 & ~self._umask)
         return self.tmp_path
