@@ -86,6 +86,11 @@ class ReferenceReader:
 
     def _check(self, name: str, seq: bytes, qual: bytes | None, fasta: bool):
         """The rules on the name, letters and qualities of the record just counted (``self.count``)."""
+        raw = name.encode()
+        for i, c in enumerate(raw):
+            if c < 32 or c == 127:
+                raise InputError(f"control character {shown_char(c)} at position {i + 1} of the record name: no "
+                                 f"output format can hold it", path=self.path, record=record_label(self.count, name))
         if self.sam_names and (self.count - 1) % self.sam_names == 0:
             if len(name.encode()) > QNAME_MAX or name[:1] == "@" or any(not 33 <= ord(ch) <= 126 for ch in name):
                 raise InputError(sam_name_message(name), path=self.path, record=record_label(self.count, name))

@@ -7,6 +7,8 @@
   sequence line, bytes outside ASCII) is an error naming the file, the
   record (number and name), the character and its position.
 * FASTQ qualities: printable ASCII, ``!`` to ``~`` (33 to 126).
+* Record names, for every output: no control character (bytes 0-31 and
+  127: a NUL or an escape, which no output format can hold).
 * Read names, only where the output is SAM or BAM (``sam_names``): at most
   254 characters of printable ASCII (``!`` to ``~``), not starting with
   ``@`` (the QNAME rule of the SAM specification).
@@ -91,6 +93,16 @@ def first_bad_quality(qual):
             for i in range(a, b):
                 if qual[i] < 33 or qual[i] > 126:
                     return i
+    return -1
+
+
+@nb.njit(**_JIT)
+def first_control(names):
+    """Index of the first control byte (0-31, 127) in ``names``, else -1."""
+    for i in range(names.shape[0]):
+        c = names[i]
+        if c < 32 or c == 127:
+            return i
     return -1
 
 
@@ -184,23 +196,28 @@ def check_block(block, path: str, fasta: bool, sam_names: int = 0):
     """Raise the error of the first record of ``block`` that breaks a rule (see the module), if any.
 
     ``sam_names``: 0 leaves names alone; k checks the names of records 1, 1 + k, 1 + 2k, ...
-    (by record number) against SAM's rules. Within a record the name comes first, then its
-    letters, then its quality, as in the file.
+    (by record number) against SAM's rules. Within a record the name comes first (control characters,
+    then SAM's rules), then its letters, then its quality, as in the file.
     """
     found = []  # (record index, order within the record, message)
+    i = int(first_control(block.names))
+    if i >= 0:  # a NUL, an escape: no output format holds it (a TSV row, a SAM or PAF field, a GAF line)
+        k = int(np.searchsorted(block.name_off, i, "right")) - 1
+        found.append((k, 0, f"control character {shown_char(int(block.names[i]))} at position "
+                            f"{i - int(block.name_off[k]) + 1} of the record name: no output format can hold it"))
     if sam_names:
         bad = sam_name_error(block, sam_names)
         if bad is not None:
-            found.append((bad[0], 0, bad[1]))
+            found.append((bad[0], 1, bad[1]))
     i = int(first_bad_letter(block.seq))
     if i >= 0:
         k = int(np.searchsorted(block.seq_off, i, "right")) - 1
-        found.append((k, 1, letter_message(int(block.seq[i]), i - int(block.seq_off[k]) + 1, fasta)))
+        found.append((k, 2, letter_message(int(block.seq[i]), i - int(block.seq_off[k]) + 1, fasta)))
     if block.qual is not None:
         i = int(first_bad_quality(block.qual))
         if i >= 0:
             k = int(np.searchsorted(block.seq_off, i, "right")) - 1
-            found.append((k, 2, f"quality character {shown_char(int(block.qual[i]))} at position "
+            found.append((k, 3, f"quality character {shown_char(int(block.qual[i]))} at position "
                                 f"{i - int(block.seq_off[k]) + 1} is not printable ASCII ('!' to '~', 33 to 126)"))
     if found:
         k, _, msg = min(found)
