@@ -274,6 +274,15 @@ class _Waiting:
             self.bar.stop()
 
 
+def _begin(cfg: RunConfig, family, stats_file: StatsFile | None, meter):
+    """What every run checks and prepares before reading: its writer (a usage error), the statistics file,
+    the progress meter the readers tell what they read (None: no bar, nothing to tell)."""
+    writer_class(family.name, cfg.out_format, cfg.align.traceback)
+    if stats_file is not None:
+        stats_file.prepare()
+    progress.watch(meter)
+
+
 def _discard(out: OutputFile, stats_file: StatsFile | None, close: bool = True):
     """Remove the output and the statistics file (``close`` False: the temporary files alone, at once)."""
     out.discard(close=close)
@@ -358,10 +367,7 @@ def _run_workers(cfg: RunConfig, family, out: OutputFile, log, start: float, sta
     collector = Collector() if stats_file is not None else None
     try:
         pool = Pool(cfg, workers, max(1, cfg.threads // workers))  # first: they load their engines meanwhile
-        writer_class(family.name, cfg.out_format, cfg.align.traceback)  # a usage error before reading
-        if stats_file is not None:
-            stats_file.prepare()
-        progress.watch(waiting.meter)
+        _begin(cfg, family, stats_file, waiting.meter)
         pool.start(out.open(threads=cfg.threads), _header(cfg), log,
                    observe=collector.add if collector is not None else None)
         waiting.until(pool.wait, lambda: (pool.records, pool.read), lambda: pool.records)
@@ -408,10 +414,7 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
     collector = Collector() if stats_file is not None else None
     ok = interrupted = False
     try:
-        writer_class(family.name, cfg.out_format, cfg.align.traceback)  # a usage error before reading
-        if stats_file is not None:
-            stats_file.prepare()
-        progress.watch(waiting.meter)  # the readers tell it what they read (None: no bar, nothing to tell)
+        _begin(cfg, family, stats_file, waiting.meter)
         chunks = family.read(cfg.inputs, cfg.batch_size, cfg.shard)
         _keep_freed_memory()
         reader = _Reader(chunks)

@@ -284,9 +284,6 @@ class FileCutter(SourceBytes):
             src.consume(stop)
             if found:
                 return True
-            if src.eof:
-                if fd is not None and src.filled:  # a last line the scan left (no newline, FASTQ)
-                    write_all(fd, src.data())
-                    src.consume(src.filled)
+            if src.eof:  # the scan took the last line too (``final``)
                 return False
             self._fill(src, max(MIN_BLOCK, src.filled))

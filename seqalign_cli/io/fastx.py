@@ -86,7 +86,7 @@ def alias(path: str, name: str | None, first: int = 0, window: tuple[int, int] |
 
 
 def open_binary(path: str) -> BinaryIO:
-    """Open a file or stdin for reading, decompressing gzip/bgzip if present."""
+    """Open a file or stdin for reading, decompressing it where it is compressed (``open_source``)."""
     return open_source(path)[0]
 
 
@@ -133,7 +133,7 @@ def open_source(path: str) -> tuple[BinaryIO, "_Prefixed"]:
 
         return _checked(lzma.LZMAFile(stream), "xz", (EOFError, lzma.LZMAError)), source
     if head[:4] == b"\x28\xb5\x2f\xfd":
-        return _checked(_zstd(stream, path), "zstd", (EOFError, Exception)), source
+        return _checked(_zstd(stream, path), "zstd", (Exception,)), source
     return stream, source
 
 

@@ -200,7 +200,7 @@ def _walk(src: _Input, kind: int, target: int) -> tuple[int, bool]:
         src.fill(max(MIN_BLOCK, src.filled))
 
 
-def _gzip_error(exc: CompressedError, path: str) -> InputError:
+def _compressed_error(exc: CompressedError, path: str) -> InputError:
     return InputError(f"{exc.detail()} (found counting its records for --shard)", path=display_name(path))
 
 
@@ -223,7 +223,7 @@ def count_records(path: str) -> int:
             return reader.count
         return _walk(src, kind, -1)[0]
     except CompressedError as exc:
-        raise _gzip_error(exc, path) from None
+        raise _compressed_error(exc, path) from None
     finally:
         fh.close()
 

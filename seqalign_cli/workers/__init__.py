@@ -29,8 +29,6 @@ otherwise it runs in one process as before (``runner``).
 from __future__ import annotations
 
 
-
-
 def count(cfg, asked: int | None) -> int:
     """The worker processes of the run ``cfg`` (``asked``: ``--workers``); 1: none, the run stays in one
     process.

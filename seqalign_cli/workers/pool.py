@@ -115,7 +115,6 @@ class Pool:
         loads anything heavy; ``start`` then begins the run."""
         self.cfg = cfg
         self.error: BaseException | None = None
-        self.done = threading.Event()
         self.records = self.cells = self.read = 0
         self.backend = None  # (name, device, threads) of the first worker ready
         #: the writing thread's time waiting for the next task's result, and writing
@@ -161,7 +160,6 @@ class Pool:
                 if self.error is None:
                     self.error = exc
                 self._lock.notify_all()
-            self.done.set()
 
     # ---------------------------------------------------------------- handing out
 
