@@ -97,6 +97,22 @@ def read_only_reference(folder: Path):
     ref.chmod(0o555)
 
 
+def fifo(*names: str):
+    """A setup making named pipes with no writer: an input that must be refused by looking at it, as opening
+    it would wait for ever (the case's run would end at its timeout)."""
+    return lambda folder: [os.mkfifo(folder / name) for name in names]
+
+
+def link(name: str, target: str):
+    """A setup making ``name`` a symbolic link to the case's file ``target``."""
+    return lambda folder: os.symlink(target, folder / name)
+
+
+#: what every refusal of ``--shard`` on an input it cannot read twice says
+SHARD_NEEDS = "--shard needs a regular file to count and skip records"
+INTERLEAVED = fasta(("q1", "ACGTACGTAC"), ("t1", "ACGTTACGTAC"), ("q2", "GGCATTACGA"), ("t2", "GGCATACGA"))
+
+
 def _sam_records(out: bytes) -> list[str]:
     return [line for line in out.decode().splitlines() if not line.startswith("@")]
 
@@ -396,6 +412,66 @@ CASES: dict[str, Case] = {
                               needles=("r.fa: no records",), check=header_only(GRAPH_HEADER)),
     "graph empty reads to gaf": Case("graph", ["g.gfa", "-"], {"g.gfa": GFA}, stdin=b"\n", out="out.gaf",
                                      kind="warning", code=0, needles=("<stdin>",), check=header_only(b"")),
+    # ---------------------------------------------------------------- --shard: the input it reads twice
+    # (a pipe given as /dev/stdin stands for a shell's <(...), a /dev/fd/N that is a pipe as well)
+    "shard pair query on stdin": Case("pair", ["--shard", "1/2", "-", "t.fa"], {"t.fa": GOOD_T}, stdin=GOOD_Q, code=2,
+                                      needles=(SHARD_NEEDS, "reads QUERY twice", "'-' is stdin")),
+    "shard pair query from a pipe": Case("pair", ["--shard", "1/2", "/dev/stdin", "t.fa"], {"t.fa": GOOD_T},
+                                         stdin=GOOD_Q, code=2,
+                                         needles=(SHARD_NEEDS, "reads QUERY twice", "'/dev/stdin' is a pipe")),
+    "shard pair query a fifo": Case("pair", ["--shard", "2/2", "q.fifo", "t.fa"], {"t.fa": GOOD_T},
+                                    setup=fifo("q.fifo"), code=2, needles=(SHARD_NEEDS, "'q.fifo' is a pipe")),
+    "shard pair query a character device": Case("pair", ["--shard", "1/2", "/dev/null", "t.fa"], {"t.fa": GOOD_T},
+                                                code=2, needles=(SHARD_NEEDS, "'/dev/null' is a character device")),
+    "shard pair cross query a fifo": Case("pair", ["--cross", "--shard", "1/2", "q.fifo", "t.fa"], {"t.fa": GOOD_T},
+                                          setup=fifo("q.fifo"), code=2, needles=(SHARD_NEEDS, "'q.fifo' is a pipe")),
+    "shard pair interleaved from a pipe": Case("pair", ["--interleaved", "--shard", "1/2", "/dev/stdin"], {},
+                                               stdin=INTERLEAVED, code=2,
+                                               needles=(SHARD_NEEDS, "QUERY", "'/dev/stdin' is a pipe")),
+    "shard pair interleaved a fifo": Case("pair", ["--interleaved", "--shard", "2/2", "i.fifo"], {},
+                                          setup=fifo("i.fifo"), code=2, needles=(SHARD_NEEDS, "'i.fifo' is a pipe")),
+    "shard pairs file from a pipe": Case("pair", ["--pairs", "/dev/stdin", "--shard", "1/2", "q.fa", "t.fa"],
+                                         {"q.fa": GOOD_Q, "t.fa": GOOD_T}, stdin=b"r1\tt1\nr2\tt2\n", code=2,
+                                         needles=(SHARD_NEEDS, "the --pairs file twice", "'/dev/stdin' is a pipe")),
+    "shard pairs file a fifo": Case("pair", ["--pairs", "p.fifo", "--shard", "2/2", "q.fa", "t.fa"],
+                                    {"q.fa": GOOD_Q, "t.fa": GOOD_T}, setup=fifo("p.fifo"), code=2,
+                                    needles=(SHARD_NEEDS, "the --pairs file twice", "'p.fifo' is a pipe")),
+    "shard triplet A from a pipe": Case("triplet", ["--shard", "1/2", "/dev/stdin", "b.fa", "c.fa"],
+                                        {"b.fa": GOOD_Q, "c.fa": GOOD_T}, stdin=GOOD_Q, code=2,
+                                        needles=(SHARD_NEEDS, "reads A twice", "'/dev/stdin' is a pipe")),
+    "shard triplet A a fifo": Case("triplet", ["--shard", "2/2", "a.fifo", "b.fa", "c.fa"],
+                                   {"b.fa": GOOD_Q, "c.fa": GOOD_T}, setup=fifo("a.fifo"), code=2,
+                                   needles=(SHARD_NEEDS, "reads A twice", "'a.fifo' is a pipe")),
+    "shard triplet interleaved on stdin": Case("triplet", ["--interleaved", "--shard", "1/2", "-"], {},
+                                               stdin=fasta(("a", "ACG"), ("b", "ACG"), ("c", "ACG")), code=2,
+                                               needles=(SHARD_NEEDS, "'-' is stdin")),
+    "shard graph reads from a pipe": Case("graph", ["--shard", "1/2", "g.gfa", "/dev/stdin"], {"g.gfa": GFA},
+                                          stdin=READS, code=2,
+                                          needles=(SHARD_NEEDS, "reads READS twice", "'/dev/stdin' is a pipe")),
+    "shard graph reads a fifo": Case("graph", ["--shard", "2/2", "g.gfa", "r.fifo"], {"g.gfa": GFA},
+                                     setup=fifo("r.fifo"), code=2,
+                                     needles=(SHARD_NEEDS, "reads READS twice", "'r.fifo' is a pipe")),
+    "shard workers pair query a fifo": Case("pair", ["--workers", "2", "--shard", "2/2", "q.fifo", "t.fa"],
+                                            {"t.fa": GOOD_T}, setup=fifo("q.fifo"), code=2,
+                                            needles=(SHARD_NEEDS, "reads QUERY twice", "'q.fifo' is a pipe")),
+    "shard workers interleaved on stdin": Case("pair", ["--workers", "2", "--interleaved", "--shard", "1/2", "-"], {},
+                                               stdin=INTERLEAVED, code=2, needles=(SHARD_NEEDS, "'-' is stdin")),
+    "shard workers triplet A from a pipe": Case("triplet", ["--workers", "2", "--shard", "1/2", "/dev/stdin",
+                                                            "b.fa", "c.fa"], {"b.fa": GOOD_Q, "c.fa": GOOD_T},
+                                                stdin=GOOD_Q, code=2,
+                                                needles=(SHARD_NEEDS, "reads A twice", "'/dev/stdin' is a pipe")),
+    # what is read once may be a pipe, and a regular file may be behind a link or compressed
+    "shard target from a pipe, query a link": Case(
+        "pair", ["--shard", "2/2", "q.link", "/dev/stdin"], {"q.fa": GOOD_Q}, setup=link("q.link", "q.fa"),
+        stdin=GOOD_T, kind="ok", code=0, check=lambda out: [(r[0], r[4]) for r in rows(out)] == [("r2", "t2")]),
+    "shard workers gzip query": Case(
+        "pair", ["--workers", "2", "--shard", "1/2", "q.fa.gz", "t.fa"], {"q.fa.gz": gzip.compress(GOOD_Q),
+                                                                         "t.fa": GOOD_T},
+        kind="ok", code=0, check=lambda out: out.startswith(PAIR_HEADER)
+        and [(r[0], r[4]) for r in rows(out)] == [("r1", "t1")]),
+    "shard graph from a pipe, reads a file": Case(
+        "graph", ["--shard", "2/2", "/dev/stdin", "r.fa"], {"r.fa": READS}, stdin=GFA, kind="ok", code=0,
+        check=lambda out: [r[0] for r in rows(out)] == ["g2"]),
 }
 
 

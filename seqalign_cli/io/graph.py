@@ -6,7 +6,9 @@ time. A chunk holds one record block and the graph; its ``batch()`` is a
 ``GraphBatch``: the codes of the reads, flat, with offsets, and the graph
 they are aligned to (shared by every batch of a run, never copied).
 One of GRAPH and READS may be '-' (stdin), not both; with ``--shard`` (a
-part of the reads, ``shard.py``) READS must be a file.
+part of the reads, ``shard.py``) READS must be a regular file, as it is read
+twice (``shard.require_file``: neither stdin nor a pipe); GRAPH, read once,
+may be either.
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ Pairing works on record blocks and index arrays (no object per record):
 An input without records is no error: the run writes an output without
 records, and one warning line says which file was empty. A part of a
 sharded run (``--shard``, ``shard.py``) reads only its range of the file
-that defines the units; a part left empty by a non-empty input says nothing. Where the output
+that defines the units (QUERY, or the pairs file), which is read twice and
+so must be a regular file (``shard.require_file``, checked before anything
+opens it); a part left empty by a non-empty input says nothing. Where the output
 is SAM/BAM (``PairInputs.sam_scoring``), the queries' names are held to
 SAM's rules by the reader, and every pair's score bound to the 32-bit
 integers SAM and BAM store.
@@ -559,7 +561,7 @@ def pair_chunks(inputs: PairInputs, size: int, shard: tuple[int, int] | None = N
     (``shard.py``) of the pairs (zip, interleaved), the queries (cross) or the pair lines (pairs file)."""
     sam = 1 if inputs.sam_scoring is not None else 0
     if inputs.pairing == "pairs":
-        require_file(shard, inputs.pairs_file, "the pairs file")
+        require_file(shard, inputs.pairs_file, "the --pairs file")
         chunks = file_chunks(inputs.pairs_file, inputs.query, inputs.target, size, sam, shard)
     elif inputs.pairing == "interleaved":
         require_file(shard, inputs.query, "QUERY")

@@ -8,9 +8,11 @@ the file that defines it, or k consecutive records (interleaved pairs and
 triplets: a last, incomplete group counts as a unit, so the part holding it
 reports the error the whole run would), or one pair line of a pairs file.
 
-A part is found in two passes over that file, which therefore cannot be
-stdin (``require_file``): ``count_records`` counts its records, then the
-reader skips the records before the part (``skip_records``, called by
+A part is found in two passes over that file, which therefore must be a
+regular file (``require_file``; a link to one, plain or gzip): stdin, a pipe
+(a FIFO, a shell's ``<(...)``), a device or a socket gives its records to the
+first pass only, and a FIFO's second opening waits for a writer that never
+comes. ``count_records`` counts its records, then the reader skips the records before the part (``skip_records``, called by
 ``fastx.FastxReader`` given ``skip``) and stops after it (``Part.limit``).
 Counting and skipping follow the raw text with a compiled scan (lines found
 with memchr; no names, letters or checks): a FASTA record starts at a line
@@ -25,6 +27,8 @@ progress bar (``progress.announce_records``, ``progress.announce_total``).
 from __future__ import annotations
 
 import io
+import os
+import stat
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -77,11 +81,39 @@ def bounds(shard: tuple[int, int], n: int) -> tuple[int, int]:
     return (k - 1) * n // parts, k * n // parts
 
 
+#: what a file that is not regular is, by its ``stat`` type (the first that matches)
+_NOT_REGULAR = ((stat.S_ISFIFO, "a pipe"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
+
+
+def not_regular(path: str) -> str | None:
+    """What ``path`` is when it is not a regular file ("stdin", "a pipe", ...), None for a regular file (a link
+    to one too) and for a path that cannot be looked at (its reader then says why).
+
+    ``os.stat`` only: opening a FIFO for reading waits for a writer, so the file is never opened here.
+    """
+    if path == "-":
+        return "stdin"
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):  # missing, unreadable folder, a NUL byte: the reader's own error
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _NOT_REGULAR if test(mode)), "not a regular file")
+
+
 def require_file(shard: tuple[int, int] | None, path: str | None, what: str):
-    """A usage error when ``path``, the file that defines the units of a sharded run, is stdin."""
-    if shard is not None and path == "-":
-        raise UsageError(f"--shard reads {what} twice (to count its records, then to take its part): "
-                         f"give it as a file, not stdin ('-')")
+    """A usage error when ``path``, the file that defines the units of a sharded run (``what``: as the
+    command's help names it), is not a regular file: it is read twice (``plan``, then its reader). Called
+    before anything opens it, so that a pipe never gives an empty run and a FIFO never a wait."""
+    if shard is None or path is None:
+        return
+    kind = not_regular(path)
+    if kind is not None:
+        shown = "'-'" if path == "-" else repr(path)  # as written; repr keeps an odd name on one line
+        raise UsageError(f"--shard needs a regular file to count and skip records (it reads {what} twice); "
+                         f"{shown} is {kind}: write it to a file first")
 
 
 def plan(shard: tuple[int, int] | None, path: str, per: int = 1) -> Part | None:

@@ -5,7 +5,9 @@
 * interleaved: records 3t, 3t+1, 3t+2 of one file form triplet t.
 
 Inputs without records make a run without triplets (one warning line).
-``--shard`` takes a part of the triplets, counted in A (``shard.py``).
+``--shard`` takes a part of the triplets, counted in A (``shard.py``): A is
+read twice and must be a regular file (``shard.require_file``); B and C,
+read once, skipped to the part as they are read, may be stdin or a pipe.
 
 A chunk holds three record blocks of equal length (``blocks``); its
 ``batch()`` is a ``TripletBatch``: the codes of the three sequences of every

@@ -112,8 +112,10 @@ class Pool:
 
     def __init__(self, cfg, workers: int, threads: int):
         """Start the workers at once (each takes a second or so to load its engines), before this process
-        loads anything heavy; ``start`` then begins the run."""
+        loads anything heavy; ``start`` then begins the run. A sharded run's first file is checked first
+        (``shard.require_file``): it is read twice, and nothing is started for a run that cannot be."""
         self.cfg = cfg
+        self._require_file()
         self.error: BaseException | None = None
         self.records = self.cells = self.read = 0
         self.backend = None  # (name, device, threads) of the first worker ready
@@ -143,13 +145,22 @@ class Pool:
         for thread in self._threads:
             thread.start()
 
+    def _require_file(self):
+        """A usage error when ``--shard``'s first file (QUERY, or A) is not a regular file, before any worker
+        starts or the file is opened (a FIFO's opening waits for a writer)."""
+        from ..io.shard import require_file
+
+        if self.cfg.shard is not None:
+            paths, _ = self.cfg.inputs.pieces()
+            require_file(self.cfg.shard, paths[0], "A" if self.cfg.family == "triplet" else "QUERY")
+
     def _part(self, path: str, per: int) -> tuple[int, int | None]:
-        """(records skipped, records taken at most) of ``--shard``, whose units the first file defines."""
-        from ..io.shard import plan, records, require_file
+        """(records skipped, records taken at most) of ``--shard``, whose units the first file defines (a
+        regular file: ``_require_file``)."""
+        from ..io.shard import plan, records
 
         if self.cfg.shard is None:
             return 0, None
-        require_file(self.cfg.shard, path, "the first input")
         return records(plan(self.cfg.shard, path, per))
 
     def _guard(self, work):
