@@ -449,6 +449,8 @@ GFA_WORDING = {
     "missing": r"link to a missing segment ",
     "cycle": r"cycle through segment .*: the oriented graph must be acyclic",
     "gzip": r"(truncated gzip file|corrupt gzip data)",
+    "gfa2": r"GFA2 is not supported \(GFA 1 only\): ",
+    "name": r"segment name .* holds ",
 }
 
 
@@ -478,6 +480,11 @@ def _check_gfa_error(exc: InputError, fault: GfaFault, path: str):
         want = f"segment {_shown_name(name)}: {letter_message(c, pos)}"
         if exc.message != want:
             raise Failure(f"error {exc.format()!r}, expected {want!r}")
+    if "name" in kinds:
+        name, c, pos = fault.detail["name"]
+        if not exc.message.startswith(f"segment name {_shown_name(name)} holds ") or f" at position {pos}" \
+                not in exc.message:
+            raise Failure(f"error {exc.format()!r}, expected segment name {_shown_name(name)} at position {pos}")
     if "missing" in kinds and exc.message != f"link to a missing segment {_shown_name(fault.detail['missing'])} " \
                                               f"(no S line names it)":
         raise Failure(f"error {exc.format()!r} names another segment than {fault.detail['missing']!r}")

@@ -6,18 +6,24 @@ standard library when it starts with the gzip magic) is cut on newline; one
 CR before a newline is the CRLF line end. A line's record type is its text
 before the first tab: S and L lines are read, every other line is ignored
 (H, P, W, comments, blank and unknown lines, and a line whose fields are
-separated by spaces, whose type is then not S or L).
+separated by spaces, whose type is then not S or L), except what only GFA2
+writes: an H line with a tag ``VN:Z:2`` or ``VN:Z:2.<anything>``, a line of
+type E, G, O, U or F, an S line of four fields or more whose third is ASCII
+digits (GFA2's ``S sid slen sequence``).
 
 * S: at least 3 fields; a non-empty name not seen on an earlier S line, a
   sequence that is neither empty nor ``*``.
 * L: at least 6 fields; non-empty names, orientations ``+`` or ``-``, overlap
   ``0M`` or ``*``.
 
-Faults come in the order a reader meets them: (1) the first S or L line that
-breaks a line rule (every rule it breaks is listed: a reader names one); (2)
-no segment at all; (3) the first letter, segments in file order, that is not
-an IUPAC nucleotide code or X (either case); (4) the first link, in file
-order, naming a segment no S line gives; (5) a cycle of the oriented graph:
+Faults come in the order a reader meets them: (1) the first line that
+breaks a line rule or shows GFA2 (every rule it breaks is listed: a reader
+names one); (2) no segment at all; (3) the first segment, in file order,
+whose name holds '>', '<' or a control byte (0-31, 127), the name's first
+such byte, or else whose letters hold one that is not an IUPAC nucleotide
+code or X (either case), its first (a name before the letters of the same
+segment); (4) the first link, in file order, naming a segment no S line
+gives; (5) a cycle of the oriented graph:
 the segment of its smallest oriented node on a cycle, and the lines of the
 links with an edge inside that node's strongly connected part (any of them
 may be named). A valid text gives its segments and the oriented graph.
@@ -33,6 +39,10 @@ from graph_oracles import GfaError, orient
 
 #: the letters a segment may hold
 NUCLEOTIDES = set(b"ACGTUNRYSWKMBDHVXacgtunryswkmbdhvx")
+#: the bytes a segment name may not hold: control bytes, and the path separators of GAF
+NAME_FORBIDDEN = set(range(32)) | {127} | set(b"<>")
+#: record types only GFA2 has
+GFA2_TYPES = {b"E", b"G", b"O", b"U", b"F"}
 
 
 @dataclass
@@ -69,6 +79,8 @@ def _line_faults(f: list[bytes], names: set) -> set:
             faults.add("empty sequence")
         if f[1] in names:
             faults.add("duplicate")
+        if len(f) >= 4 and f[2] and all(48 <= c <= 57 for c in f[2]):
+            faults.add("gfa2")
         return faults
     if len(f) < 6:
         return {"L fields"}
@@ -108,6 +120,11 @@ def read_gfa(data: bytes, forward_only: bool = False) -> GfaGraph | GfaFault:
         if line.endswith(b"\r"):
             line = line[:-1]
         f = line.split(b"\t")
+        if f[0] in GFA2_TYPES:
+            return GfaFault({"gfa2"}, number)
+        if f[0] == b"H" and any(t.startswith(b"VN:Z:") and (t[5:] == b"2" or t[5:].startswith(b"2."))
+                                for t in f[1:]):
+            return GfaFault({"gfa2"}, number)
         if f[0] not in (b"S", b"L"):
             continue
         faults = _line_faults(f, set(names))
@@ -122,6 +139,9 @@ def read_gfa(data: bytes, forward_only: bool = False) -> GfaGraph | GfaFault:
     if not names:
         return GfaFault({"no segments"})
     for name, seq, number in zip(names, seqs, seg_lines):
+        bad = next((i for i, c in enumerate(name) if c in NAME_FORBIDDEN), None)
+        if bad is not None:
+            return GfaFault({"name"}, number, {"name": (name, name[bad], bad + 1)})
         bad = next((i for i, c in enumerate(seq) if c not in NUCLEOTIDES), None)
         if bad is not None:
             return GfaFault({"letter"}, number, {"letter": (name, seq[bad], bad + 1)})

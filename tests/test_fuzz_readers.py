@@ -8,9 +8,32 @@ segment names in GFA errors written raw (control bytes in a one-line
 message), and U left as U on a segment's reverse strand (U counts as T, so
 its complement is A: a read of the other strand of an RNA segment aligns
 exactly, on every backend).
+
+Compressed inputs (``benchmarks/fuzz_readers.py``'s kinds gzip, bgzf,
+bzip2, xz, zstd): records packed in members, blocks or streams and then
+damaged, each case within a time limit, read to the records the standard
+library's decoder gives or to one compressed error naming the file. Then
+what that fuzzer found: a BGZF header with a short extra field raised
+``struct.error``; a plain gzip member or zero padding after BGZF blocks
+was refused (zcat reads both); a damaged second bzip2 or xz stream, and xz
+stream padding, ended the records there without an error; and data that a
+damaged gzip or bzip2 part gives before its checksum fails was reported as
+a bad letter or header instead of the damage.
 """
 
 from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import random
+import re
+import signal
+import struct
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +46,10 @@ from seqalign_cli.io.encode import encode_many
 from seqalign_cli.io.fastx import FastxReader
 from seqalign_cli.io.gfa import load_graph
 from seqalign_cli.io.graph import GraphBatch
+from seqalign_cli.writers.bgzf import EOF, compress_block
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from fuzz_readers import FORMATS, decoded_before_damage, make_packed, run_packed  # noqa: E402
 
 
 @pytest.mark.parametrize("kind, seed, cases", [("fastx", 1, 2000), ("fastx", 2, 1500), ("gfa", 1, 2500)])
@@ -85,11 +112,12 @@ def test_long_record_names_in_structural_errors_are_shortened(tmp_path):
 
 
 @pytest.mark.parametrize("gfa, message", [
-    (b"S\tx\x1b1\tC\nL\tx\x1b1\t+\tx\x1b4\t+\t*\n", r"line 2: link to a missing segment x\x1b4 (no S line names it)"),
+    (b"S\tx1\tC\nL\tx1\t+\tx\x1b4\t+\t*\n", r"line 2: link to a missing segment x\x1b4 (no S line names it)"),
     (b"S\ta\rb\t*\n", r"line 1: segment a\rb has no sequence ('*')"),
-    (b"S\ta\x0bb\tAC\nL\ta\x0bb\t+\ta\x0bb\t+\t0M\n", r"line 2: cycle through segment a\x0bb:"),
+    (b"S\ta\xc2\x85b\tAC\nL\ta\xc2\x85b\t+\ta\xc2\x85b\t+\t0M\n", r"line 2: cycle through segment a\x85b:"),
     (b"S\ta\xc2\x85b\tAJ\n", r"line 1: segment a\x85b: invalid sequence character 'J' at position 2"),
-], ids=["missing-segment", "no-sequence", "cycle", "letter"])
+    (b"S\ta\x0bb\tAC\n", r"line 1: segment name a\x0bb holds the control character '\x0b' (byte 11) at position 2"),
+], ids=["missing-segment", "no-sequence", "cycle", "letter", "control-in-name"])
 def test_segment_names_in_gfa_errors_are_escaped(tmp_path, gfa, message):
     path = tmp_path / "g.gfa"
     path.write_bytes(gfa)
@@ -131,3 +159,131 @@ def test_a_read_of_the_other_strand_of_rna_aligns_exactly(tmp_path, graph_backen
     res = graph_backend.align(GraphBatch(codes, offs, graph), AlignConfig(scoring=Scoring(), mode=mode))
     assert int(res.score[0]) == 6 * Scoring().match
     assert res.path_nodes[res.path_off[0]:res.path_off[1]].tolist() == [1]  # <s
+
+
+# ------------------------------------------------------------ compressed inputs, damaged
+
+class Hang(Exception):
+    pass
+
+
+@contextmanager
+def time_limit(seconds: float, case):
+    """A case running past ``seconds`` stops with ``Hang`` (in the main thread; elsewhere no limit)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Hang(f"a case ran past {seconds} s\n{case.reproducer()}")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+#: cases a format (a few seconds in all on two cores); the benchmark runs thousands
+PACKED_CASES = {"gzip": 150, "bgzf": 150, "bzip2": 120, "xz": 100, "zstd": 40}
+#: the kinds of damage every format's cases must reach (zstd: its magic number before garbage)
+DAMAGE_KINDS = {"header", "body", "trailer", "cut", "trailing", "inserted|deleted"}
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_damaged_compressed_inputs_give_their_records_or_one_clean_error(tmp_path, fmt):
+    assert warm_up(tmp_path) == []
+    counts = {EQUAL: 0, ERROR: 0}
+    failures, kinds = [], set()
+    for number in range(PACKED_CASES[fmt]):
+        case = make_packed(fmt, 11, number)
+        with time_limit(20, case):
+            outcome, why = run_packed(case, tmp_path)
+        if why:
+            failures.append(f"{why}\n{case.reproducer()}")
+            continue
+        counts[outcome] += 1
+        kinds |= {k for k in DAMAGE_KINDS if any(part in d for d in case.damage for part in k.split("|"))}
+    assert not failures, f"{len(failures)} failures; the first:\n{failures[0]}"
+    assert counts[ERROR] > PACKED_CASES[fmt] // 2, counts
+    if fmt != "zstd":
+        assert counts[EQUAL] > PACKED_CASES[fmt] // 10, counts
+        assert kinds == DAMAGE_KINDS, kinds
+
+
+def _read(tmp_path, data: bytes):
+    """The names of the records read from ``data``, or the InputError's message."""
+    path = tmp_path / "in.fa.gz"
+    path.write_bytes(data)
+    try:
+        return [rec.name for rec in FastxReader(str(path))]
+    except InputError as exc:
+        assert exc.path == str(path)
+        return exc.message
+
+
+A, B = b">a\nACGT\n", b">b\nGGCC\n"
+
+
+def test_bgzf_header_with_a_short_extra_field_is_one_clean_error(tmp_path):
+    # found as: XLEN 5 in a block's header, the BC subfield cut short: struct.error from the size's parsing
+    second = bytearray(compress_block(B))
+    second[10:12] = struct.pack("<H", 5)
+    message = _read(tmp_path, compress_block(A) + bytes(second) + EOF)
+    assert isinstance(message, str) and message.startswith("corrupt gzip data"), message
+
+
+@pytest.mark.parametrize("tail, names", [
+    (gzip.compress(B, mtime=0), ["a", "b"]),  # cat a.fa.bgz b.fa.gz
+    (b"\0" * 4, ["a"]),  # zero padding, as gzip takes it
+    (b"\0" * 20 + gzip.compress(B, mtime=0), ["a", "b"]),
+], ids=["gzip-member", "zeros", "zeros-then-member"])
+def test_bgzf_then_plain_gzip_reads_as_gzip(tmp_path, tail, names):
+    assert _read(tmp_path, compress_block(A) + EOF + tail) == names
+
+
+def test_bgzf_block_without_a_two_byte_bc_field_reads_as_gzip(tmp_path):
+    second = bytearray(compress_block(B))
+    second[14] = 3  # SLEN: no BGZF size, still a valid gzip member
+    assert _read(tmp_path, compress_block(A) + bytes(second) + EOF) == ["a", "b"]
+
+
+@pytest.mark.parametrize("fmt, pack", [("bzip2", bz2.compress), ("xz", lzma.compress)])
+def test_a_damaged_second_stream_is_an_error(tmp_path, fmt, pack):
+    second = bytearray(pack(B))
+    second[1] ^= 1  # its magic number
+    message = _read(tmp_path, pack(A) + bytes(second))
+    assert isinstance(message, str) and message.startswith(f"corrupt {fmt} data"), message
+    assert _read(tmp_path, pack(A) + pack(B)) == ["a", "b"]
+    message = _read(tmp_path, pack(A) + b"garbage")
+    assert isinstance(message, str) and f" {fmt} " in message, message
+
+
+def test_xz_stream_padding_is_read(tmp_path):
+    assert _read(tmp_path, lzma.compress(A) + b"\0" * 4 + lzma.compress(B) + b"\0" * 8) == ["a", "b"]
+
+
+@pytest.mark.parametrize("fmt, pack", [("gzip", lambda t: gzip.compress(t, mtime=0)), ("bzip2", bz2.compress)])
+def test_data_before_a_failing_checksum_is_reported_as_the_damage(tmp_path, fmt, pack):
+    """Thirty 1,000-letter records, a byte of the compressed data changed at places through the file: the
+    error is always the damage, never a letter or header of the garbage decoded before the checksum."""
+    rng = random.Random(5)
+    text = b"".join(b">r%d\n" % k + bytes(rng.choice(b"ACGT") for _ in range(1000)) + b"\n" for k in range(30))
+    data = pack(text)
+    garbage = 0
+    for at in range(100, len(data) - 20, 97):
+        damaged = bytearray(data)
+        damaged[at] ^= 0x04
+        before = decoded_before_damage(fmt, bytes(damaged))
+        garbage += before != text[:len(before)]
+        message = _read(tmp_path, bytes(damaged))
+        assert isinstance(message, str) and re.match(f"(corrupt|truncated) {fmt}", message), (at, message)
+    assert garbage  # some damage gives data before its checksum fails: the case this test is about
+
+
+@pytest.mark.parametrize("pack", [gzip.compress, bz2.compress, lzma.compress, lambda t: compress_block(t) + EOF])
+def test_a_bad_letter_in_an_intact_compressed_file_is_the_letter(tmp_path, pack):
+    message = _read(tmp_path, pack(b">a\nACGT\n>b\nACJT\n"))
+    assert isinstance(message, str) and message.startswith("invalid sequence character 'J' at position 3"), message

@@ -7,6 +7,15 @@ ignored and lines may come in any order. Segment letters are held to the
 reads' rules (``validate``: IUPAC nucleotide codes and X). Every problem is a
 one-line ``InputError`` naming the file and, where one is to blame, the line.
 
+Segment names may not hold ``>`` or ``<`` (rGFA and GAF forbid them: a path
+``>a>b`` written with such a name cannot be split again, in GAF as in the
+TSV's path column) nor a control byte (0-31, 127: no output holds it); the
+first segment in file order whose name or letters break a rule is named,
+its name first. GFA2 is refused as such, on the first line that shows it (an
+H line with ``VN:Z:2.x``; an E, G, O, U or F line, record types GFA1 does not
+have; an ``S sid slen seq`` line: a third field of digits and a fourth),
+rather than as a digit in a segment's sequence.
+
 Preparation (``load_graph``):
 
 * oriented nodes: node id = 2*segment + rev (rev 1: the reverse complement,
@@ -41,7 +50,7 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..jit import nb
 from .encode import COMPLEMENT, encode_all
-from .validate import first_bad_letter, letter_message, shown_name
+from .validate import first_bad_letter, letter_message, shown_char, shown_name
 
 __all__ = ["Graph", "GfaText", "build_graph", "load_graph", "parse_gfa"]
 
@@ -159,6 +168,21 @@ def _shown(b: bytes) -> str:
     return shown_name(b.decode("utf-8", "replace"))
 
 
+#: record types of GFA2 alone (edge, gap, ordered and unordered group, fragment)
+_GFA2_TYPES = {b"E": "an E line (a GFA2 edge)", b"G": "a G line (a GFA2 gap)",
+               b"O": "an O line (a GFA2 ordered group)", b"U": "a U line (a GFA2 unordered group)",
+               b"F": "an F line (a GFA2 fragment)"}
+_GFA2 = "GFA2 is not supported (GFA 1 only): "
+
+
+def _gfa2_header(line: bytes) -> bytes | None:
+    """The ``VN:Z:`` tag of an H line when it gives version 2 (``2``, ``2.0``, ...), else None."""
+    for tag in line.split(b"\t")[1:]:
+        if tag.startswith(b"VN:Z:") and (tag[5:] == b"2" or tag[5:].startswith(b"2.")):
+            return tag
+    return None
+
+
 def parse_gfa(data: bytes, shown: str) -> GfaText:
     """The segments and links of GFA1 text ``data`` (every malformed S or L line an error naming it)."""
     names: list[bytes] = []
@@ -177,17 +201,27 @@ def parse_gfa(data: bytes, shown: str) -> GfaText:
 
     for lineno, line in enumerate(data.split(b"\n"), 1):
         kind = line[:1]
-        if kind != b"S" and kind != b"L":
+        if kind != b"S" and kind != b"L" and kind != b"H" and kind not in _GFA2_TYPES:
             continue
         if len(line) > 1 and line[1:2] != b"\t" and line[1:] != b"\r":
-            continue  # another record type that starts with S or L
+            continue  # another record type that starts with the same letter
         if line[-1:] == b"\r":
             line = line[:-1]
+        if kind == b"H":
+            tag = _gfa2_header(line)
+            if tag is not None:
+                raise error(f"{_GFA2}the header gives {_shown(tag)}", lineno)
+            continue
+        if kind in _GFA2_TYPES:
+            raise error(_GFA2 + _GFA2_TYPES[kind], lineno)
         if kind == b"S":
             f = line.split(b"\t", 3)
             if len(f) < 3:
                 raise error(f"malformed S line: expected S<TAB>name<TAB>sequence, found {len(f)} "
                             f"field{'s' if len(f) != 1 else ''}", lineno)
+            if len(f) == 4 and f[2].isdigit():  # GFA1 letters are no digits: GFA2's S sid slen sequence
+                raise error(f"{_GFA2}an S line with a length before its sequence "
+                            f"(S<TAB>name<TAB>length<TAB>sequence)", lineno)
             if not f[1]:
                 raise error("malformed S line: an empty segment name", lineno)
             name, seq = f[1], f[2]
@@ -225,20 +259,45 @@ def parse_gfa(data: bytes, shown: str) -> GfaText:
             lline.append(lineno)
     if not names:
         raise InputError("no segments (no S line): an empty graph, or not GFA", path=shown)
-    _check_letters(names, seqs, seg_line, shown)
+    _check_segments(names, seqs, seg_line, shown)
     return GfaText(shown, names, seqs, seg_line, la, lra, lb, lrb, lline)
 
 
-def _check_letters(names: list[bytes], seqs: list[bytes], seg_line: list[int], shown: str):
-    """The segments' letters checked as the FASTA/FASTQ reader checks reads (``validate``), all at once."""
+def _first_in(parts: list[bytes], i: int) -> tuple[int, int]:
+    """(part index, 0-based position in it) of byte ``i`` of the concatenation of ``parts``."""
+    ends = np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)))
+    k = int(np.searchsorted(ends, i, "right"))
+    return k, i - (int(ends[k - 1]) if k else 0)
+
+
+def _name_message(name: bytes, c: int, position: int) -> str:
+    """Why segment ``name`` is refused: byte ``c`` at 1-based ``position``, '>', '<' or a control byte."""
+    if c in b"<>":
+        return (f"segment name {_shown(name)} holds {chr(c)!r} at position {position}: paths write segments as "
+                f">a<b (GAF, the TSV path column), so rGFA and GAF forbid '>' and '<' in names; rename the segment")
+    return (f"segment name {_shown(name)} holds the control character {shown_char(c)} at position {position}: "
+            f"no output format can hold it")
+
+
+def _check_segments(names: list[bytes], seqs: list[bytes], seg_line: list[int], shown: str):
+    """The first segment (file order) whose name or letters break a rule, its name first; all at once.
+
+    Names: no '>' or '<', no control byte. Letters: as the FASTA/FASTQ reader
+    checks reads (``validate``).
+    """
+    joined = np.frombuffer(b"".join(names), np.uint8)
+    bad = (joined < 32) | (joined == 127) | (joined == ord("<")) | (joined == ord(">"))
+    i_name = int(bad.argmax()) if bad.any() else -1
     letters = np.frombuffer(b"".join(seqs), np.uint8)
-    i = int(first_bad_letter(letters))
-    if i >= 0:
-        ends = np.cumsum(np.fromiter(map(len, seqs), np.int64, len(seqs)))
-        k = int(np.searchsorted(ends, i, "right"))
-        start = int(ends[k - 1]) if k else 0
-        raise InputError(f"segment {_shown(names[k])}: {letter_message(int(letters[i]), i - start + 1)}",
-                         path=shown, line=seg_line[k])
+    i_letter = int(first_bad_letter(letters))
+    k_name, at_name = _first_in(names, i_name) if i_name >= 0 else (len(names), 0)
+    k_letter, at_letter = _first_in(seqs, i_letter) if i_letter >= 0 else (len(seqs), 0)
+    if k_name < len(names) and k_name <= k_letter:
+        raise InputError(_name_message(names[k_name], int(joined[i_name]), at_name + 1), path=shown,
+                         line=seg_line[k_name])
+    if k_letter < len(seqs):
+        message = letter_message(int(letters[i_letter]), at_letter + 1)
+        raise InputError(f"segment {_shown(names[k_letter])}: {message}", path=shown, line=seg_line[k_letter])
 
 
 # ------------------------------------------------------------------ compiled loops
