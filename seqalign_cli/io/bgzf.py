@@ -9,6 +9,12 @@ and size, and gives their data back in order as a raw stream: the reader
 (``fastx.open_source``) takes it where it would take a gzip stream. A file
 that ends inside a member raises ``EOFError``, a damaged member
 ``gzip.BadGzipFile``, as the gzip reader does.
+
+From the first member that is not a BGZF block (a plain gzip member, as
+``cat a.fa.bgz b.fa.gz`` writes one; a header whose ``BC`` field or sizes do
+not hold together) the rest of the file is read as plain gzip, one member
+after another, as every gzip reader reads it; zero bytes after the last
+member are padding, as gzip takes them.
 """
 
 from __future__ import annotations
@@ -36,6 +42,15 @@ def _inflater():
 
 
 _Z = _inflater()
+
+
+def _gzip_file(fileobj):
+    """A plain gzip reader of ``fileobj``: igzip's where python-isal is installed (as ``fastx.GZIP``)."""
+    try:
+        from isal import igzip
+    except ImportError:
+        return gzip.GzipFile(fileobj=fileobj, mode="rb")
+    return igzip.GzipFile(fileobj=fileobj, mode="rb")
 
 
 def is_bgzf(head: bytes) -> bool:
@@ -72,26 +87,29 @@ class BgzfInput(io.RawIOBase):
         self.data = memoryview(b"")
         self.ended = False
         self.error: BaseException | None = None  # raised once the data before it is read
+        #: the bytes read of the first member that is not a BGZF block (``_members``), then its plain reader
+        self.rest: bytes | None = None
+        self.plain = None
 
     def readable(self):
         return True
 
     def _members(self, members: list):
-        """The next ``GROUP`` members of the stream (fewer at its end), added to ``members``."""
+        """The next ``GROUP`` members of the stream (fewer at its end, or before a member that is not BGZF:
+        its bytes read so far are kept in ``rest``), added to ``members``."""
         while len(members) < GROUP:
             head = self.raw.read(18)
             if not head:
                 self.ended = True
                 break
-            if len(head) < 18:
-                raise EOFError("Compressed file ended before the end-of-stream marker was reached")
-            if not is_bgzf(head):
-                raise gzip.BadGzipFile("not a BGZF block where one should start")
-            xlen = struct.unpack_from("<H", head, 10)[0]
-            extra = head[12:]
-            more = self.raw.read(12 + xlen - 18) if xlen > 6 else b""
-            extra = (extra + more)[:xlen]
-            size = _block_size(extra)
+            more, size = b"", None
+            if is_bgzf(head):
+                xlen = struct.unpack_from("<H", head, 10)[0]
+                more = self.raw.read(xlen - 6) if xlen > 6 else b""
+                size = _block_size((head[12:] + more)[:xlen], xlen)
+            if size is None:
+                self.rest, self.ended = head + more, True
+                break
             rest = self.raw.read(size + 1 - 18 - len(more))
             if len(rest) < size + 1 - 18 - len(more):
                 raise EOFError("Compressed file ended before the end-of-stream marker was reached")
@@ -113,9 +131,14 @@ class BgzfInput(io.RawIOBase):
         while not len(self.data):
             if self.error is not None:
                 raise self.error
+            if self.plain is not None:
+                return self.plain.readinto1(buf)
             self._fill()
             if not self.flight:
-                return 0
+                if self.rest is None:
+                    return 0
+                self.plain = _plain_rest(self.rest, self.raw)
+                continue
             data, self.error = self.flight.popleft().result()
             self.data = memoryview(data)
         n = min(len(buf), len(self.data))
@@ -131,12 +154,51 @@ class BgzfInput(io.RawIOBase):
         super().close()
 
 
-def _block_size(extra: bytes) -> int:
-    """BSIZE (the member's size less one) from a member's extra field."""
+def _block_size(extra: bytes, xlen: int) -> int | None:
+    """BSIZE (the member's size less one) from a member's extra field of ``xlen`` bytes; None where the field
+    holds no BC subfield of two bytes or the size cannot hold the member's header and trailer."""
     at = 0
     while at + 4 <= len(extra):
         sub, length = extra[at:at + 2], struct.unpack_from("<H", extra, at + 2)[0]
-        if sub == b"BC" and length == 2:
-            return struct.unpack_from("<H", extra, at + 4)[0]
+        if sub == b"BC" and length == 2 and at + 6 <= len(extra):
+            size = struct.unpack_from("<H", extra, at + 4)[0]
+            return size if size + 1 >= 12 + xlen + 8 else None
         at += 4 + length
-    raise gzip.BadGzipFile("a BGZF block without its size")
+    return None
+
+
+class _Joined(io.RawIOBase):
+    """``head`` (bytes already read), then the rest of ``raw``."""
+
+    def __init__(self, head: bytes, raw):
+        self.head, self.raw = head, raw
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        if self.head:
+            n = min(len(buf), len(self.head))
+            buf[:n] = self.head[:n]
+            self.head = self.head[n:]
+            return n
+        return self.raw.readinto(buf)
+
+
+class _Nothing:
+    """The end of a stream that held only zero bytes after its last member."""
+
+    def readinto1(self, buf):
+        return 0
+
+
+def _plain_rest(head: bytes, raw):
+    """The rest of a BGZF stream as plain gzip, from ``head`` (the start of a member that is not a BGZF
+    block) on; zero bytes before it are padding."""
+    head = head.lstrip(b"\0")
+    while not head:
+        more = raw.read(1 << 16)
+        if not more:
+            return _Nothing()
+        head = more.lstrip(b"\0")
+    return _gzip_file(io.BufferedReader(_Joined(head, raw)))

@@ -32,6 +32,7 @@ import os
 import stat
 import sys
 import zlib
+from functools import partial
 from typing import BinaryIO, Iterator
 
 import numpy as np
@@ -127,11 +128,12 @@ def open_source(path: str) -> tuple[BinaryIO, "_Prefixed"]:
     if head[:2] == b"BZ" and head[2:3] == b"h":
         import bz2
 
-        return _checked(bz2.BZ2File(stream), "bzip2", (EOFError, OSError)), source
+        return _checked(_Streams(stream, bz2.BZ2Decompressor), "bzip2", (EOFError, OSError)), source
     if head[:6] == b"\xfd7zXZ\x00":
         import lzma
 
-        return _checked(lzma.LZMAFile(stream), "xz", (EOFError, lzma.LZMAError)), source
+        xz = partial(lzma.LZMADecompressor, lzma.FORMAT_XZ)
+        return _checked(_Streams(stream, xz), "xz", (EOFError, lzma.LZMAError)), source
     if head[:4] == b"\x28\xb5\x2f\xfd":
         return _checked(_zstd(stream, path), "zstd", (Exception,)), source
     return stream, source
@@ -156,11 +158,13 @@ _STEPS = (1 << 13, 1 << 20)
 
 
 class _Checked(io.RawIOBase):
-    """A decompressing stream whose damage is a ``CompressedError`` (an error of the file under it is not)."""
+    """A decompressing stream whose damage is a ``CompressedError`` (an error of the file under it is not);
+    ``failed``: that error once raised."""
 
     def __init__(self, inner, fmt: str, errors: tuple):
         self.inner, self.fmt, self.errors = inner, fmt, errors
         self.step = _STEPS[0]
+        self.failed: CompressedError | None = None
 
     def readable(self):
         return True
@@ -174,7 +178,8 @@ class _Checked(io.RawIOBase):
         except self.errors as exc:
             if isinstance(exc, OSError) and exc.errno is not None:  # the disk, not the data
                 raise
-            raise CompressedError(self.fmt, exc) from None
+            self.failed = CompressedError(self.fmt, exc)
+            raise self.failed from None
 
     def close(self):
         self.inner.close()
@@ -197,6 +202,74 @@ class _Buffered(io.BufferedReader):
 
 def _checked(inner, fmt: str, errors: tuple):
     return _Buffered(_Checked(inner, fmt, errors), buffer_size=1 << 20)
+
+
+#: decompressed bytes read past an error in the text to see whether the file is damaged there (``damage``)
+LOOK_PAST = 16 << 20
+
+
+def damage(fh) -> CompressedError | None:
+    """The damage of ``fh`` (a stream of ``open_binary``) met already, or within ``LOOK_PAST`` more bytes:
+    None where it is not compressed or reads on undamaged.
+
+    gzip, bzip2 and xz check their data at the end of a member, block or stream, after giving it: the data
+    of a damaged part comes before its error and may be anything. An error that the text seems to hold
+    (a letter, a header) is then the damage's, and is reported as the damage."""
+    inner = getattr(fh, "raw", None)
+    if not isinstance(fh, _Buffered) or not isinstance(inner, _Checked):
+        return None
+    left, scratch = LOOK_PAST, bytearray(_STEPS[1])
+    try:
+        while inner.failed is None and left > 0:
+            n = inner.readinto(scratch)
+            if not n:
+                break
+            left -= n
+    except CompressedError:
+        pass
+    except (OSError, ValueError):  # the file itself (or a closed stream): the text's error stands
+        return None
+    return inner.failed
+
+
+class _Streams(io.RawIOBase):
+    """The data of concatenated bzip2 or xz streams (as pbzip2 writes them) from the binary stream ``raw``,
+    each decoded to its end by a decompressor of ``factory``. What follows a stream is another stream or
+    zero bytes (xz's stream padding); anything else is damage, raised as the decompressor's error
+    (``bz2.BZ2File`` and ``lzma.LZMAFile`` end the data there without a word: a damaged second stream
+    would cut the records short silently)."""
+
+    def __init__(self, raw, factory):
+        self.raw, self.factory = raw, factory
+        self.dec = factory()
+        self.pending = b""
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        while True:
+            if self.dec.eof:
+                self.pending = self.dec.unused_data.lstrip(b"\0")
+                while not self.pending:
+                    more = self.raw.read(1 << 16)
+                    if not more:
+                        return 0
+                    self.pending = more.lstrip(b"\0")
+                self.dec = self.factory()
+            elif not self.pending and self.dec.needs_input:
+                self.pending = self.raw.read(1 << 16)
+                if not self.pending:
+                    raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+            data = self.dec.decompress(self.pending, len(buf))
+            self.pending = b""
+            if data:
+                buf[:len(data)] = data
+                return len(data)
+
+    def close(self):
+        self.raw.close()
+        super().close()
 
 
 def _zstd(stream, path: str):
@@ -396,12 +469,21 @@ class FastxReader(SourceBytes):
         """The records in blocks of a few thousand or more, in file order (no empty blocks)."""
         fh, self.source = open_source(self.path)
         progress.opened(self)
+        given = self.count  # the records given so far (those of blocks checked whole)
         try:
-            for block in self._blocks(_skipped(fh, self) if self.skip else fh):
+            blocks = self._blocks(_skipped(fh, self) if self.skip else fh)
+            given = self.count
+            for block in blocks:
                 check_block(block, self.name, self.fasta, self.sam_names)
                 yield block
+                given = self.count
         except CompressedError as exc:
             raise InputError(f"{exc.detail()} after {self.count} complete records", path=self.name) from None
+        except InputError:
+            found = damage(fh)  # the text's error may be the garbage of a damaged compressed part
+            if found is None:
+                raise
+            raise InputError(f"{found.detail()} after {given} complete records", path=self.name) from None
         finally:
             fh.close()
 
