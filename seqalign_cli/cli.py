@@ -280,17 +280,22 @@ def info():
 
 @cli.command("compile", context_settings=CONTEXT)
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing unless a job fails.")
-def compile_(quiet):
+@click.option("--wide", is_flag=True,
+              help="Also the engines for scores past 32 bits (large scoring values, graphs of tens of "
+                   "megabases): about 60 % longer.")
+def compile_(quiet, wide):
     """Compile ahead of the first run: the CPU engine, and the GPU kernels where a GPU is usable.
 
     Runs small jobs of every subcommand and format so that what they compile is
     cached (numba's cache for the CPU engine, CuPy's for the kernels). For
     container images and shared installs; a normal install already does it
-    for the CPU engine while the wheel is built.
+    for the CPU engine while the wheel is built. Scores past 32 bits take
+    engines of their own, compiled with --wide, else on the first run that
+    needs them (which says so).
     """
     from .precompile import main as precompile
 
-    flags = ["--quiet"] if quiet else []
+    flags = (["--quiet"] if quiet else []) + (["--wide"] if wide else [])
     code = precompile(flags)
     code = precompile(flags + ["--backend=cuda"]) or code  # says why not where no GPU is usable
     if code:

@@ -18,11 +18,17 @@ be written, numba would not read them either; the first run then copies
 them once into the cache folder chosen above (``_seed``), in numba's own
 layout, so that a read-only install still starts without compiling.
 
-**First run.** ``CompileNotice`` says on stderr, once, that a run compiles
-and how long it took. It is armed only while the cache folder lacks the
-marker of this version and family (``seqalign-VERSION-FAMILY.compiled``),
-written after the first successful run (quiet or not); the time is that of
-numba's own compile events, so a run that compiles nothing says nothing.
+**First run.** ``CompileNotice`` says on stderr that a run compiles and how
+long it took, whenever numba compiles during the run: the time is that of
+numba's own compile events, which only a compile fires (a cache load fires
+none), so a run that compiles nothing says nothing. ``seqalign compile`` and
+the install cache what the common runs need, but not everything a run can
+need (``precompile``: the 64-bit score specializations are left to their
+first use); a run that needs one of those after an install therefore says
+so too. The marker of this version and family
+(``seqalign-VERSION-FAMILY.compiled``), written after the first successful
+run (quiet or not), only says whether a compile is expected at the start
+(``active``: the runner's progress bar waits for the first chunk then).
 
 **Start-up.** On its first compile or cache load, numba imports its
 array-math module, which asks whether SciPy's BLAS is there by importing
@@ -192,13 +198,18 @@ class CompileNotice:
     """The stderr line of a run that compiles: ``seqalign: compiling the CPU engine (first run; cached
     afterwards)... 14.2 s``.
 
-    Begun by numba's first compile event in any thread; ``close()`` ends the line
-    with the compile time so far (the runner calls it once the first chunk is
-    written, or at the end). ``interject()`` comes before any other stderr line
-    while it is open: the line is ended there and the time comes on a line of its
-    own. ``finish(ok)`` closes it, stops listening and, after a successful run,
-    writes the marker. Inactive (no listener at all) when ``enabled`` is false
-    (``-q``) or the marker is there.
+    Begun by numba's compile event in any thread, whenever it comes: the first
+    run of a family, or a later run that needs a specialization nothing has
+    compiled yet (64-bit scores after an install). ``close()`` ends the line
+    with the compile time so far; while a compile is under way, as soon as it
+    ends, so that the time is the whole compile's (the runner calls it once
+    the first chunk is written, and at the end). ``interject()`` comes before
+    any other stderr line while it is open: the line is ended there and the
+    time comes on a line of its own. ``finish(ok)`` closes it, stops
+    listening and, after a successful run, writes the marker. ``active``: a
+    compile is expected (the first run of this version and family: no marker
+    yet). Listening whenever ``enabled``; no listener at all when it is false
+    (``-q``).
     """
 
     TEXT = "compiling the CPU engine (first run; cached afterwards)..."
@@ -211,10 +222,11 @@ class CompileNotice:
         self.seconds = 0.0
         self.began = 0.0
         self.state = "idle"  # idle | open | broken (another line came) | closed
+        self.closing = False  # close() came during a compile: the line ends when the compile does
         self.listener = None
         self.first = not os.path.exists(self.marker)  # no successful run of this version and family yet
         self.active = enabled and self.first
-        if self.active:
+        if enabled:  # a compile events' listener costs nothing until numba compiles (a cache load fires none)
             from numba.core import event
 
             notice = self
@@ -251,6 +263,8 @@ class CompileNotice:
             self.depth = max(self.depth - 1, 0)
             if self.depth == 0:
                 self.seconds += time.perf_counter() - self.began
+                if self.closing:
+                    self._close(False)
 
     def _so_far(self) -> float:
         return self.seconds + (time.perf_counter() - self.began if self.depth else 0.0)
@@ -263,18 +277,28 @@ class CompileNotice:
                 self.state = "broken"
 
     def close(self, interrupted: bool = False):
-        """End the line with the compile time (just end it when the run was interrupted)."""
+        """End the line with the compile time (just end it when the run was interrupted); while a compile is
+        under way, once it ends."""
         with self.lock:
-            if self.state == "open":
-                self._write("\n" if interrupted else f" {self._so_far():.1f} s\n")
-            elif self.state == "broken" and not interrupted:
-                self._write(f"seqalign: compiled the CPU engine in {self._so_far():.1f} s\n")
-            if self.state != "idle":
-                self.state = "closed"
+            if self.depth and not interrupted and self.state in ("open", "broken"):
+                self.closing = True
+            else:
+                self._close(interrupted)
+
+    def _close(self, interrupted: bool):
+        """close() with the lock held."""
+        self.closing = False
+        if self.state == "open":
+            self._write("\n" if interrupted else f" {self._so_far():.1f} s\n")
+        elif self.state == "broken" and not interrupted:
+            self._write(f"seqalign: compiled the CPU engine in {self._so_far():.1f} s\n")
+        if self.state != "idle":
+            self.state = "closed"
 
     def finish(self, ok: bool, interrupted: bool = False):
-        """Close the line, stop listening and, after a successful run, write the marker."""
-        self.close(interrupted)
+        """Close the line now, stop listening and, after a successful run, write the marker."""
+        with self.lock:
+            self._close(interrupted)
         if self.listener is not None:
             from numba.core import event
 

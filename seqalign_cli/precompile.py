@@ -6,17 +6,26 @@ into the wheel beside the modules, so an install built on this machine starts
 aligning at once). The jobs are the command line's own, in this process, on
 small generated inputs: every subcommand, every output format, score only and
 traceback, FASTA and FASTQ, plain and gzip input, the checkpointed traceback
-route, affine triplets; the alignment modes are run-time values of the same compiled
-functions. What a job compiles is what a real run of that shape would
-compile; anything rarer (scores past 2**24, for one) still compiles on first
-use, as before.
+route, affine triplets, a graph too wide for the lanes; the alignment modes
+are run-time values of the same compiled functions. What a job compiles is
+what a real run of that shape would compile (``tests/test_precompile.py``
+runs every mode, width and route of every subcommand after the jobs and
+checks that none needs anything more).
+
+Scores past 32 bits (float64 pair lanes past 2**24, int64 triplet and graph
+cells past 2**28: large scoring values, or, with the default scoring,
+graphs of some 22 Mb of segments and more, 45 Mb forward only) take
+specializations of their own, which add about 60 % to the compile (126 s
+of CPU time to 198 s on a 2-core machine): ``WIDE_JOBS`` run only when asked
+(``--wide``, ``seqalign compile --wide``); otherwise the first run that
+needs one compiles it and says so on stderr (``jit.CompileNotice``).
 
 It needs only the package's own dependencies: from the GPU side it imports
 only the GPU engines' host plans (``backends/cuda/pairwise_plan.py``,
 ``backends/cuda/triplet_plan.py``: compiled code that runs on the host),
 which it compiles too, as it does the subsets of a batch that the GPU
 scheduler makes (``batching.gather_runs``).
-``python -m seqalign_cli.precompile [--quiet] [SUBCOMMAND...]``.
+``python -m seqalign_cli.precompile [--quiet] [--wide] [SUBCOMMAND...]``.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ JOBS = (
     (["pair", "--max-matrix-mb", "1", "{long_q}", "{long_t}"], "tsv"),
     (["pair", "--max-matrix-mb", "1", "--match", "20", "{longer_q}", "{longer_t}"], "tsv"),
     (["pair", "--score-only", "{longer_q}", "{longer_t}"], "tsv"),
+    (["pair", "{longer_q}", "{longer_t}"], "sam"),  # the direction bytes of a long pair kept whole, walked
     (["pair", "--cross", "{q}", "{t}"], "tsv"),
     (["pair", "--interleaved", "{q}"], "tsv"),
     (["pair", "--strand", "both", "--shard", "2/2", "-R", "@RG\\tID:x", "--stats", "{stats}", "{q}", "{t}"], "sam"),
@@ -54,7 +64,22 @@ JOBS = (
     (["graph", "--mode", "global", "{gfa}", "{reads}"], "tsv"),
     (["graph", "--score-only", "{gfa}", "{reads}"], "tsv"),
     (["graph", "--shard", "2/3", "--stats", "{stats}", "{gfa}", "{reads}"], "gaf"),
+    (["graph", "{fan}", "{fan_reads}"], "gaf"),  # reads too long for the lanes of so many slots: one at a time
     (["triplet", "--shard", "1/2", "--stats", "{stats}", "{tri}", "{tri}", "{tri}"], "tsv"),
+)
+
+#: ``--match`` of the wide jobs: every job's score bound passes the engines' 32-bit limits (float32's 2**24
+#: for pairs, int32's 2**28 for triplets and graphs) and stays far below their 64-bit ones
+WIDE_MATCH = "1000000000"
+#: the 64-bit score specializations (float64 pairs, int64 triplets and graphs): compiled only when asked
+#: (``seqalign compile --wide``), since they add about 60 % to the compile; a run that needs one
+#: otherwise compiles it on first use and says so (``jit.CompileNotice``)
+WIDE_JOBS = (
+    (["pair", "--match", WIDE_MATCH, "{q}", "{t}"], "tsv"),  # the lane groups in float64
+    (["pair", "--match", WIDE_MATCH, "--max-matrix-mb", "1", "{long_q}", "{long_t}"], "tsv"),  # checkpointed
+    (["triplet", "--interleaved", "--match", WIDE_MATCH, "{tri}"], "maf"),
+    (["triplet", "--interleaved", "--match", WIDE_MATCH, "--gap-open", "2", "{tri}"], "maf"),
+    (["graph", "--match", WIDE_MATCH, "{gfa}", "{reads}"], "gaf"),  # int64 reads go one at a time
 )
 
 
@@ -121,18 +146,33 @@ def write_inputs(folder: str, seed: int = 7) -> dict[str, str]:
         fh.write("H\tVN:Z:1.0\n" + "".join(f"S\t{n}\t{s}\n" for n, s in segs) + "".join(links))
     read_recs = [(f"r{i}", _mutate(rng, backbone[o:o + 90])) for i, o in enumerate(range(0, 150, 10))]
     paths["reads"] = _fasta(os.path.join(folder, "reads.fa"), read_recs)
+    # a fan: two segments joined by 3,000 one-base ones, each row of which waits in a slot for the last
+    # segment; the lanes of 140-base reads would pass the budget there (``graph.fits_lanes``)
+    ends = ["".join(rng.choice("ACGT") for _ in range(70)) for _ in range(2)]
+    paths["fan"] = os.path.join(folder, "fan.gfa")
+    with open(paths["fan"], "w") as fh:
+        fh.write(f"H\tVN:Z:1.0\nS\ta\t{ends[0]}\nS\tb\t{ends[1]}\n")
+        for k in range(3000):
+            fh.write(f"S\tx{k}\t{rng.choice('ACGT')}\nL\ta\t+\tx{k}\t+\t0M\nL\tx{k}\t+\tb\t+\t0M\n")
+    paths["fan_reads"] = _fasta(os.path.join(folder, "fan_reads.fa"),
+                                [(f"f{i}", _mutate(rng, ends[0] + "A" + ends[1])) for i in range(3)])
     paths["stats"] = os.path.join(folder, "run_mqc.json")
     return paths
 
 
-def run_jobs(folder: str, say=lambda m: None, commands=None, backend: str = "cpu") -> int:
-    """Run the jobs (of the subcommands in ``commands``, or all) on ``backend`` in this process; the
-    number that failed (0 when all ran)."""
+def jobs(wide: bool = False) -> tuple:
+    """The jobs: ``JOBS``, and ``WIDE_JOBS`` after them when ``wide``."""
+    return JOBS + WIDE_JOBS if wide else JOBS
+
+
+def run_jobs(folder: str, say=lambda m: None, commands=None, backend: str = "cpu", wide: bool = False) -> int:
+    """Run the jobs (of the subcommands in ``commands``, or all; the wide ones too when ``wide``) on
+    ``backend`` in this process; the number that failed (0 when all ran)."""
     from .cli import main
 
     paths = write_inputs(folder)
     failed = 0
-    for k, (args, suffix) in enumerate(JOBS):
+    for k, (args, suffix) in enumerate(jobs(wide)):
         if commands and args[0] not in commands:
             continue
         argv = [a.format(**paths) for a in args]
@@ -148,11 +188,12 @@ def run_jobs(folder: str, say=lambda m: None, commands=None, backend: str = "cpu
     return failed
 
 
-def precompile(say=lambda m: print(m, file=sys.stderr), commands=None, backend: str = "cpu") -> tuple[float, int]:
+def precompile(say=lambda m: print(m, file=sys.stderr), commands=None, backend: str = "cpu",
+               wide: bool = False) -> tuple[float, int]:
     """Compile (or load from the cache) everything the jobs use; (seconds, jobs that failed)."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="seqalign-compile-") as folder:
-        failed = run_jobs(folder, say, commands, backend)
+        failed = run_jobs(folder, say, commands, backend, wide)
     from . import batching
 
     batching.compile_ahead()  # the GPU scheduler's subsets of a batch, needing no GPU to compile
@@ -171,8 +212,9 @@ def precompile(say=lambda m: print(m, file=sys.stderr), commands=None, backend: 
 
 
 def main(argv=None) -> int:
-    """``[--quiet] [--backend=cpu|cuda] [--into=DIR] [SUBCOMMAND...]``: the jobs of those subcommands
-    (default: all); ``--into``: fail unless this package is the copy under DIR (a wheel build's)."""
+    """``[--quiet] [--wide] [--backend=cpu|cuda] [--into=DIR] [SUBCOMMAND...]``: the jobs of those
+    subcommands (default: all); ``--wide``: the 64-bit score jobs too; ``--into``: fail unless this package
+    is the copy under DIR (a wheel build's)."""
     args = sys.argv[1:] if argv is None else argv
     into = next((a.split("=", 1)[1] for a in args if a.startswith("--into=")), None)
     here = os.path.dirname(os.path.abspath(__file__))
@@ -180,6 +222,7 @@ def main(argv=None) -> int:
         print(f"seqalign: the package imported is {here}, not the one under {into}", file=sys.stderr)
         return 1
     quiet = "--quiet" in args or "-q" in args
+    wide = "--wide" in args
     backend = next((a.split("=", 1)[1] for a in args if a.startswith("--backend=")), "cpu")
     commands = [a for a in args if not a.startswith("-")]
     say = (lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr))
@@ -195,7 +238,7 @@ def main(argv=None) -> int:
     what = "the CPU engine" if backend == "cpu" else "the GPU kernels"
     where = jit.CACHE_FOLDER if backend == "cpu" else "CuPy's kernel cache"
     say(f"seqalign: compiling {what} into {where} ...")
-    seconds, failed = precompile(say, commands, backend)
+    seconds, failed = precompile(say, commands, backend, wide)
     say(f"seqalign: compiled {what} in {seconds:.1f} s" + (f" ({failed} jobs failed)" if failed else ""))
     return 1 if failed else 0
 

@@ -1,6 +1,8 @@
 """Compiling ahead: the precompile jobs run, the guard of a wheel build, shipped caches seeded in numba's layout."""
 
 import os
+import subprocess
+import sys
 
 from numba.core.caching import UserProvidedCacheLocator
 
@@ -169,3 +171,240 @@ def test_the_triplet_wave_table_compiles_nothing_after_compile_ahead():
     plans = tp.plan_launches(lengths, np.arange(3), AlignConfig(), tp.Tuning(wave_tiles=2))
     assert any(pl.ntiles for pl in plans)
     assert len(tp._wave_table.signatures) == before
+
+
+# ---- what `seqalign compile` covers, and the notice for what it leaves to first use ----------------------
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+NOTICE_LINE = r"seqalign: compiling the CPU engine \(first run; cached afterwards\)\.\.\. \d+\.\d s"
+
+
+def _choices(command: str, option: str) -> list[str]:
+    """The values the command line offers for a subcommand's option (its click choice)."""
+    from seqalign_cli.cli import cli
+
+    return next(list(p.type.choices) for p in cli.commands[command].params if p.name == option)
+
+
+def _subcommands() -> list[str]:
+    """The alignment subcommands: those with a --mode."""
+    from seqalign_cli.cli import cli
+
+    return sorted(name for name, command in cli.commands.items() if any(p.name == "mode" for p in command.params))
+
+
+def _probes(paths: dict, wide: bool) -> list[list[str]]:
+    """Runs of every subcommand in each of its modes, with traceback and score only, through every route of
+    its engine, and in each output format; with the default scoring or (``wide``) past the engines' 32-bit
+    limits. Routes: pairs in lane groups, long pairs inside the pair (int16, int32 with --match 20, their
+    direction bytes kept or checkpointed); triplets with linear and affine gaps, the whole cube or
+    checkpoints; graph reads in lanes or one at a time."""
+    from seqalign_cli import precompile
+
+    width = ["--match", precompile.WIDE_MATCH] if wide else []
+    longer = [paths["longer_q"], paths["longer_t"]]
+    routes = {
+        "pair": [[paths["q"], paths["t"]], ["--max-matrix-mb", "1", paths["long_q"], paths["long_t"]], longer]
+        + ([] if wide else [["--match", "20", *longer]]),
+        "triplet": [[*gaps, "--interleaved", *tri] for gaps in ([], ["--gap-open", "2"])
+                    for tri in ([paths["tri"]], ["--max-matrix-mb", "1", paths["long_tri"]])],
+        "graph": [[paths["gfa"], paths["reads"]], [paths["fan"], paths["fan_reads"]]],
+    }
+    assert sorted(routes) == _subcommands()
+    runs = []
+    for command, inputs in routes.items():
+        for mode in _choices(command, "mode"):
+            for trace in ([], ["--score-only"]):
+                runs += [[command, "--mode", mode, *trace, *width, *args, "-o", "out.tsv"] for args in inputs]
+        for fmt in _choices(command, "out_format"):
+            if wide and fmt in ("sam", "bam"):
+                continue  # SAM/BAM store 32-bit scores: a wide scoring is a usage error there
+            runs.append([command, *width, *inputs[0], "-o", f"out.{fmt}"])
+    return runs
+
+
+def _loaded() -> dict[str, set[str]]:
+    """The package's compiled functions loaded in this process (compiled here or read from numba's cache),
+    by name, with their signatures."""
+    from numba.core.registry import CPUDispatcher
+
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if name.startswith("seqalign_cli") and module is not None:
+            for value in vars(module).values():
+                if isinstance(value, CPUDispatcher):
+                    key = f"{value.py_func.__module__}.{value.py_func.__qualname__}"
+                    found.setdefault(key, set()).update(str(s) for s in value.signatures)
+    return found
+
+
+def _added(before: dict, after: dict) -> dict[str, list[str]]:
+    return {k: sorted(v - before.get(k, set())) for k, v in after.items() if v - before.get(k, set())}
+
+
+def coverage_report(folder: str) -> dict:
+    """In a fresh process: what `seqalign compile` loads (its jobs), then what the probes load beyond it;
+    then the same for `seqalign compile --wide` and the wide probes."""
+    import contextlib
+    import io
+
+    from seqalign_cli import precompile
+    from seqalign_cli.cli import main
+
+    def run(argv, where):
+        os.makedirs(where, exist_ok=True)
+        err = io.StringIO()
+        argv = [*argv[:-1], os.path.join(where, argv[-1]), "--backend", "cpu", "-q"]
+        try:
+            with contextlib.redirect_stderr(err):
+                main(argv)
+        except SystemExit as exc:
+            assert exc.code in (0, None), f"{argv}: {err.getvalue()}"
+
+    report = {}
+    precompile.precompile(say=lambda m: None)  # what `seqalign compile` runs
+    paths = precompile.write_inputs(folder)
+    for wide in (False, True):
+        if wide:
+            before = _loaded()
+            os.makedirs(os.path.join(folder, "wide"))
+            assert precompile.run_jobs(os.path.join(folder, "wide"), wide=True) == 0
+            report["wide_jobs"] = _added(before, _loaded())
+        before = _loaded()
+        probes = _probes(paths, wide)
+        for k, argv in enumerate(probes):
+            run(argv, os.path.join(folder, f"{int(wide)}-{k}"))
+        report["wide" if wide else "narrow"] = _added(before, _loaded())
+        report[f"probes_{int(wide)}"] = len(probes)
+    return report
+
+
+def test_compile_covers_every_mode_route_and_width_of_every_subcommand(tmp_path):
+    """After the jobs of `seqalign compile`, runs of every subcommand in every mode, traceback and score
+    only, every engine route and output format load no compiled function that the jobs did not (so, after
+    `seqalign compile`, none compiles); with scores past 32 bits, likewise after the jobs of
+    `seqalign compile --wide`, which load specializations of every subcommand's engine that the plain
+    jobs do not. In a process of its own, so that nothing is loaded before the jobs."""
+    import json
+
+    code = (f"import json, sys; sys.path.insert(0, {TESTS!r}); import test_precompile as t; "
+            f"print(json.dumps(t.coverage_report({str(tmp_path)!r})))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout.splitlines()[-1])
+    assert report["probes_0"] >= 60 and report["probes_1"] >= 60
+    assert report["narrow"] == {}, f"`seqalign compile` leaves these to a run: {report['narrow']}"
+    assert report["wide"] == {}, f"`seqalign compile --wide` leaves these to a run: {report['wide']}"
+    engines = {key.rsplit(".", 1)[0] for key in report["wide_jobs"]}
+    for module in ("pairwise", "triplet_cube", "triplet_affine", "graph_dp"):  # each engine's wide cells
+        assert f"seqalign_cli.backends.cpu.{module}" in engines, sorted(report["wide_jobs"])
+
+
+def test_the_wide_jobs_pass_every_engines_32_bit_limit(tmp_path):
+    """WIDE_MATCH puts every record of the jobs' inputs past the limit below which each engine takes its
+    32-bit cells (float32 lanes for pairs), and below the limit past which it refuses the scoring."""
+    from seqalign_cli.backends.cpu import graph, pairwise, triplet
+    from seqalign_cli.config import Scoring
+    from seqalign_cli.io.gfa import load_graph
+
+    paths = precompile.write_inputs(str(tmp_path))
+    wide = Scoring(match=int(precompile.WIDE_MATCH))
+
+    def lengths(path):
+        import gzip
+
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as fh:
+            return [len(line.strip()) for line in fh if not line.startswith(">")]
+
+    pairs = [(q, t) for q in lengths(paths["q"]) for t in lengths(paths["t"])]
+    bounds = [wide.score_bound(q, t) for q, t in pairs + [(lengths(paths["long_q"])[0], lengths(paths["long_t"])[0])]]
+    assert pairwise.FLOAT32_LIMIT <= min(bounds) and max(bounds) < pairwise.FLOAT64_LIMIT
+    import numpy as np
+
+    tri = np.array(lengths(paths["tri"])).reshape(-1, 3)
+    bounds = wide.triplet_bound(tri)
+    assert triplet.INT32_LIMIT <= bounds.min() and bounds.max() < triplet.INT64_LIMIT
+    n_bases = load_graph(paths["gfa"]).n_bases
+    bounds = [wide.score_bound(m, n_bases) for m in lengths(paths["reads"])]
+    assert graph.INT32_LIMIT <= min(bounds) and max(bounds) < graph.INT64_LIMIT
+
+
+def test_the_notice_speaks_whenever_a_run_compiles(tmp_path, monkeypatch):
+    """After the first run of a family (its marker written, as `seqalign compile` writes it), a run that
+    still compiles (a specialization left to first use) says so all the same; a close() that comes while a
+    compile is under way ends the line once the compile ends, with the whole compile's time."""
+    import io
+    import re
+
+    monkeypatch.setattr(jit, "CACHE_FOLDER", str(tmp_path))
+    (tmp_path / f"seqalign-{jit.__version__}-pairwise.compiled").write_text("")
+    out = io.StringIO()
+    notice = jit.CompileNotice("pairwise", stream=out)
+    assert not notice.first and not notice.active  # no compile expected: the progress bar need not wait
+    assert out.getvalue() == ""
+    jit.nb.njit(lambda x: x + 5)(1)  # compiles (not cached)
+    notice.close()
+    assert re.fullmatch(NOTICE_LINE + "\n", out.getvalue()), out.getvalue()
+    notice.finish(ok=True)
+
+    out = io.StringIO()
+    notice = jit.CompileNotice("pairwise", stream=out)
+    notice._start()  # a compile begins in the aligning thread
+    notice.close()  # the first chunk is written meanwhile (another batch)
+    assert out.getvalue() == "seqalign: " + notice.TEXT
+    notice._end()
+    assert re.fullmatch(NOTICE_LINE + "\n", out.getvalue()), out.getvalue()
+    notice.finish(ok=True)
+    assert out.getvalue().count("\n") == 1
+
+    out = io.StringIO()
+    quiet = jit.CompileNotice("pairwise", enabled=False, stream=out)
+    jit.nb.njit(lambda x: x + 6)(1)
+    quiet.finish(ok=True)
+    assert out.getvalue() == "" and quiet.listener is None
+
+
+def _entry_points():
+    """Each subcommand's engine entry point that its wide cells compile (the one a run calls), as the
+    engines import it."""
+    from seqalign_cli.backends.cpu import graph, pairwise, triplet
+
+    return {"pair": pairwise.align_groups, "triplet": triplet.align_each, "graph": graph.align_each}
+
+
+def test_a_wide_run_after_compile_says_that_it_compiles_in_every_subcommand(tmp_path):
+    """The state after `seqalign compile` (its caches, the first-run markers) with the wide cells of each
+    subcommand's engine not compiled: a run with scores past 32 bits compiles them and prints the notice
+    with its time; the next run loads them and says nothing."""
+    import re
+    import shutil
+
+    paths = precompile.write_inputs(str(tmp_path))
+    family = {"pair": "pairwise", "triplet": "triplet", "graph": "graph"}
+    args = {"pair": [paths["q"], paths["t"]], "triplet": ["--interleaved", paths["tri"]],
+            "graph": [paths["gfa"], paths["reads"]]}
+    assert sorted(args) == _subcommands()
+    for command, entry in _entry_points().items():
+        cache = tmp_path / f"cache-{command}"
+        if jit.CACHE_FOLDER != os.path.join(jit.PACKAGE, "__pycache__"):
+            shutil.copytree(jit.CACHE_FOLDER, cache)  # what this suite compiled; else the run seeds it
+        cache.mkdir(exist_ok=True)
+        (cache / f"seqalign-{jit.__version__}-{family[command]}.compiled").write_text("")
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+        argv = [sys.executable, "-m", "seqalign_cli", command, "--match", precompile.WIDE_MATCH, *args[command],
+                "--backend", "cpu", "-o", str(tmp_path / f"{command}.tsv")]
+        # the seeded caches first (a run that compiles nothing), then the entry point's cache dropped
+        first = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+        assert first.returncode == 0, first.stderr
+        name = f"{entry.py_func.__module__.rsplit('.', 1)[1]}.{entry.py_func.__qualname__}-*.nbi"
+        indexes = list(cache.rglob(name))
+        assert indexes, f"no cache of {name} in {cache}"
+        for index in indexes:
+            index.unlink()
+        compiled = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+        assert compiled.returncode == 0, compiled.stderr
+        notes = [line for line in compiled.stderr.splitlines() if "compil" in line]
+        assert len(notes) == 1 and re.fullmatch(NOTICE_LINE, notes[0]), compiled.stderr
+        assert list(cache.rglob(name)), "compiled, but not cached"
+        again = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+        assert again.returncode == 0 and "compil" not in again.stderr, again.stderr
