@@ -102,7 +102,7 @@ struct Planes {
         // the chunk 8 cells further the way the walk came in (up, left or both; the diagonal at
         // first): asked for now, so that it is in L1 when the walk gets there. Whole-warp
         // groups only: measured 15-20 % faster walks at 512 and 1024 bp, 20 % slower with
-        // the 8-lane groups of 150 bp (benchmarks/RESULTS.md)
+        // the 8-lane groups of 150 bp (benchmarks/decisions/walk_prefetch.md)
         if (WALK_PREFETCH && G == 32) {
           const bool up = last_i != i || last_j == j, left = last_j != j || last_i == i;
           const int i2 = up ? i - 8 : i, j2 = left ? j - 8 : j;

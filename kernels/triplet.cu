@@ -226,9 +226,9 @@
 #include "common.cuh"
 
 // Tuning switches of the score kernels (triplet_score, triplet_score16), set through
-// SEQALIGN_KERNEL_DEFINES. Measured on an H100 (benchmarks/RESULTS.md): CHAIN, BC and MINB/MINB16 = 3
-// are on by default (together with BC, three blocks an SM gain 15-35 %: two warps a scheduler left the
-// cells' latency bare); the others gained nothing and are off.
+// SEQALIGN_KERNEL_DEFINES. Measured on an H100 (benchmarks/decisions/triplet_kernel_switches.md): CHAIN, BC and
+// MINB/MINB16 = 3 are on by default (together with BC, three blocks an SM gain 15-35 %: two warps a scheduler
+// left the cells' latency bare); the others gained nothing and are off.
 //   TRIPLET_OPT_CHAIN=1 (default): a cell's candidates from slice i-1 first (ready at the step's start), the
 //     diagonal and upper moves of slice i next, the left neighbour in the last two instructions (it
 //     was in the first of six), so a row of the square waits 2 instructions a cell, not 6.
@@ -332,8 +332,9 @@ __host__ __device__ constexpr int min_blocks(int R, int T, int n) {
 }
 
 // The blocks an SM triplet_small16<MODE, Q> asks for (__launch_bounds__): TRIPLET_SMALL_BLOCKS for Q up to
-// TRIPLET_SMALL_BLOCKS_Q, else 1 (up to 255 registers). Measured on an H100 (benchmarks/RESULTS.md): three
-// blocks at Q = 7 ran 10-25 % faster than one; at Q = 5 three or four changed nothing.
+// TRIPLET_SMALL_BLOCKS_Q, else 1 (up to 255 registers). Measured on an H100
+// (benchmarks/decisions/triplet_small_kernel.md): three blocks at Q = 7 ran 10-25 % faster than one; at Q = 5
+// three or four changed nothing.
 #ifndef TRIPLET_SMALL_BLOCKS
 #define TRIPLET_SMALL_BLOCKS 3
 #endif
@@ -723,7 +724,7 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   bool work = false;
 #pragma unroll
   for (int h = 0; h < H; ++h) {  // item_triplet's fields, read here: through it the sweep spilled more and
-                                  // ran 2-4 % slower (RESULTS.md, 2026-11-28)
+                                  // ran 2-4 % slower (2026-11-28, benchmarks/decisions/triplet_small_kernel.md)
     p[h] = item ? order[H * w + h] : -1;
     const bool live = p[h] >= 0;
     const int q = live ? p[h] : 0;
@@ -850,8 +851,9 @@ __device__ __forceinline__ void sweep(const uint8_t* __restrict__ a, const int64
   // left neighbour enters in the last one; the end cell gives the offset back. The values lie in
   // [0, (match + 2g) (i + j + k)] (cells past the ends too: their pair scores are -g + 2g), within twice the
   // bound fits16 keeps below 16000 for the item's cube and tiles. (Semi-global, where the end faces' maxima
-  // would take the offset off every cell of a face square each step: 6-9 % slower, RESULTS.md.) Traceback
-  // with values (VALS) too: its bytes and checkpoints are those of the offset values, as triplet_walk reads them.
+  // would take the offset off every cell of a face square each step: 6-9 % slower,
+  // benchmarks/decisions/triplet_offset_form.md.) Traceback with values (VALS) too: its bytes and checkpoints
+  // are those of the offset values, as triplet_walk reads them.
   constexpr bool OFF = MODE == GLOBAL && (!TRACE || VALS) && TRIPLET_OPT_OFF;
   const V g2 = L::splat(OFF ? 2 * sc.gap_extend : 0);
   V hv[R][R];          // the lane's square: slice i-1 before a step, slice i after

@@ -81,8 +81,9 @@ STRIPE_COLUMNS = 32 * WIDTHS[-1]
 LINK_ROWS = 4096
 LINK_INTS = 3 * LINK_ROWS + 32
 LINK_BYTES = 2 * 1024**3
-#: the pipeline takes launches of at most this share of the warps in items. Measured on an H100 (RESULTS.md,
-#: cactus-BRCA2, reads of 1-5 kb): 1.6-6x a warp an item at 6-24 %, 0.86-0.9x at 97 %, between them at 73-85 %
+#: the pipeline takes launches of at most this share of the warps in items. Measured on an H100
+#: (benchmarks/decisions/graph_pipeline_share.md, cactus-BRCA2, reads of 1-5 kb): 1.6-6x a warp an item at
+#: 6-24 %, 0.86-0.9x at 97 %, between them at 73-85 %
 PIPELINE_SHARE = 0.75
 #: rows between checkpoints (traceback)
 BLOCK_ROWS = 1024

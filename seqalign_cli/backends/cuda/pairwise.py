@@ -104,8 +104,9 @@ class PairwiseHooks:
 
     #: a batch of fewer cells goes whole to one GPU of several (``GpuScheduler``): the engine runs a
     #: batch's launches side by side, so a whole batch, long and short pairs together, keeps a GPU
-    #: busier than a piece of one range of sizes. Measured on two H200 (RESULTS.md): 480,000 pairs of
-    #: 16 bp-20 kb (batches of about 0.45 Tcells) at 1.78-1.83x one GPU whole, 1.69-1.72x in pieces.
+    #: busier than a piece of one range of sizes. Measured on two H200
+    #: (benchmarks/decisions/several_gpus_whole_batches.md): 480,000 pairs of 16 bp-20 kb (batches of
+    #: about 0.45 Tcells) at 1.78-1.83x one GPU whole, 1.69-1.72x in pieces.
     whole_cells = 2 * 10**12
 
     @staticmethod
@@ -174,7 +175,8 @@ class CudaPairwise(DeviceEngine):
         launches = self.prepare(batch.qlen.astype(np.int64), batch.tlen.astype(np.int64), cfg, subset, d)
         clock("prepare")
         # side by side: the long pairs' few blocks alone leave most of the GPU idle (a mix of 16 bp-20 kb on one
-        # H200: 12.3-12.6 s one launch after another, 9.0-9.1 s side by side; RESULTS.md)
+        # H200: 12.3-12.6 s one launch after another, 9.0-9.1 s side by side;
+        # benchmarks/decisions/pair_side_by_side.md)
         self.side_by_side(stream, [partial(launch.run, self.cp) for launch in launches])
         # ends: score, query end, target end; info: starts, run count, statistics
         host = {"ends": copy_back(d.ends, (batch.size, 3), stream)}

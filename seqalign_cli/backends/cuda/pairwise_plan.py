@@ -31,7 +31,7 @@ from .launch import PROFILE_LIMIT
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
 #: (longest query, G, R): the first row whose length covers the query gives its shape (measured with
-#: ``python benchmarks/bench_gpu.py --sweep``, benchmarks/RESULTS.md; see ``pairwise_subwarp``)
+#: ``python benchmarks/bench_gpu.py --sweep``, benchmarks/decisions/pair_plan.md; see ``pairwise_subwarp``)
 PLAN = (
     (8, 1, 8),
     (16, 1, 16),

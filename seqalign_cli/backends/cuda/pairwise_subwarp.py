@@ -3,7 +3,7 @@
 Each pair gets a shape (G, R): a group of G lanes holding R query rows each,
 so a stage covers G*R rows. The plan is a table (``pairwise_plan.PLAN``)
 measured with ``python benchmarks/bench_gpu.py --sweep`` (every shape at
-every length, benchmarks/RESULTS.md): the fastest shape is the smallest
+every length, benchmarks/decisions/pair_plan.md): the fastest shape is the smallest
 group whose 8 to 20 rows per lane cover the query in one stage (little fill
 and drain, and no border row through memory): one thread a pair up to 16 bp,
 groups of 4 lanes up to 80; queries past 320 rows take whole warps of 16

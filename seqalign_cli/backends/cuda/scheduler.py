@@ -107,9 +107,9 @@ class GpuScheduler:
     #: pieces a GPU of a batch over ``split_cells``, each of at least ``split_cells / 2`` cells and
     #: ``piece_records`` records (two pieces at least, however few its records): smaller launches
     #: leave a GPU's groups idle, and the queue balances the GPUs over the batches. Measured on two H200
-    #: (RESULTS.md): 10,000 reads of 150 bp on a 5 Mbp graph ran at 1.34x one GPU in 8 pieces of 1,250
-    #: reads, 1.58x in 2 of 5,000; 480,000 pairs of 16 bp-20 kb at 1.67-1.69x in 2 pieces a batch,
-    #: 1.55-1.58x in 4; 1,000,000 triplets of 8-1,024 bp alike in 2 and 4 (1.98-2.00x).
+    #: (benchmarks/decisions/several_gpus_pieces.md): 10,000 reads of 150 bp on a 5 Mbp graph ran at 1.34x
+    #: one GPU in 8 pieces of 1,250 reads, 1.58x in 2 of 5,000; 480,000 pairs of 16 bp-20 kb at 1.67-1.69x in
+    #: 2 pieces a batch, 1.55-1.58x in 4; 1,000,000 triplets of 8-1,024 bp alike in 2 and 4 (1.98-2.00x).
     pieces_per_gpu = 1
     #: a GPU that takes a piece of two records or more while another GPU has none in flight and none
     #: is queued cuts the piece with the idle GPUs
@@ -117,7 +117,8 @@ class GpuScheduler:
     #: batches in flight a GPU (the runner's ``depth``: that many wait for the writer beside the one it
     #: writes and the one being begun). With several GPUs, results are written in input order, so a GPU
     #: that is done with its batches waits for new ones while the oldest batch is still on another GPU.
-    #: 3 and 4 measured within the runs' spread of 2 on two H200 (the pair mix, whole batches; RESULTS.md)
+    #: 3 and 4 measured within the runs' spread of 2 on two H200 (the pair mix, whole batches;
+    #: benchmarks/decisions/several_gpus_whole_batches.md)
     batches_per_gpu = 2
     piece_records = 4096
     #: cells a record on average from which a batch goes to the GPUs' pipelines (see the class docstring)
@@ -311,7 +312,7 @@ class _Lanes:
     and the one that ends first makes room for the next piece while the
     other still runs. Collected in order, the room opened only when both had
     ended, and the GPU sat idle while the host prepared the next piece (two
-    H200, RESULTS.md).
+    H200, benchmarks/decisions/gpu_collect_as_they_end.md).
     """
 
     #: pieces of one GPU submitted and not yet collected (one running, one ready behind it)

@@ -51,7 +51,8 @@ CHUNK = 16
 WINDOW_COLUMNS = 2**27
 #: the most windows a triplet is traced back in; past them, the CPU engine. Each window runs the whole forward
 #: pass again, and one block a triplet leaves the GPU mostly idle for few long triplets: 16 triplets of
-#: 600-800 bp in 6-8 windows took 58 s on an H200 against 18-45 s on the CPU engine's 16 threads (RESULTS.md)
+#: 600-800 bp in 6-8 windows took 58 s on an H200 against 18-45 s on the CPU engine's 16 threads
+#: (benchmarks/decisions/triplet_affine_windows.md)
 AFFINE_WINDOWS = 2
 
 

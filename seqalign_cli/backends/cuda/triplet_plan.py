@@ -40,10 +40,10 @@ THREADS = 128
 #: the tile wave (each tile of a work item its own group, the tiles of an item at once; kernels/triplet.cu)
 #: takes the items whose sweep by one group would outlast the launch's work spread evenly over the
 #: GPU's groups (``wave_items``); a number N instead: every item of at least N tiles (0: none), as
-#: ``Tuning.wave_tiles`` may say too. Measured on an H100 (RESULTS.md): the wave runs the 16-bit lanes
-#: at 0.65-0.77 TCUPS against 0.60-0.65 for 1,788 triplets of 256 bp, int32 lanes at 0.41-0.46 against
-#: 0.06-0.11 for 264 triplets of 512 and 1,024 bp; the sweep leads for 14,305 triplets of 128 bp
-#: (0.98 against 0.63), whose items already fill the GPU.
+#: ``Tuning.wave_tiles`` may say too. Measured on an H100 (benchmarks/decisions/triplet_wave.md): the wave
+#: runs the 16-bit lanes at 0.65-0.77 TCUPS against 0.60-0.65 for 1,788 triplets of 256 bp, int32 lanes at
+#: 0.41-0.46 against 0.06-0.11 for 264 triplets of 512 and 1,024 bp; the sweep leads for 14,305 triplets of
+#: 128 bp (0.98 against 0.63), whose items already fill the GPU.
 WAVE_TILES = None
 #: resident threads a multiprocessor that the wave's rule counts (two blocks of THREADS, as measured; the
 #: score kernels of 16 lanes hold three since their __launch_bounds__)
@@ -68,7 +68,8 @@ DIRS_BYTES = 2 * 1024**3
 MAX_WINDOWS = 64
 #: (largest side, T, R): a triplet whose slice side max(n2, n3) + 1 is at most
 #: the first column takes T lanes of R x R cells. Measured on an H100
-#: (``benchmarks/bench_triplet.py --sweep``, global, TCUPS; RESULTS.md): 4 lanes
+#: (``benchmarks/bench_triplet.py --sweep``, global, TCUPS;
+#: benchmarks/decisions/triplet_plan_shapes.md): 4 lanes
 #: of 6 x 6 lead up to 32 bp (0.69 at 16 bp, 0.93 at 32: eight triplets a warp,
 #: several passes), 16 lanes of 6 x 6 from 64 bp (1.18 at 64, 0.91 at 128);
 #: squares of 4 and of 8 and single lanes trail at every length. From a side of
@@ -79,7 +80,8 @@ PLAN = (
 )
 #: score only: a triplet whose slice side is at most Q (the first of these that holds it) runs
 #: ``triplet_small16<MODE, Q>``, one thread holding the whole slice of two triplets (``small_kernel``; H100,
-#: global: 8 bp 0.53 -> 1.77 TCUPS, 6 bp 0.26 -> 1.56 against 4 lanes of 6 x 6; RESULTS.md)
+#: global: 8 bp 0.53 -> 1.77 TCUPS, 6 bp 0.26 -> 1.56 against 4 lanes of 6 x 6;
+#: benchmarks/decisions/triplet_small_kernel.md)
 SMALL = (5, 7, 9)
 #: score only: (first side, last side, T, R) rows taken instead of ``PLAN``'s (one tile of 4 lanes of 7 x 7 for
 #: sides of 13 and 14, where PLAN's squares of 6 take 2 x 2 tiles: 12 bp 0.36 -> 1.23 TCUPS global on an H100)
@@ -91,42 +93,43 @@ LONG = (16, 6)
 #: is least, padded cells (steps n1 + 2S - 1 times the slice's tiles) over the shape's rate in the mode. Padding
 #: decides there: a side of 49 fills 3 x 3 tiles of 24 (46 %), 5 x 5 of 12 (67 %). The rates are those of
 #: whole runs in the command's batches (16,384 triplets; H200, ``piece_timeline.py``, the union of the launches'
-#: spans; RESULTS.md, 2026-11-29): there a batch's 4-lane launch holds a fraction of the GPU's groups, and 16
-#: lanes' launches took 4-18 % less time at 52 and 72 bp in every mode (sides that pad 1.37-1.55 times the cells
-#: in 16 lanes), where kernel benchmarks of 35,000-55,000 triplets a launch (``bench_triplet.py --sweep
-#: 4:6,16:6``) had 4 lanes ahead by up to 18 %. So 16 lanes from 36 bp on; sides of 33-36 (1.96-1.98 times the
-#: cells) keep 4.
+#: spans; 2026-11-29, benchmarks/decisions/triplet_shape_choice.md): there a batch's 4-lane launch holds a
+#: fraction of the GPU's groups, and 16 lanes' launches took 4-18 % less time at 52 and 72 bp in every mode
+#: (sides that pad 1.37-1.55 times the cells in 16 lanes), where kernel benchmarks of 35,000-55,000 triplets
+#: a launch (``bench_triplet.py --sweep 4:6,16:6``) had 4 lanes ahead by up to 18 %. So 16 lanes from 36 bp
+#: on; sides of 33-36 (1.96-1.98 times the cells) keep 4.
 #: Traceback (``CHOICE_RATE_TRACE``; 16-bit lanes, ``--traceback --sweep 4:6,16:6``): on an H100 1.25-1.35
 #: times in global and local mode, 1.6 at 84 bp, before 16 lanes kept the values' bytes (``VALUES_LANES``);
-#: on an H200 (RESULTS.md, 2026-11-28) 1.9-2.9 at 48-80 bp in every mode (semi-global 1.88 at 48 bp): 48-59
-#: and 72-83 bp trace back in 16 lanes (global 80 bp 0.64 -> 0.96 TCUPS, local 72 bp 0.41 -> 0.73). At 32-35
-#: bp (sides of 33-36, where 16 lanes need 1.96-1.98; RESULTS.md, 2026-11-29), in kernel benchmarks and in
-#: whole runs alike: 2.0 in global mode, 1.9 in semi-global, 2.4 in local, so global and local mode trace
-#: back in 16 lanes there (local 34 bp: the launches 0.047 -> 0.034-0.039 s for 300,000 triplets), semi-global
-#: in 4.
+#: on an H200 (2026-11-28, benchmarks/decisions/triplet_shape_choice.md) 1.9-2.9 at 48-80 bp in every mode
+#: (semi-global 1.88 at 48 bp): 48-59 and 72-83 bp trace back in 16 lanes (global 80 bp 0.64 -> 0.96 TCUPS,
+#: local 72 bp 0.41 -> 0.73). At 32-35 bp (sides of 33-36, where 16 lanes need 1.96-1.98; 2026-11-29,
+#: benchmarks/decisions/triplet_shape_choice.md), in kernel benchmarks and in whole runs alike: 2.0 in global
+#: mode, 1.9 in semi-global, 2.4 in local, so global and local mode trace back in 16 lanes there (local 34 bp:
+#: the launches 0.047 -> 0.034-0.039 s for 300,000 triplets), semi-global in 4.
 CHOICE = ((4, 6), (16, 6))
 CHOICE_SIDES = (33, 100)
 CHOICE_RATE = {Mode.GLOBAL: (1.0, 1.66), Mode.SEMI_GLOBAL: (1.0, 1.66), Mode.LOCAL: (1.0, 1.66)}
 CHOICE_RATE_TRACE = {Mode.GLOBAL: (1.0, 2.0), Mode.SEMI_GLOBAL: (1.0, 1.9), Mode.LOCAL: (1.0, 2.4)}
 #: score only, slice sides past CHOICE_SIDES: 16 lanes of 6 x 6 or of 7 x 7, the fewer padded cells; squares
 #: of 7 where both pad alike (sides of 145-168, 313-336, ...: 7 x 24 = 6 x 28), or within 1 %. H100
-#: (``bench_triplet.py --sweep 16:6,16:7``, RESULTS.md, 2026-11-28): squares of 7 run 0.99-1.08 times the
-#: padded cells a second of squares of 6 at 64-256 bp; at 128 bp, 5 x 5 tiles of 28 against 6 x 6 of 24:
-#: global 1.345 -> 1.481 TCUPS, semi-global 1.129 -> 1.286. H200 (RESULTS.md, 2026-11-28): where both pad
-#: to 168 (150 and 160 bp), squares of 7 run 1.02 times as fast in global mode and 1.05-1.07 times in
-#: semi-global and local mode; at 180 bp, where they pad 4 % more cells, 0.97 times (global), 0.99
-#: (semi-global) and 0.95 (local)
+#: (``bench_triplet.py --sweep 16:6,16:7``, 2026-11-28, benchmarks/decisions/triplet_long_choice.md): squares
+#: of 7 run 0.99-1.08 times the padded cells a second of squares of 6 at 64-256 bp; at 128 bp, 5 x 5 tiles of
+#: 28 against 6 x 6 of 24: global 1.345 -> 1.481 TCUPS, semi-global 1.129 -> 1.286. H200 (2026-11-28,
+#: benchmarks/decisions/triplet_long_choice.md): where both pad to 168 (150 and 160 bp), squares of 7 run 1.02
+#: times as fast in global mode and 1.05-1.07 times in semi-global and local mode; at 180 bp, where they pad
+#: 4 % more cells, 0.97 times (global), 0.99 (semi-global) and 0.95 (local)
 LONG_CHOICE = ((16, 6), (16, 7))
 LONG_CHOICE_RATE = (1.0, 1.01)
 #: traceback shapes (their T) that keep the values' low bytes (``Scoring.triplet_values_fit``) rather than codes: H100,
-#: ``bench_triplet.py --gpu --traceback`` (RESULTS.md, 2026-11-28), 16 lanes 1.35-1.7 times as fast (128 bp
-#: global 0.52 -> 0.77 TCUPS); 4 lanes (16-48 bp) 0.8-0.9 times in global mode (the walk's share grows)
+#: ``bench_triplet.py --gpu --traceback`` (2026-11-28, benchmarks/decisions/triplet_trace_values.md), 16 lanes
+#: 1.35-1.7 times as fast (128 bp global 0.52 -> 0.77 TCUPS); 4 lanes (16-48 bp) 0.8-0.9 times in global mode
+#: (the walk's share grows)
 VALUES_LANES = (16,)
 #: modes whose traceback runs the tile wave in 16-bit lanes with codes; the others' wave items go to int32
 #: lanes (local mode's 16-bit wave kernel with codes spills: 0.26-0.30 TCUPS at 200-1,024 bp against 0.33-0.37
 #: on an H100). With the values' bytes (``Scoring.triplet_values_fit``, ``VALUES_LANES``) every mode's does not
 #: spill, and takes 16-bit lanes (local mode at 256 / 512 / 1,024 bp: 0.65 / 0.63 / 0.32 -> 0.83 / 0.81 / 0.37
-#: TCUPS on an H200, RESULTS.md 2026-11-28).
+#: TCUPS on an H200, 2026-11-28, benchmarks/decisions/triplet_trace_wave16.md).
 WAVE16_TRACE = (Mode.GLOBAL, Mode.SEMI_GLOBAL)
 #: int32 lanes against 16-bit lanes of the same shape, time (H100: 1.75 at 128 bp, 1.9 at 32)
 INT32_SLOWER = 2.0
