@@ -6,6 +6,12 @@ traceback budget, the checkpointed walk beyond it) or ``triplet_affine``
 (affine gaps: seven values a cell, the same two walks), threads across
 triplets, largest first, each thread taking the next triplet when it is
 free. Cells are int32 where the score bound allows, int64 otherwise.
+
+Memory: each thread's triplet takes its slices (what score only takes) and,
+with traceback, at most ``--max-matrix-mb`` more (or the floor of
+``triplet_checkpoint``). Where that is more than the process can have, the
+compiled engine's ``MemoryError`` becomes one line (``out_of_memory``): the
+largest triplet, what it takes, and the option that bounds it.
 """
 
 from __future__ import annotations
@@ -13,11 +19,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...config import AlignConfig, Mode
-from ...errors import UsageError
+from ...errors import SeqalignError, UsageError
 from ...io.triplet import TripletBatch
 from ...jit import nb, thread_count
 from ...results import TripletAlignments, opening_costs
 from . import triplet_affine
+from .triplet_checkpoint import FLOOR_CODES, FLOOR_VALUES
 from .triplet_cube import align_each
 
 #: int32 cells hold every score whose bound stays below this (minus infinity is -2**29)
@@ -63,11 +70,46 @@ class CpuTriplet:
             if len(sel):
                 sel = sel[np.argsort(-batch.cells_each()[sel], kind="stable")]  # largest first
                 each = triplet_affine.align_each if affine else align_each
-                with nb.parallel_chunksize(1):  # threads take them one at a time (equal shares would give
-                    # the first thread all the largest)
-                    each(*seqs, sel, *args, cfg.traceback, cfg.matrix_budget, runs.off, runs.op, runs.length, res)
+                try:
+                    with nb.parallel_chunksize(1):  # threads take them one at a time (equal shares would give
+                        # the first thread all the largest)
+                        each(*seqs, sel, *args, cfg.traceback, cfg.matrix_budget, runs.off, runs.op, runs.length,
+                             res)
+                except (MemoryError, SystemError) as exc:  # a parallel call's MemoryError comes as a SystemError
+                    if not isinstance(exc, MemoryError) and not isinstance(exc.__cause__, MemoryError):
+                        raise
+                    raise SeqalignError(out_of_memory(lengths[sel[0]], cfg, affine, wide, self.threads)) from None
         out.score[:] = res[:, 0]
         out.start[:] = res[:, 1:4]
         out.end[:] = res[:, 4:7]
         out.columns.count[:] = res[:, 7]
         return out.finish(cfg)
+
+
+def triplet_bytes(n1: int, n2: int, n3: int, cfg: AlignConfig, affine: bool, wide: bool) -> tuple[int, int]:
+    """(slices, traceback): about what one triplet's alignment takes, in bytes (the engines' arrays)."""
+    cell = 8 if wide else 4
+    cells = (n2 + 1) * (n3 + 1)
+    if affine:  # two slices of seven values, the B x C table
+        slices = 15 * (n2 + 2) * (n3 + 2) * cell
+        values, codes = 7 * cells * cell, 4 * cells
+    else:  # two slices and the B x C table, by anti-diagonal
+        slices = 3 * (n2 + n3 + 3) * (n2 + 2) * cell
+        values, codes = cells * cell, cells
+    if not cfg.traceback:
+        return slices, 0
+    whole = (n1 + 1) * codes
+    floor = FLOOR_VALUES * values + FLOOR_CODES * codes
+    return slices, whole if whole <= cfg.matrix_budget else max(cfg.matrix_budget, floor)
+
+
+def out_of_memory(lengths, cfg: AlignConfig, affine: bool, wide: bool, threads: int) -> str:
+    """The one line of a triplet engine out of memory: the largest triplet (``lengths``), what it takes, and
+    what bounds that."""
+    n1, n2, n3 = (int(x) for x in lengths)
+    slices, trace = triplet_bytes(n1, n2, n3, cfg, affine, wide)
+    mb = lambda x: f"{(x + (1 << 20) - 1) >> 20:,} MB"  # noqa: E731
+    what = (f"{mb(trace)} of traceback (bounded by --max-matrix-mb, now {cfg.matrix_budget >> 20}) and "
+            f"{mb(slices)} of slices" if trace else f"{mb(slices)} of slices (score only)")
+    return (f"out of memory aligning triplets: the largest ({n1:,} x {n2:,} x {n3:,} bp) takes about {what}, "
+            f"for each of the {threads} threads (-t {threads})")

@@ -24,19 +24,21 @@ times slower than the linear engine).
 
 With traceback each cell keeps a word of seven 3-bit fields, the previous
 kind of each kind (7: the alignment starts before this column). Within the
-budget (four bytes a cell) the whole cube of words; beyond it every s-th
-slice of values is kept and the walk recomputes one block of s slices with
-their words at a time, so the alignment is the whole cube's.
+budget (four bytes a cell) the whole cube of words; beyond it the
+traceback stays within the budget (or a floor of a few slices): slices of
+values are kept as checkpoints and the walk sweeps again, from them, blocks
+of slices with their words, only over its own rectangle of (j, k), where
+``triplet_checkpoint`` schedules them (``_walk_parts``); the alignment is the
+whole cube's.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from ...jit import nb
 from ...results import COLUMN_START, COLUMN_STEPS
+from .triplet_checkpoint import marks, plan, pool_bytes, round8
 from .triplet_cube import GLOBAL, LOCAL, SEMI, _JIT, _as, _tables, runs_of
 
 #: the previous-kind field of a column that starts the alignment
@@ -193,20 +195,46 @@ def _slice(a, tabs, costs, mode, g2, i, n, P, Q, words, track, best, at, rows):
 
 
 @nb.njit(**_JIT)
-def _sweep(a, tabs, costs, mode, g2, i_from, i_to, n, P, Q, words, track, best, at, ckpt, every, rows):
-    """Slices i_from .. i_to from ``P`` (slice i_from - 1); returns the last slice.
+def _sweep(a, tabs, costs, mode, g2, i_from, i_to, n, P, Q, words, track, best, at, keep, pool, offs, rows):
+    """Slices i_from .. i_to from ``P`` (slice i_from - 1), cells j <= n[1], k <= n[2] (the whole slices, or the
+    walk's rectangle); returns (last slice, the other).
 
-    ``words`` (when it has slices) gets the words of slice i at [i - i_from]; ``every`` > 0: slice i is copied
-    to ``ckpt[(i + 1) // every - 1]`` when i + 1 is a multiple of it.
+    ``words`` (when it has slices) gets the words of slice i at [i - i_from]; slice ``keep[x]`` (ascending) is
+    kept in ``pool`` from byte ``offs[x]`` (``_save``).
     """
     none = np.zeros((0, 0), np.uint32)
+    nk = 0
     for i in range(i_from, i_to + 1):
         _slice(a, tabs, costs, mode, g2, i, n, P, Q, words[i - i_from] if words.shape[0] else none, track, best,
                at, rows)
-        if every > 0 and (i + 1) % every == 0:
-            ckpt[(i + 1) // every - 1] = Q
+        if nk < keep.shape[0] and keep[nk] == i:
+            _save(Q, pool, offs[nk], n[1], n[2])
+            nk += 1
         P, Q = Q, P
-    return P
+    return P, Q
+
+
+@nb.njit(inline="always", **_JIT)
+def _values(pool, off, like, n2, n3):
+    """The checkpoint at byte ``off`` of ``pool``: seven values of cells j <= n2, k <= n3 (``like``'s type)."""
+    size = 7 * (n2 + 1) * (n3 + 1)
+    return pool[off:off + size * like.itemsize].view(like.dtype).reshape((7, n2 + 1, n3 + 1))
+
+
+@nb.njit(**_JIT)
+def _save(Q, pool, off, n2, n3):
+    """Slice ``Q``'s cells j <= n2, k <= n3 into ``pool`` from byte ``off``: a checkpoint."""
+    _values(pool, off, Q, n2, n3)[:, :, :] = Q[:, 1:n2 + 2, 1:n3 + 2]
+
+
+@nb.njit(**_JIT)
+def _load(P, pool, off, jc, kc, n2, n3):
+    """Cells j <= n2, k <= n3 of ``P`` from the checkpoint at byte ``off`` of ``pool``, kept of cells j <= jc,
+    k <= kc; ``off`` < 0: the slice before the cube (minus infinity, ``P``'s guard)."""
+    if off < 0:
+        P[:, 1:n2 + 2, 1:n3 + 2] = P[0, 0, 0]
+    else:
+        P[:, 1:n2 + 2, 1:n3 + 2] = _values(pool, off, P, jc, kc)[:, :n2 + 1, :n3 + 1]
 
 
 @nb.njit(**_JIT)
@@ -230,10 +258,17 @@ def _walk(words, base, at, ops, nops):
 @nb.njit(**_JIT)
 def align_triplet(a, b, c, mode, sc, neg, costs, trace, budget, run_op, run_len, out):
     """Align one triplet with affine gaps (``costs``: ``opening_costs``). ``out``: score, start (3), end (3), run
-    count; runs go to run_op/run_len. ``budget``: bytes of words allowed before the checkpointed walk."""
+    count; runs go to run_op/run_len. ``budget``: bytes of words allowed before the checkpointed walk
+    (``_walk_parts``)."""
     n1, n2, n3 = a.shape[0], b.shape[0], c.shape[0]
     n = (n1, n2, n3)
     out[:] = 0
+    cells = (n2 + 1) * (n3 + 1)
+    full = trace and (n1 + 1) * cells * 4 <= budget
+    # the traceback's memory first, untouched until used: where it cannot be had, nothing else was made
+    words = np.empty((n1 + 1 if full else 0, n2 + 1, n3 + 1), np.uint32)
+    value_bytes = round8(7 * cells * neg.itemsize)  # slices of values (7 cells) kept, blocks of words between
+    pool = np.empty(pool_bytes(budget, value_bytes, 4 * cells) if trace and not full else 0, np.uint8)
     tabs = _tables(a, b, c, sc, neg)
     g2 = sc[3] * 2
     P = np.full((7, n2 + 2, n3 + 2), neg[0], neg.dtype)
@@ -242,17 +277,15 @@ def align_triplet(a, b, c, mode, sc, neg, costs, trace, budget, run_op, run_len,
             np.empty(n3 + 1, neg.dtype))
     best = np.full(1, neg[0] if mode == GLOBAL else 0, neg.dtype)
     at = np.full(4, -1, np.int64)
-    cells = (n1 + 1) * (n2 + 1) * (n3 + 1)
-    full = trace and cells * 4 <= budget
-    every = 0
-    words = np.zeros((0, 0, 0), np.uint32)
-    ckpt = np.empty((0, 7, n2 + 2, n3 + 2), neg.dtype)
-    if full:
-        words = np.empty((n1 + 1, n2 + 1, n3 + 1), np.uint32)
-    elif trace:  # slices of values (7 cells) every s, s slices of words (4 bytes a cell) at once
-        every = max(1, int(math.sqrt(7.0 * neg.itemsize / 4.0 * (n1 + 1))))
-        ckpt = np.empty(((n1 + 1) // every, 7, n2 + 2, n3 + 2), neg.dtype)
-    _sweep(a, tabs, costs, mode, g2, 0, n1, n, P, Q, words, True, best, at, ckpt, every, rows)
+    keep = np.empty(n1 + 1 if trace else 0, np.int64)  # checkpoints of the first sweep
+    offs = np.empty(n1 + 1 if trace else 0, np.int64)
+    kept = 0
+    if trace and not full:
+        f, r, blk = plan(n1 + 1, pool.shape[0], value_bytes, 4 * cells)
+        kept = marks(-1, n1 + 1, f, r, blk, keep)
+        for x in range(kept):
+            offs[x] = x * value_bytes
+    _sweep(a, tabs, costs, mode, g2, 0, n1, n, P, Q, words, True, best, at, keep[:kept], pool, offs, rows)
     if at[3] < 0:  # no column: the empty alignment (nothing above 0, or three empty sequences)
         return
     out[0] = best[0]
@@ -264,17 +297,60 @@ def align_triplet(a, b, c, mode, sc, neg, costs, trace, budget, run_op, run_len,
     if full:
         nops, _ = _walk(words, 0, at, ops, nops)
     else:
-        done = False
-        block = np.empty((every, n2 + 1, n3 + 1), np.uint32)
-        while not done:
-            base = (at[0] // every) * every
-            P[:] = neg[0]
-            if base > 0:
-                P[:] = ckpt[base // every - 1]
-            _sweep(a, tabs, costs, mode, g2, base, at[0], n, P, Q, block, False, best, at, ckpt, 0, rows)
-            nops, done = _walk(block, base, at, ops, nops)
+        nops = _walk_parts(a, tabs, costs, mode, g2, n, P, Q, best, at, ops, pool, keep, offs, kept, rows)
     out[1], out[2], out[3] = at[0], at[1], at[2]
     out[7] = runs_of(ops, nops, run_op, run_len)
+
+
+@nb.njit(**_JIT)
+def _walk_parts(a, tabs, costs, mode, g2, n, P, Q, best, at, ops, pool, ck_at, ck_off, top, rows):
+    """The walk back from the column at ``at`` past the budget (``triplet_checkpoint``'s schedule): ``pool``
+    holds the first sweep's ``top`` checkpoints (slices ``ck_at``, from bytes ``ck_off``), then each step's;
+    every sweep after the first covers the walk's rectangle only. Returns the count of ``ops``."""
+    n1 = n[0]
+    ck_j = np.full(n1 + 1, n[1], np.int64)  # the rectangle each checkpoint holds
+    ck_k = np.full(n1 + 1, n[2], np.int64)
+    ck_end = np.empty(n1 + 1, np.int64)  # where each ends in the pool
+    step = round8(7 * (n[1] + 1) * (n[2] + 1) * P.itemsize)
+    for x in range(top):
+        ck_end[x] = ck_off[x] + step
+    none = np.empty(0, np.int64)
+    nowords = np.empty((0, 0, 0), np.uint32)
+    nops = 0
+    while True:
+        iw, jw, kw = at[0], at[1], at[2]
+        while top > 0 and ck_at[top - 1] >= iw:  # the walk is past them
+            top -= 1
+        p0 = ck_at[top - 1] if top > 0 else -1
+        used = ck_end[top - 1] if top > 0 else 0
+        _load(P, pool, ck_off[top - 1] if top > 0 else -1, ck_j[top - 1], ck_k[top - 1], jw, kw)
+        rect = (n1, jw, kw)
+        cells = (jw + 1) * (kw + 1)
+        value_bytes = round8(7 * cells * P.itemsize)
+        L = iw - p0
+        free = pool.shape[0] - used
+        count = L  # slices swept with their words
+        if L * cells * 4 > free:
+            f, r, blk = plan(L, free, value_bytes, 4 * cells)
+            new = marks(p0, L, f, r, blk, ck_at[top:])
+            for x in range(top, top + new):
+                ck_off[x] = used + (x - top) * value_bytes
+                ck_end[x] = ck_off[x] + value_bytes
+                ck_j[x], ck_k[x] = jw, kw
+            if new > 0:  # sweep to the last new checkpoint; the next step starts from it
+                _sweep(a, tabs, costs, mode, g2, p0 + 1, ck_at[top + new - 1], rect, P, Q, nowords, False, best,
+                       at, ck_at[top:top + new], pool, ck_off[top:top + new], rows)
+                top += new
+                continue
+            count = blk  # no checkpoint: to the last blk slices score only, then their words
+            P, Q = _sweep(a, tabs, costs, mode, g2, p0 + 1, iw - count, rect, P, Q, nowords, False, best, at, none,
+                          pool, none, rows)
+        base = iw - count + 1
+        block = pool[used:used + count * cells * 4].view(np.uint32).reshape((count, jw + 1, kw + 1))
+        _sweep(a, tabs, costs, mode, g2, base, iw, rect, P, Q, block, False, best, at, none, pool, none, rows)
+        nops, done = _walk(block, base, at, ops, nops)
+        if done:
+            return nops
 
 
 @nb.njit(parallel=True, **_JIT)

@@ -8,33 +8,34 @@ Layout: the sweep runs over i (A) one (j, k) slice at a time, each slice
 one anti-diagonal j + k after another. Along an anti-diagonal no cell
 needs another: all seven moves come from the previous slice or the two
 previous diagonals, so one loop takes them all and the compiler vectorises
-it (a sweep by rows had the move from the left as a scalar running
-maximum after each row; RESULTS.md, 2026-11-29, compares them). Slices are
-stored skewed, cell (i, j, k) of slice i at [J + K, J] with J = j + 1,
-K = k + 1; row 0 and column 0 of the unskewed slice (J = 0 or K = 0) are
-guards of minus infinity, never written, so every predecessor exists. The
-slice functions take whole arrays and unsigned indices (no views, which
-cost reference counting, nor negative-index checks) and take every sum
-back to the cell type at once (``_as``): numba widens int32 arithmetic to
-int64, which would halve the lanes of the vector loop. The score bound
-(``triplet.INT32_LIMIT``) keeps these sums, minus infinity included,
-inside the cell type. The pair score of B against C is a table made once
-per triplet, by anti-diagonal; A's letter picks one row of a profile
-against C (reversed, to run along a diagonal) and one against B.
+it (a sweep by rows had the move from the left as a scalar running maximum
+after each row; benchmarks/decisions/triplet_cpu_antidiagonals.md,
+2026-11-29, compares them). Slices are stored skewed, cell (i, j, k) of
+slice i at [J + K, J] with J = j + 1, K = k + 1; row 0 and column 0 of the
+unskewed slice (J = 0 or K = 0) are guards of minus infinity, never
+written, so every predecessor exists. The slice functions take whole
+arrays and unsigned indices (no views, which cost reference counting, nor
+negative-index checks) and take every sum back to the cell type at once
+(``_as``): numba widens int32 arithmetic to int64, which would halve the
+lanes of the vector loop. The score bound (``triplet.INT32_LIMIT``) keeps
+these sums, minus infinity included, inside the cell type. The pair score
+of B against C is a table made once per triplet, by anti-diagonal; A's
+letter picks one row of a profile against C (reversed, to run along a
+diagonal) and one against B.
 
 Score only keeps two slices. With traceback, one byte per cell is kept for
 the whole cube when it fits the budget (a slice's bytes by anti-diagonal,
 ``_diagonal_starts``): the low byte of the cell's value where the scoring
 allows the walk to find each kind from them (``_walk_values``), else the
 column kind that won, or 7 where the alignment starts. Beyond the budget
-the forward pass keeps every s-th slice (checkpoints) and the walk
-recomputes one block of s slices with their kinds at a time, so the
-alignment is the full cube's.
+the traceback stays within it (or a floor of a few slices): the forward
+pass keeps checkpoint slices and the walk sweeps again, from them, blocks
+of slices with their kinds, only over its own rectangle of (j, k), where
+``triplet_checkpoint`` schedules them (``_walk_parts``); the alignment is
+the full cube's.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from ...config import Mode
 from ...jit import nb
 from numba.extending import overload  # after .jit, which sets numba up
 from .dp import pair_table
+from .triplet_checkpoint import marks, plan, pool_bytes, round8
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 GLOBAL, SEMI, LOCAL = int(Mode.GLOBAL), int(Mode.SEMI_GLOBAL), int(Mode.LOCAL)
@@ -98,8 +100,9 @@ def _skewed(tabs):
 
 
 @nb.njit(**_JIT)
-def _slice(P, Q, bcs, acr, ab, x, g2, mode, i, vals, starts):
-    """Slice ``Q`` (slice i) from ``P`` (slice i - 1), one anti-diagonal after another (score only).
+def _slice(P, Q, bcs, acr, ab, x, g2, mode, i, vals, starts, n2, n3):
+    """Slice ``Q`` (slice i) from ``P`` (slice i - 1), one anti-diagonal after another (score only), its cells
+    j <= n2, k <= n3 (the whole slice, or the walk's rectangle: ``triplet_checkpoint``).
 
     Along an anti-diagonal no cell needs another, so each diagonal's loop
     takes all seven moves and the compiler vectorises it: it runs with
@@ -113,8 +116,6 @@ def _slice(P, Q, bcs, acr, ab, x, g2, mode, i, vals, starts):
     ``_slice_dirs``'s codes (the walk on values: ``_walk_values``).
     """
     one, two = np.uint64(1), np.uint64(2)
-    n2 = P.shape[1] - 2
-    n3 = P.shape[0] - n2 - 3
     g = _as(g2, Q)
     low = _as(0 if mode == LOCAL else P[0, 0], Q)  # the floor (the guard's minus infinity: none)
     X, W = np.uint64(x), np.uint64(acr.shape[1])
@@ -138,12 +139,10 @@ def _slice(P, Q, bcs, acr, ab, x, g2, mode, i, vals, starts):
 
 
 @nb.njit(**_JIT)
-def _slice_dirs(P, Q, bcs, acr, ab, x, g2, mode, i, dirs, starts):
+def _slice_dirs(P, Q, bcs, acr, ab, x, g2, mode, i, dirs, starts, n2, n3):
     """As ``_slice``, noting each cell's winning column kind (the first of equal ones in kind order; START
     where the alignment starts) in ``dirs``, anti-diagonal d = j + k at ``starts[d]``, by j along it."""
     one, two = np.uint64(1), np.uint64(2)
-    n2 = P.shape[1] - 2
-    n3 = P.shape[0] - n2 - 3
     g = _as(g2, Q)
     local = mode == LOCAL
     X, W = np.uint64(x), np.uint64(acr.shape[1])
@@ -257,34 +256,64 @@ def _diagonal_starts(n2, n3):
 
 
 @nb.njit(**_JIT)
-def _sweep(a, tabs, mode, g2, i_from, i_to, P, Q, dirs, values, track, best, at, ckpt, every):
-    """Slices i_from .. i_to from ``P`` (slice i_from - 1); returns the last slice.
+def _sweep(a, tabs, mode, g2, i_from, i_to, n2, n3, P, Q, dirs, values, track, best, at, keep, pool, offs):
+    """Slices i_from .. i_to from ``P`` (slice i_from - 1), cells j <= n2, k <= n3; returns (last slice, the
+    other).
 
     ``dirs`` (when it has slices) receives the direction bytes of slice i at
     [i - i_from] (``_slice_dirs``), or with ``values`` the low bytes of its
-    values (``_slice``); ``track``: keep the best end cell;
-    ``every`` > 0: slice i is copied to ``ckpt[(i + 1) // every - 1]`` when
-    i + 1 is a multiple of it.
+    values (``_slice``); ``track``: keep the best end cell (whole slices);
+    slice ``keep[x]`` (ascending) is kept in ``pool`` from byte ``offs[x]``
+    (``_save``).
     """
     bcs, acr, ab = tabs
     n1 = a.shape[0]
-    n2 = P.shape[1] - 2
-    n3 = P.shape[0] - n2 - 3
     rows = np.empty(n2 + 2, P.dtype)
     starts = _diagonal_starts(n2, n3)
     none = np.zeros(0, np.uint8)
+    nk = 0
     for i in range(i_from, i_to + 1):
         x = min(a[i - 1], 4) if i > 0 else 4
         if dirs.shape[0] > 0 and not values:
-            _slice_dirs(P, Q, bcs, acr, ab, x, g2, mode, i, dirs[i - i_from], starts)
+            _slice_dirs(P, Q, bcs, acr, ab, x, g2, mode, i, dirs[i - i_from], starts, n2, n3)
         else:
-            _slice(P, Q, bcs, acr, ab, x, g2, mode, i, dirs[i - i_from] if dirs.shape[0] > 0 else none, starts)
+            _slice(P, Q, bcs, acr, ab, x, g2, mode, i, dirs[i - i_from] if dirs.shape[0] > 0 else none, starts,
+                   n2, n3)
         if track:
             _track(Q, mode, i, n1, n2, n3, best, at, rows)
-        if every > 0 and (i + 1) % every == 0:
-            ckpt[(i + 1) // every - 1, :, :] = Q
+        if nk < keep.shape[0] and keep[nk] == i:
+            _save(Q, pool, offs[nk], n2, n3, starts)
+            nk += 1
         P, Q = Q, P
-    return P
+    return P, Q
+
+
+@nb.njit(**_JIT)
+def _save(Q, pool, off, n2, n3, starts):
+    """Slice ``Q``'s cells j <= n2, k <= n3 into ``pool`` from byte ``off``, by anti-diagonal as its direction
+    bytes (``_diagonal_starts(n2, n3)``): a checkpoint."""
+    ck = pool[off:off + (n2 + 1) * (n3 + 1) * Q.itemsize].view(Q.dtype)
+    for D in range(2, n2 + n3 + 3):
+        lo, hi = max(1, D - n3 - 1), min(n2 + 1, D - 1)
+        at = starts[D - 2] - lo
+        ck[at + lo:at + hi + 1] = Q[D, lo:hi + 1]
+
+
+@nb.njit(**_JIT)
+def _load(P, pool, off, jc, kc, n2, n3):
+    """Cells j <= n2, k <= n3 of ``P`` from the checkpoint at byte ``off`` of ``pool``, kept of cells j <= jc,
+    k <= kc (jc >= n2, kc >= n3); ``off`` < 0: the slice before the cube (minus infinity, ``P``'s guard)."""
+    if off < 0:
+        for D in range(2, n2 + n3 + 3):
+            lo, hi = max(1, D - n3 - 1), min(n2 + 1, D - 1)
+            P[D, lo:hi + 1] = P[0, 0]
+        return
+    ck = pool[off:off + (jc + 1) * (kc + 1) * P.itemsize].view(P.dtype)
+    starts = _diagonal_starts(jc, kc)
+    for D in range(2, n2 + n3 + 3):
+        lo, hi = max(1, D - n3 - 1), min(n2 + 1, D - 1)
+        at = starts[D - 2] - max(1, D - kc - 1)
+        P[D, lo:hi + 1] = ck[at + lo:at + hi + 1]
 
 
 @nb.njit(inline="always", **_JIT)
@@ -371,27 +400,29 @@ def align_triplet(a, b, c, mode, sc, neg, values, trace, budget, run_op, run_len
     ``values``: the scoring lets the walk take the kinds from the values' low
     bytes (``Scoring.triplet_value_drop``), kept instead of the kinds where
     the whole cube fits; ``budget``: direction bytes allowed before the
-    checkpointed walk (which keeps the kinds).
+    checkpointed walk (which keeps the kinds, ``_walk_parts``).
     """
     n1, n2, n3 = a.shape[0], b.shape[0], c.shape[0]
+    cells = (n2 + 1) * (n3 + 1)  # a slice's direction bytes
+    full = trace and (n1 + 1) * cells <= budget
+    # the traceback's memory first, untouched until used: where it cannot be had, nothing else was made
+    dirs = np.empty((n1 + 1 if full else 0, cells), np.uint8)  # every direction byte at once
+    value_bytes = round8(cells * neg.itemsize)
+    pool = np.empty(pool_bytes(budget, value_bytes, cells) if trace and not full else 0, np.uint8)
     tabs = _skewed(_tables(a, b, c, sc, neg))
     P = np.full((n2 + n3 + 3, n2 + 2), neg[0], neg.dtype)
     Q = np.full((n2 + n3 + 3, n2 + 2), neg[0], neg.dtype)
     best = np.full(1, neg[0], neg.dtype)
     at = np.zeros(3, np.int64)
-    cells = (n2 + 1) * (n3 + 1)  # a slice's direction bytes
-    dirs = np.zeros((0, 0), np.uint8)
-    full = trace and (n1 + 1) * cells <= budget
-    every = 0  # checkpointed walk: every-th slice kept
-    if full:  # every direction byte at once
-        dirs = np.empty((n1 + 1, cells), np.uint8)
-        ckpt = np.empty((0, n2 + n3 + 3, n2 + 2), neg.dtype)
-    elif trace:
-        every = max(1, int(math.sqrt(4.0 * (n1 + 1))))
-        ckpt = np.empty(((n1 + 1) // every, n2 + n3 + 3, n2 + 2), neg.dtype)
-    else:
-        ckpt = np.empty((0, n2 + n3 + 3, n2 + 2), neg.dtype)
-    _sweep(a, tabs, mode, sc[3] * 2, 0, n1, P, Q, dirs, values, True, best, at, ckpt, every)
+    keep = np.empty(n1 + 1 if trace else 0, np.int64)  # checkpoints of the first sweep
+    offs = np.empty(n1 + 1 if trace else 0, np.int64)
+    kept = 0
+    if trace and not full:
+        f, r, blk = plan(n1 + 1, pool.shape[0], value_bytes, cells)
+        kept = marks(-1, n1 + 1, f, r, blk, keep)
+        for x in range(kept):
+            offs[x] = x * value_bytes
+    _sweep(a, tabs, mode, sc[3] * 2, 0, n1, n2, n3, P, Q, dirs, values, True, best, at, keep[:kept], pool, offs)
     out[0] = best[0]
     out[4], out[5], out[6] = at[0], at[1], at[2]
     out[7] = 0
@@ -405,17 +436,58 @@ def align_triplet(a, b, c, mode, sc, neg, values, trace, budget, run_op, run_len
     elif full:
         nops, _ = _walk(dirs, 0, at, ops, nops, starts, n3)
     else:
-        done = False
-        block = np.empty((every, cells), np.uint8)
-        while not done:
-            base = (at[0] // every) * every
-            P[:, :] = neg[0]
-            if base > 0:
-                P[:, :] = ckpt[base // every - 1]
-            _sweep(a, tabs, mode, sc[3] * 2, base, at[0], P, Q, block, False, False, best, at, ckpt, 0)
-            nops, done = _walk(block, base, at, ops, nops, starts, n3)
+        nops = _walk_parts(a, tabs, mode, sc[3] * 2, P, Q, best, at, ops, pool, keep, offs, kept)
     out[1], out[2], out[3] = at[0], at[1], at[2]
     out[7] = runs_of(ops, nops, run_op, run_len)
+
+
+@nb.njit(**_JIT)
+def _walk_parts(a, tabs, mode, g2, P, Q, best, at, ops, pool, ck_at, ck_off, top):
+    """The walk back from end cell ``at`` past the budget (``triplet_checkpoint``'s schedule): ``pool`` holds
+    the first sweep's ``top`` checkpoints (slices ``ck_at``, from bytes ``ck_off``), then each step's; every
+    sweep after the first covers the walk's rectangle only. Returns the count of ``ops``."""
+    n1 = a.shape[0]
+    ck_j = np.full(n1 + 1, P.shape[1] - 2, np.int64)  # the rectangle each checkpoint holds
+    ck_k = np.full(n1 + 1, P.shape[0] - P.shape[1] - 1, np.int64)
+    ck_end = np.empty(n1 + 1, np.int64)  # where each ends in the pool
+    step = round8((ck_j[0] + 1) * (ck_k[0] + 1) * P.itemsize)
+    for x in range(top):
+        ck_end[x] = ck_off[x] + step
+    none = np.empty(0, np.int64)
+    nops = 0
+    while True:
+        iw, jw, kw = at[0], at[1], at[2]
+        while top > 0 and ck_at[top - 1] >= iw:  # the walk is past them
+            top -= 1
+        p0 = ck_at[top - 1] if top > 0 else -1
+        used = ck_end[top - 1] if top > 0 else 0
+        _load(P, pool, ck_off[top - 1] if top > 0 else -1, ck_j[top - 1], ck_k[top - 1], jw, kw)
+        cells = (jw + 1) * (kw + 1)
+        value_bytes = round8(cells * P.itemsize)
+        L = iw - p0
+        free = pool.shape[0] - used
+        count = L  # slices swept with their codes
+        if L * cells > free:
+            f, r, blk = plan(L, free, value_bytes, cells)
+            new = marks(p0, L, f, r, blk, ck_at[top:])
+            for x in range(top, top + new):
+                ck_off[x] = used + (x - top) * value_bytes
+                ck_end[x] = ck_off[x] + value_bytes
+                ck_j[x], ck_k[x] = jw, kw
+            if new > 0:  # sweep to the last new checkpoint; the next step starts from it
+                _sweep(a, tabs, mode, g2, p0 + 1, ck_at[top + new - 1], jw, kw, P, Q, np.empty((0, 0), np.uint8),
+                       False, False, best, at, ck_at[top:top + new], pool, ck_off[top:top + new])
+                top += new
+                continue
+            count = blk  # no checkpoint: to the last blk slices score only, then their codes
+            P, Q = _sweep(a, tabs, mode, g2, p0 + 1, iw - count, jw, kw, P, Q, np.empty((0, 0), np.uint8), False,
+                          False, best, at, none, pool, none)
+        base = iw - count + 1
+        block = pool[used:used + count * cells].reshape((count, cells))
+        _sweep(a, tabs, mode, g2, base, iw, jw, kw, P, Q, block, False, False, best, at, none, pool, none)
+        nops, done = _walk(block, base, at, ops, nops, _diagonal_starts(jw, kw), kw)
+        if done:
+            return nops
 
 
 @nb.njit(**_JIT)
