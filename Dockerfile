@@ -7,9 +7,12 @@
 #   docker build -t seqalign-cli .
 #   docker run --rm seqalign-cli info
 #   docker run --rm --gpus all -v "$PWD:/data" -w /data seqalign-cli pair q.fa t.fa -o out.sam
+#
+# tests/test_container.py replays these instructions in a Debian root (debootstrap, chroot) and
+# runs the result; only the base image (FROM) is not checked there.
 FROM nvidia/cuda:13.0.1-runtime-ubuntu24.04
-# samtools: merges BAM parts (examples/snakemake)
-RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv samtools \
+# samtools: merges BAM parts (examples/snakemake); ca-certificates: pip's HTTPS to PyPI
+RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv samtools ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 COPY . /opt/seqalign-cli
 RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir '/opt/seqalign-cli[cuda]'
