@@ -1,9 +1,9 @@
 """Fuzz the input readers: FASTA/FASTQ (``FastxReader``) and GFA (``load_graph``) on generated inputs, and
 FASTA/FASTQ compressed as gzip, BGZF, bzip2, xz or zstd and then damaged.
 
-Every plain case either parses to the reference readers' records (tests/fastx_reference.py,
-tests/gfa_reference.py) or stops with the clean ``InputError`` they expect (see
-tests/fuzz_inputs.py, shared with tests/test_fuzz_readers.py).
+Every plain case either parses to the reference readers' records (tests/support/fastx_reference.py,
+tests/support/gfa_reference.py) or stops with the clean ``InputError`` they expect (see
+tests/support/fuzz_inputs.py, shared with tests/test_fuzz_readers.py).
 
 A compressed case (kinds gzip, bgzf, bzip2, xz, zstd; ``compressed``: all
 five) packs records (valid ones mostly, a refused text now and then, 20-400
@@ -54,8 +54,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from fuzz_inputs import (EQUAL, ERROR, SIZES, SLOW_S, Failure, _check_block, _reference_fastx,  # noqa: E402
-                         make_case, mutate, reader_sizes, run_case, valid_fasta, valid_fastq, warm_up)
+from support.fuzz_inputs import (EQUAL, ERROR, SIZES, SLOW_S, Failure, _check_block,  # noqa: E402
+                                 _reference_fastx, make_case, mutate, reader_sizes, run_case, valid_fasta,
+                                 valid_fastq, warm_up)
 
 from seqalign_cli.errors import InputError  # noqa: E402
 from seqalign_cli.io.fastx import FastxReader  # noqa: E402

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .config import MODES, AlignConfig, Scoring
+from .config import GRAPH_MODES, MODES, TRIPLET_MODES, AlignConfig, Scoring
 from .errors import InputError, UsageError
 
 __all__ = ["GraphAlignment", "PairAlignment", "TripletAlignment", "align_graph", "align_pairs",
@@ -431,8 +431,6 @@ def iter_triplets(a, b=None, c=None, *, mode: str = "global", match: int = 2, mi
     holds the triplets, in memory as 3-tuples, in a file as records 3t, 3t+1,
     3t+2 (as ``--interleaved``). Options as ``seqalign triplet``'s.
     """
-    from .cli import TRIPLET_MODES
-
     align = _align_config(TRIPLET_MODES, mode, Scoring(match, mismatch, gap_open, gap_extend, n_penalty),
                           score_only, max_matrix_mb)
     run = _Run(align, backend, device, threads, batch_size)
@@ -481,8 +479,6 @@ def iter_graph(graph, reads, *, mode: str = "glocal", match: int = 2, mismatch: 
     ``seqalign_cli.io.gfa.load_graph`` (with the same ``forward_only``), which
     saves preparing it again for every call. Options as ``seqalign graph``'s.
     """
-    from .cli import GRAPH_MODES
-
     align = _align_config(GRAPH_MODES, mode, Scoring(match, mismatch, gap_open, gap_extend, n_penalty),
                           score_only, max_matrix_mb)
     run = _Run(align, backend, device, threads, batch_size)

@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from .jit import nb
+from .results import RunStore
 
 PAD = 4  # padding code (scores as N; never reaches a lane's result)
 
@@ -47,26 +48,9 @@ def _gather(values, off, idx, new_off, out):
         out[new_off[k]:new_off[k + 1]] = values[start:start + new_off[k + 1] - new_off[k]]
 
 
-def scatter_runs(store, idx: np.ndarray, other):
-    """``RunStore.take``'s copy: the runs of ``other``'s records 0.. (``count`` of them each) into the slots of
-    records ``idx`` of ``store``, in one compiled pass that releases the interpreter lock."""
-    _scatter(store.op, store.length, np.require(store.off, np.int64, "CW"), np.require(idx, np.int64, "CW"),
-             other.op, other.length, np.require(other.off, np.int64, "CW"), np.require(other.count, np.int64, "CW"))
-
-
-@nb.njit(cache=True, nogil=True)
-def _scatter(op, length, off, idx, other_op, other_length, other_off, count):
-    for k in range(idx.shape[0]):
-        s, o, n = off[idx[k]], other_off[k], count[k]
-        op[s:s + n] = other_op[o:o + n]
-        length[s:s + n] = other_length[o:o + n]
-
-
 def compile_ahead():
-    """Compile ``gather_runs`` and ``scatter_runs`` for the arrays of a run (``precompile``: a GPU run's
-    first subset and merge of results then compile nothing)."""
-    from .results import RunStore
-
+    """Compile ``gather_runs`` and ``results.scatter_runs`` (``RunStore.take``) for the arrays of a run
+    (``precompile``: a GPU run's first subset and merge of results then compile nothing)."""
     gather_runs(np.zeros(3, np.uint8), np.arange(4), np.arange(2))
     store = RunStore.allocate(np.full(2, 3, np.int64), 2)
     store.take(np.arange(2), RunStore.allocate(np.full(2, 3, np.int64), 2))

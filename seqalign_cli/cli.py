@@ -23,9 +23,10 @@ import sys
 
 import click
 
-from . import __version__, families
+from . import families
+from ._version import __version__
 from .backends import BACKENDS
-from .config import MODES, AlignConfig, RunConfig, Scoring
+from .config import GRAPH_MODES, MODES, TRIPLET_MODES, AlignConfig, RunConfig, Scoring
 from .errors import SeqalignError, UsageError
 from .writers import formats, output_format
 
@@ -33,8 +34,6 @@ SCORE = click.IntRange(0, 2**31 - 1)
 #: the largest score SAM's AS:i and BAM's 32-bit integer tags hold
 INT32_MAX = 2**31 - 1
 CONTEXT = dict(help_option_names=["-h", "--help"], max_content_width=100)
-TRIPLET_MODES = ("global", "semi-global", "local")
-GRAPH_MODES = ("global", "glocal", "local")
 STRANDS = ("forward", "both")
 
 
@@ -293,11 +292,11 @@ def compile_(quiet, wide):
     engines of their own, compiled with --wide, else on the first run that
     needs them (which says so).
     """
-    from .precompile import main as precompile
+    from .compile_jobs import main as precompile
 
     flags = (["--quiet"] if quiet else []) + (["--wide"] if wide else [])
-    code = precompile(flags)
-    code = precompile(flags + ["--backend=cuda"]) or code  # says why not where no GPU is usable
+    code = precompile(flags, main)  # the jobs run through this command line
+    code = precompile(flags + ["--backend=cuda"], main) or code  # says why not where no GPU is usable
     if code:
         raise SeqalignError("some compile jobs failed (above)")
 

@@ -1,4 +1,5 @@
-"""Frozen configuration objects: alignment modes, scoring scheme, what to compute, run options.
+"""Frozen configuration objects: alignment modes (and each family's list of them), scoring scheme, what to compute,
+run options.
 
 Imports nothing heavy (no numpy): the command line loads it before the GPU driver starts.
 """
@@ -48,7 +49,10 @@ class Mode(IntEnum):
         return (qend == 0) & (tend == 0)
 
 
+#: the modes of each subcommand (its ``--mode`` choices, and the Python API's): pairs take every ``Mode``
 MODES = tuple(m.label for m in Mode)
+TRIPLET_MODES = ("global", "semi-global", "local")
+GRAPH_MODES = ("global", "glocal", "local")
 
 
 @dataclass(frozen=True)

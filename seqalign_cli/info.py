@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import platform
 
-from . import __version__, families
+from . import families
+from ._version import __version__
 
 
 def report() -> list[str]:

@@ -52,7 +52,7 @@ import tempfile
 import threading
 import time
 
-from . import __version__
+from ._version import __version__
 
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 

@@ -6,7 +6,8 @@ Two layers:
   (CIGAR runs for pairs; column runs for triplets; a graph path's CIGAR),
   each record with room for its runs at ``off`` and ``count`` runs in use.
   Every family's results hold one, and the GPU scheduler, the CPU fallback
-  and the writers use its ``allocate``, ``take``, ``packed`` and ``view``.
+  and the writers use its ``allocate``, ``take`` (one compiled copy,
+  ``scatter_runs``), ``packed`` and ``view``.
 * ``Alignments``: the pairwise record (score, spans, edit statistics) around
   a ``RunStore`` of CIGAR runs; ``TripletAlignments``: the triplet record
   around a ``RunStore`` of column runs; ``GraphAlignments``: the read-to-graph
@@ -27,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .config import Mode
+from .jit import nb
 
 
 class Op(IntEnum):
@@ -82,8 +84,6 @@ class RunStore:
         self.count[idx] = other.count
         if len(self.op) <= 1:  # score only
             return
-        from .batching import scatter_runs  # compiled code: imported once runs are in use
-
         scatter_runs(self, idx, other)
 
     def packed(self, subset: np.ndarray) -> tuple[np.ndarray, int]:
@@ -511,6 +511,21 @@ class GraphAlignments:
         """(aligned, span) after ``finish``, for the run statistics: which reads hold a non-empty alignment
         (``end_base`` set), and the read span, -1 where the start was not computed (score only, local)."""
         return self.end_base >= 0, np.where(self.qstart >= 0, self.qend - self.qstart, -1)
+
+
+def scatter_runs(store, idx: np.ndarray, other):
+    """``RunStore.take``'s copy: the runs of ``other``'s records 0.. (``count`` of them each) into the slots of
+    records ``idx`` of ``store``, in one compiled pass that releases the interpreter lock."""
+    _scatter(store.op, store.length, np.require(store.off, np.int64, "CW"), np.require(idx, np.int64, "CW"),
+             other.op, other.length, np.require(other.off, np.int64, "CW"), np.require(other.count, np.int64, "CW"))
+
+
+@nb.njit(cache=True, nogil=True)
+def _scatter(op, length, off, idx, other_op, other_length, other_off, count):
+    for k in range(idx.shape[0]):
+        s, o, n = off[idx[k]], other_off[k], count[k]
+        op[s:s + n] = other_op[o:o + n]
+        length[s:s + n] = other_length[o:o + n]
 
 
 def _gather_csr(buf: np.ndarray, start: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

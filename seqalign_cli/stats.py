@@ -150,7 +150,7 @@ def _mean(total: int, count: int) -> float | None:
 
 def document(summary, collected: Collector, family: str, command_line: str, sample: str) -> dict:
     """The JSON of a run: a MultiQC custom-content table section, the whole under ``seqalign`` too."""
-    from . import __version__
+    from ._version import __version__
 
     aligned_known = collected.lengths.total
     row = {

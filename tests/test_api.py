@@ -21,8 +21,8 @@ from seqalign_cli import align_graph, align_pairs, align_triplets, iter_pairs
 from seqalign_cli.cli import cli
 from seqalign_cli.errors import InputError, UsageError
 
-from clidata import EX1, EX1_READS, GQ, GT, read_fastx, write_fasta
-from conftest import BACKENDS, make_backend
+from support.clidata import EX1, EX1_READS, GQ, GT, read_fastx, write_fasta
+from support.backends import BACKENDS, make_backend
 
 DATA = Path(__file__).parent / "data"
 SARS = [DATA / "triplet" / f"sars.{s}.fa" for s in "abc"]
@@ -213,7 +213,7 @@ def test_bad_letters_raise_input_error(tmp_path):
 
 def test_affine_triplets():
     """gap_open > 0: quasi-natural affine gaps (the oracle's ``ref_align_affine``), the same on every backend."""
-    from triplet_oracles import ref_align_affine
+    from support.triplet_oracles import ref_align_affine
 
     from seqalign_cli.config import Scoring
 

@@ -37,7 +37,7 @@ from typing import Callable
 
 import pytest
 
-from clidata import EX1
+from support.clidata import EX1
 
 SEQALIGN = str(Path(sys.executable).with_name("seqalign"))
 KEEP = b"an output that must survive a failed run\n"

@@ -27,12 +27,12 @@ from seqalign_cli import __version__
 from seqalign_cli.cli import cli, main
 from seqalign_cli.errors import SeqalignError
 
-from helpers import TSV_COLUMNS, parse_tsv
-from oracles import cigar_counts, parse_cigar, rescore
+from support.helpers import TSV_COLUMNS, parse_tsv
+from support.oracles import cigar_counts, parse_cigar, rescore
 
-import clidata
-from clidata import write_fasta
-from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
+from support import clidata
+from support.clidata import write_fasta
+from support.clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
 COLUMNS = TSV_COLUMNS
 MODES = ("global", "semi-global", "glocal", "local")
 

@@ -15,7 +15,7 @@ from seqalign_cli.errors import InputError
 from seqalign_cli.io.bgzf import GROUP, BgzfInput
 from seqalign_cli.io.fastx import FastxReader, open_binary
 
-from clidata import GQ, GT
+from support.clidata import GQ, GT
 
 
 @pytest.fixture(scope="module")

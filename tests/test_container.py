@@ -512,7 +512,7 @@ def test_the_replay_reads_the_dockerfile_as_docker_does(tmp_path):
 @pytest.mark.skipif("'container' not in config.getoption('markexpr')",
                     reason="the container recipe takes minutes: select it with -m container")
 def test_the_dockerfile_builds_and_its_image_runs_every_subcommand(tmp_path):
-    from clidata import read_fastx, write_fasta  # tests/ is on the path (conftest.py)
+    from support.clidata import read_fastx, write_fasta  # tests/ is on the path (pyproject.toml)
 
     from seqalign_cli.jit import CompileNotice
 

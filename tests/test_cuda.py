@@ -15,8 +15,8 @@ from seqalign_cli.config import MODES, AlignConfig, Scoring
 from seqalign_cli.io.encode import make_batch
 from seqalign_cli.io.fastx import FastxReader
 
-from helpers import assert_same_results
-from generators import AFFINE, BWA, LINEAR, mutate, random_dna, random_pairs
+from support.helpers import assert_same_results
+from support.generators import AFFINE, BWA, LINEAR, mutate, random_dna, random_pairs
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not gpu_available()[0], reason=gpu_available()[1])]
 

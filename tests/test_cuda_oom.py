@@ -25,8 +25,8 @@ from seqalign_cli.backends.cuda.scheduler import GpuScheduler, halves
 from seqalign_cli.config import AlignConfig
 from seqalign_cli.io.encode import make_batch
 
-from generators import AFFINE, random_pairs
-from helpers import FakeDeviceEngine, assert_same_results
+from support.generators import AFFINE, random_pairs
+from support.helpers import FakeDeviceEngine, assert_same_results
 
 THREADS = os.cpu_count() or 1
 #: cells a fake device holds at once; some pairs of the batch hold more alone

@@ -24,7 +24,7 @@ from seqalign_cli.backends.cpu.pairwise import CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.encode import make_batch
 
-from oracles import CigarError, cigar_counts, rescore
+from support.oracles import CigarError, cigar_counts, rescore
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pairwise")
 

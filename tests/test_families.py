@@ -22,8 +22,8 @@ from seqalign_cli.errors import UsageError
 from seqalign_cli.io.fastx import FastxReader
 from seqalign_cli.runner import run
 
-from clidata import GQ
-from helpers import FakeDeviceEngine
+from support.clidata import GQ
+from support.helpers import FakeDeviceEngine
 
 
 @dataclass

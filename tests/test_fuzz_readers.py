@@ -30,16 +30,11 @@ import random
 import re
 import signal
 import struct
-import sys
 import threading
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
-from conftest import BACKENDS, make_backend
-from fuzz_inputs import EQUAL, ERROR, make_case, run_case, warm_up
-from gfa_reference import GfaFault, read_gfa
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.errors import InputError
 from seqalign_cli.io.encode import encode_many
@@ -47,9 +42,11 @@ from seqalign_cli.io.fastx import FastxReader
 from seqalign_cli.io.gfa import load_graph
 from seqalign_cli.io.graph import GraphBatch
 from seqalign_cli.writers.bgzf import EOF, compress_block
+from support.backends import BACKENDS, make_backend
+from support.fuzz_inputs import EQUAL, ERROR, make_case, run_case, warm_up
+from support.gfa_reference import GfaFault, read_gfa
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-from fuzz_readers import FORMATS, decoded_before_damage, make_packed, run_packed  # noqa: E402
+from fuzz_readers import FORMATS, decoded_before_damage, make_packed, run_packed  # benchmarks/ (pyproject's pythonpath)
 
 
 @pytest.mark.parametrize("kind, seed, cases", [("fastx", 1, 2000), ("fastx", 2, 1500), ("gfa", 1, 2500)])

@@ -18,16 +18,12 @@ The cases, their command lines and their verification live in
 from __future__ import annotations
 
 import os
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
-from conftest import BACKENDS
-
-sys.path.insert(0, str(Path(__file__).parent / "golden"))
-import make_golden as mg  # noqa: E402
+from golden import make_golden as mg
+from support.backends import BACKENDS
 
 NAMES = [case.name for case in mg.CASES]
 BY_NAME = {case.name: case for case in mg.CASES}

@@ -8,6 +8,7 @@ from seqalign_cli.backends.cuda.device import fitting_parts, run_slots, shape_gr
 from seqalign_cli.backends.cuda.pairwise_plan import border_offsets, pair_items, plan_pairs, route_pairs
 from seqalign_cli.backends.cuda.pairwise_warp import dir_words, rows_per_lane
 from seqalign_cli.config import AlignConfig, Scoring
+from support.fake_cupy import without_device
 
 
 def test_run_slots_lists_each_pairs_slots_in_order():
@@ -248,8 +249,8 @@ def test_shared16_neighbour_bound():
     # differ by at most C, and E, F lie within C + gap_open + gap_extend below H
     import random
 
-    from generators import mutate, random_dna
-    from oracles import _matrices
+    from support.generators import mutate, random_dna
+    from support.oracles import _matrices
 
     rng = random.Random(17)
     scorings = (Scoring(), Scoring(match=1, mismatch=4, gap_open=6, gap_extend=1),
@@ -424,8 +425,7 @@ def test_side_by_side_forks_from_the_stream_and_joins_back():
             current.pop()
 
     cp = SimpleNamespace(cuda=SimpleNamespace(Stream=Stream))
-    engine = object.__new__(DeviceEngine)  # no device: the fields side_by_side uses
-    engine.cp, engine._sides = cp, {}
+    engine = without_device(DeviceEngine, cp=cp)  # no device: cp stands in for cupy
     job = Stream(non_blocking=True)
     ran = []
 
@@ -501,9 +501,9 @@ def test_a_job_is_waited_for_by_its_own_end_event():
             log.append(("results", job.batch))
 
     streams = [Stream(k) for k in range(device.STREAMS)]
-    engine = object.__new__(Engine)  # no device: the fields submit and collect use
-    engine.cp = SimpleNamespace(cuda=SimpleNamespace(Device=lambda dev: nullcontext()))
-    engine.device, engine.seconds, engine._streams, engine._turn = 0, {}, streams, 0
+    cp = SimpleNamespace(cuda=SimpleNamespace(Device=lambda dev: nullcontext()))
+    engine = without_device(Engine, cp=cp)  # no device: cp stands in for cupy, the streams are the fakes
+    engine._streams = streams
     jobs = [engine.submit(k, None, np.arange(1), None) for k in range(device.STREAMS + 1)]
     assert jobs[0].stream is jobs[-1].stream  # the last job shares the first one's stream
     for job in jobs:
@@ -528,8 +528,7 @@ def test_scratch_areas_are_kept_by_name_and_stream_and_grow():
 
     stream = SimpleNamespace(ptr=1)
     cp = SimpleNamespace(empty=empty, cuda=SimpleNamespace(get_current_stream=lambda: stream))
-    engine = object.__new__(DeviceEngine)  # no device: the fields scratch uses
-    engine.cp, engine._scratch, engine._held = cp, {}, None
+    engine = without_device(DeviceEngine, cp=cp)  # no device: cp stands in for cupy
     a = engine.scratch("dirs", 100)
     assert a.size == 100 and engine.scratch("dirs", 60).size == 60 and made == [100]
     assert np.shares_memory(a, engine.scratch("dirs", 80))

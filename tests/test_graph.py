@@ -1,6 +1,6 @@
 """Correctness of the graph family (reads against a DAG, ``seqalign graph``) against independent oracles.
 
-Oracles: ``tests/graph_oracles.py`` (its own GFA orientation, the DP of the
+Oracles: ``tests/support/graph_oracles.py`` (its own GFA orientation, the DP of the
 specification with its tie-rule walk, the best pairwise score over every
 source-to-sink path, rescoring and the alignment invariants).
 
@@ -18,7 +18,7 @@ source-to-sink path, rescoring and the alignment invariants).
   ``small_dag_expected.tsv``, and cactus-BRCA2 (local scores never below
   the best score against its embedded paths, equal where that is perfect);
 * the command line: TSV and GAF (read back by the strict reader of
-  ``tests/gaf.py``) against the oracle, score only, ``--forward-only``,
+  ``tests/support/gaf.py``) against the oracle, score only, ``--forward-only``,
   unaligned records, bad graphs (exit 1, one line naming the file and the
   line, no output left), and byte-identical CPU and GPU output on every
   test set (marked gpu).
@@ -44,13 +44,13 @@ import pytest
 
 from seqalign_cli.config import AlignConfig, Scoring
 
-from conftest import BACKENDS, GPU, make_backend
-from graph_oracles import (
+from support.backends import BACKENDS, GPU, make_backend
+from support.graph_oracles import (
     GRAPH_DATA, GraphRecord, check_alignment, enumerate_paths, gfa_paths, mutate, mutated_walk, orient,
     pair_scores, random_gfa, random_seq, random_walk, read_fastx, read_text, ref_align, revcomp, row_is_available,
     cactus_rows, cycle_segments, slot_plan, small_dag_rows, spell_steps, vg_scoring,
 )
-from helpers import gpu_count
+from support.helpers import gpu_count
 
 DATA = GRAPH_DATA
 MODES = ("global", "glocal", "local")
@@ -413,8 +413,8 @@ def tsv_record(row, og) -> GraphRecord:
 
 
 def gaf_records(text: str, og, reads: dict) -> list[tuple[str, GraphRecord]]:
-    """Every GAF line read by the strict reader of tests/gaf.py and checked column by column; (name, record)."""
-    from gaf import check_cigar, parse_gaf
+    """Every GAF line read by the strict reader of tests/support/gaf.py and checked column by column; (name, record)."""
+    from support.gaf import check_cigar, parse_gaf
 
     seg_len = {n: len(s) for n, s in zip(og.names, og.seqs)}
     out = []
@@ -593,11 +593,12 @@ def test_gpu_takes_the_reads_it_can():
 
 def _launch_plan(batch, cfg, pack16=True):
     """CudaGraph.launches without a device (the plan is host arithmetic), on a device of 16 GiB."""
-    from seqalign_cli.backends.cuda.graph import CudaGraph, trace_budgets
+    from seqalign_cli.backends.cuda.graph import CudaGraph
+    from support.fake_cupy import fake_cupy, without_device
 
-    eng = object.__new__(CudaGraph)
-    eng.min_width, eng.pack16, eng.max_warps = 1, pack16, 64
-    eng.checkpoint_bytes, eng.walk_bytes = trace_budgets(16 * 1024**3)
+    # the constructor's budgets come from the pretend device's 16 GiB (trace_budgets); 64 warps a round
+    eng = without_device(CudaGraph, min_width=1, pack16=pack16, cp=fake_cupy(memory=16 * 1024**3))
+    eng.max_warps = 64
     return list(eng.launches(batch, cfg, np.arange(batch.size)))
 
 

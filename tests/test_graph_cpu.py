@@ -27,7 +27,7 @@ import pytest
 
 from seqalign_cli.config import AlignConfig, Scoring
 
-from graph_oracles import GRAPH_DATA, mutate, mutated_walk, orient, random_gfa, random_seq, read_fastx
+from support.graph_oracles import GRAPH_DATA, mutate, mutated_walk, orient, random_gfa, random_seq, read_fastx
 
 MODES = ("global", "glocal", "local")
 SCORINGS = {

@@ -1,4 +1,4 @@
-"""The graph oracles (``tests/graph_oracles.py``) checked against each other and against published scores.
+"""The graph oracles (``tests/support/graph_oracles.py``) checked against each other and against published scores.
 
 * the oriented graph of a hand-made GFA, node by node and base by base
   (ids, Kahn order with the smallest ready node first, reverse complements,
@@ -30,7 +30,7 @@ import random
 
 import pytest
 
-from graph_oracles import (
+from support.graph_oracles import (
     GRAPH_DATA, MODES, GfaError, GraphRecord, GraphScoring, best_over_paths, cactus_rows, check_alignment,
     count_paths, cycle_segments, dp_graph, enumerate_paths, gfa_paths, mutated_walk, orient, pair_scores,
     parse_gfa, random_gfa, random_seq, read_fastx, read_text, ref_align, rescore, revcomp, row_is_available,

@@ -24,7 +24,7 @@ from seqalign_cli.writers import WriterContext, format_from_path, formats, make_
 from seqalign_cli.writers.graph import node_labels
 from seqalign_cli.writers.output import OutputFile
 
-from gaf import GafError, check_cigar, parse_gaf, parse_line
+from support.gaf import GafError, check_cigar, parse_gaf, parse_line
 
 OPS = {"=": Op.MATCH, "X": Op.MISMATCH, "I": Op.INSERTION, "D": Op.DELETION}
 TSV_HEADER = "#read\tlength\tstart\tend\tscore\tpath\tpath_start\tpath_end\tcigar\n"

@@ -28,7 +28,7 @@ from seqalign_cli.io.fastx import FastxReader
 from seqalign_cli.io.pairs import PairChunk, PairInputs, pair_chunks
 from seqalign_cli.results import CIGAR_LETTERS, Alignments
 
-from fastx_reference import ReferenceReader
+from support.fastx_reference import ReferenceReader
 
 # ------------------------------------------------------------ generators
 
@@ -198,7 +198,7 @@ def test_code_of_matches_the_lut():
 
 def test_chunk_batch_equals_make_batch():
     from seqalign_cli.io.encode import make_batch
-    from clidata import GQ, GT
+    from support.clidata import GQ, GT
 
     for chunk in pair_chunks(PairInputs(str(GQ), str(GT), "zip", None), 77):
         a = chunk.batch()
@@ -244,7 +244,7 @@ def test_a_pairing_stopped_early_ends_the_threads_that_read_ahead():
     import threading
     import time
 
-    from clidata import GQ, GT
+    from support.clidata import GQ, GT
 
     before = set(threading.enumerate())
     chunks = pair_chunks(PairInputs(str(GQ), str(GT), "zip", None), 5)

@@ -20,7 +20,7 @@ from seqalign_cli.errors import InputError, SeqalignError, UsageError
 from seqalign_cli.io.fastx import FastxReader, Record, open_binary
 from seqalign_cli.io.pairs import PairInputs, RegionFetcher, pair_chunks
 
-from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
+from support.clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
 
 
 def records(path) -> list[Record]:

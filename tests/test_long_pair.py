@@ -25,9 +25,9 @@ from seqalign_cli.backends.cpu.pairwise import LANES, CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.encode import make_batch
 
-from generators import AFFINE, BWA, LINEAR, mutate, random_dna
-from helpers import assert_same_results
-from oracles import MODES, cigar_counts, parasail_score, rescore
+from support.generators import AFFINE, BWA, LINEAR, mutate, random_dna
+from support.helpers import assert_same_results
+from support.oracles import MODES, cigar_counts, parasail_score, rescore
 
 EDIT = Scoring(match=0, mismatch=1, gap_open=0, gap_extend=1, n_penalty=1)
 WIDE = Scoring(match=1000, mismatch=3000, gap_open=5000, gap_extend=1000, n_penalty=700)

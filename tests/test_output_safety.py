@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from clidata import GQ, GT
+from support.clidata import GQ, GT
 
 PACKAGE = Path(__file__).resolve().parents[1] / "seqalign_cli"
 

@@ -34,10 +34,10 @@ from seqalign_cli.backends.cpu.pairwise import CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.encode import make_batch
 
-from helpers import RESULT_FIELDS, assert_same_results
-from generators import AFFINE, BWA, LINEAR, mutate, random_dna, random_pair, random_pairs  # noqa: F401
-from oracles import (MODES, CigarError, biopython_score, canon, cigar_counts, parasail_score,
-                     ref_align, ref_score, rescore)
+from support.helpers import RESULT_FIELDS, assert_same_results
+from support.generators import AFFINE, BWA, LINEAR, mutate, random_dna, random_pair, random_pairs  # noqa: F401
+from support.oracles import (MODES, CigarError, biopython_score, canon, cigar_counts, parasail_score,
+                             ref_align, ref_score, rescore)
 
 SCORINGS = {
     "affine": AFFINE,

@@ -129,7 +129,7 @@ def test_results_merged_by_records_compile_nothing_after_compile_ahead():
     each record's runs into its slots with the one ``scatter_runs`` that ``compile_ahead`` compiles."""
     import numpy as np
 
-    from seqalign_cli import batching
+    from seqalign_cli import batching, results
     from seqalign_cli.backends.cpu.pairwise import CpuPairwise
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
     from seqalign_cli.backends.cuda.pairwise import HOOKS as PAIRS
@@ -140,7 +140,7 @@ def test_results_merged_by_records_compile_nothing_after_compile_ahead():
     from seqalign_cli.results import CIGAR_LETTERS, COLUMN_LETTERS
 
     batching.compile_ahead()
-    before = len(batching._scatter.signatures)
+    before = len(results._scatter.signatures)
     seqs = [b"ACGTACGTTA", b"", b"GGA", b"TTGCA" * 9, b"ACCA"]
     cfg = AlignConfig(mode="local", traceback=True, scoring=Scoring(gap_open=0))
     for batch, cpu, hooks, letters in ((make_batch(seqs, seqs[::-1]), CpuPairwise(1), PAIRS, CIGAR_LETTERS),
@@ -153,7 +153,7 @@ def test_results_merged_by_records_compile_nothing_after_compile_ahead():
         store = getattr(merged, "cigar", None) or merged.columns
         want = getattr(whole, "cigar", None) or whole.columns
         assert store.strings(letters) == want.strings(letters)
-    assert len(batching._scatter.signatures) == before
+    assert len(results._scatter.signatures) == before
 
 
 def test_the_triplet_wave_table_compiles_nothing_after_compile_ahead():
@@ -287,9 +287,10 @@ def test_compile_covers_every_mode_route_and_width_of_every_subcommand(tmp_path)
     jobs do not. In a process of its own, so that nothing is loaded before the jobs."""
     import json
 
-    code = (f"import json, sys; sys.path.insert(0, {TESTS!r}); import test_precompile as t; "
-            f"print(json.dumps(t.coverage_report({str(tmp_path)!r})))")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=1800)
+    code = f"import json, test_precompile as t; print(json.dumps(t.coverage_report({str(tmp_path)!r})))"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [TESTS, os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=1800)
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.splitlines()[-1])
     assert report["probes_0"] >= 60 and report["probes_1"] >= 60

@@ -45,8 +45,8 @@ from seqalign_cli.writers import bgzf
 from seqalign_cli.writers import sam as S
 from seqalign_cli.writers.output import OutputFile
 
-from clidata import EX1, EX1_PAIRS, EX1_READS, GQ, GT, read_fastx, write_fasta
-from samtools_checks import check_with_samtools
+from support.clidata import EX1, EX1_PAIRS, EX1_READS, GQ, GT, read_fastx, write_fasta
+from support.samtools_checks import check_with_samtools
 
 pysam = pytest.importorskip("pysam")
 MODES = ("global", "semi-global", "glocal", "local")

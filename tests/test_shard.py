@@ -20,8 +20,8 @@ from seqalign_cli.cli import cli, main
 from seqalign_cli.io.fastx import FastxReader
 from seqalign_cli.io.shard import bounds, count_records
 
-import clidata
-from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT, write_fasta
+from support import clidata
+from support.clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT, write_fasta
 
 GRAPH_DATA = DATA.parent / "graph"
 TRIPLET_DATA = DATA.parent / "triplet"

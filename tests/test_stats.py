@@ -29,12 +29,12 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-from conftest import BACKENDS
-from clidata import GQ, GT, read_fastx, write_fasta
 from seqalign_cli import progress
 from seqalign_cli.cli import cli
 from seqalign_cli.errors import SeqalignError
 from seqalign_cli.stats import BINS, Histogram, sample_name
+from support.backends import BACKENDS
+from support.clidata import GQ, GT, read_fastx, write_fasta
 
 GRAPH_DATA = Path(__file__).parent / "data" / "graph"
 TRIPLET_DATA = Path(__file__).parent / "data" / "triplet"
@@ -367,8 +367,11 @@ def big_fasta(path: Path, n: int = 60_000, compress: bool = False) -> Path:
 
 
 @pytest.mark.parametrize("compress", [False, True])
-def test_a_reader_counts_the_bytes_of_its_file(tmp_path, compress):
+def test_a_reader_counts_the_bytes_of_its_file(tmp_path, compress, monkeypatch):
+    from seqalign_cli.io import fastx
     from seqalign_cli.io.fastx import FastxReader
+
+    monkeypatch.setattr(fastx, "MIN_BLOCK", 1 << 20)  # blocks of at most 4 MB: several in this file
 
     path = big_fasta(tmp_path / ("r.fa.gz" if compress else "r.fa"), compress=compress)
     meter = progress.Meter(str(path))

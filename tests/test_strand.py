@@ -22,9 +22,9 @@ from seqalign_cli.io.block import Record, RecordBlock
 from seqalign_cli.io.encode import make_batch
 from seqalign_cli.io.mapping import reverse_complement
 
-from clidata import write_fasta
-from generators import decorate, mutate, random_dna
-from oracles import parse_cigar
+from support.clidata import write_fasta
+from support.generators import decorate, mutate, random_dna
+from support.oracles import parse_cigar
 
 pysam = pytest.importorskip("pysam")
 

@@ -40,10 +40,10 @@ from seqalign_cli.config import AlignConfig, Mode, Scoring
 from seqalign_cli.io.encode import make_batch
 from seqalign_cli.io.triplet import make_triplets
 
-from conftest import make_backend
-from helpers import gpu_count
+from support.backends import make_backend
+from support.helpers import gpu_count
 
-from triplet_oracles import brute_force, gapped_rows, projection_score, ref_align, ref_align_affine, rescore
+from support.triplet_oracles import brute_force, gapped_rows, projection_score, ref_align, ref_align_affine, rescore
 
 MODES = ("global", "semi-global", "local")
 LINEAR = Scoring(match=2, mismatch=4, gap_open=0, gap_extend=2, n_penalty=1)

@@ -5,6 +5,8 @@ by the triplet correctness tests through the ``backend`` fixture.
 """
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +18,7 @@ from seqalign_cli.backends.cuda.device import Job, fitting_parts
 from seqalign_cli.config import AlignConfig, Mode, Scoring
 from seqalign_cli.io.triplet import TripletBatch
 from seqalign_cli.results import TripletAlignments
+from support.fake_cupy import without_device
 
 KERNEL_SOURCE = Path(__file__).resolve().parents[1] / "kernels" / "triplet.cu"
 LINEAR = Scoring(2, 4, 0, 2, 1)
@@ -181,7 +184,7 @@ def test_hooks_send_traceback_runs_to_the_gpu_within_the_matrix_budget():
 def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine(monkeypatch):
     """The scheduler says one line, the first time a batch has triplets for the CPU engine, naming the
     commonest reason (``TripletHooks.routes``); the results are the CPU engine's either way."""
-    from helpers import FakeDeviceEngine
+    from support.helpers import FakeDeviceEngine
 
     from seqalign_cli.backends.cpu.triplet import CpuTriplet
     from seqalign_cli.backends.cuda.scheduler import GpuScheduler
@@ -792,7 +795,7 @@ def test_results_fill_score_and_end_of_the_subset_only():
     out.score[:] = -99
     host = np.array([[10, 1, 2, 3], [20, 4, 5, 6], [30, 7, 8, 9]], np.int32)
     job = Job(batch, cfg_of(), np.array([0, 2]), out, None, None, {"out": host})
-    engine = object.__new__(gt.CudaTriplet)  # no device: results reads only the job
+    engine = without_device(gt.CudaTriplet)  # no device: results reads only the job
     engine.results(job, lambda step: None, True)
     assert out.score.tolist() == [10, -99, 30]
     assert out.end.tolist() == [[1, 2, 3], [0, 0, 0], [7, 8, 9]]
@@ -814,7 +817,7 @@ def test_results_fill_starts_counts_and_runs_with_traceback():
     run_op[[0, 1, 23]] = [6, 0, 0]
     run_len[[0, 1, 23]] = [1, 1, 6]
     d = gt._DeviceBatch(None, None, None, off, None, None, info.reshape(-1))  # the device runs: not read
-    engine = object.__new__(gt.CudaTriplet)
+    engine = without_device(gt.CudaTriplet)
     engine.cp = fake_cp
     for whole in (False, True):
         out = TripletAlignments.allocate(batch.lengths, True)
@@ -888,7 +891,45 @@ def test_kernel_source_instantiates_for_build_checks():
     source = KERNEL_SOURCE.read_text()
     assert "#ifdef SA_INSTANTIATE_ALL" in source
     assert source.startswith("// triplet.cu:")
-    assert f"constexpr int THREADS = {tp.THREADS};" in source
+    # the kernels' device code: kernels/triplet/*.cuh (the threads a block: triplet/args.cuh)
+    assert f"constexpr int THREADS = {tp.THREADS};" in (KERNEL_SOURCE.parent / "triplet" / "args.cuh").read_text()
+
+
+# The tuning switches that kernels/triplet/switches.cuh keeps, each at a value other than its default, and kernels
+# it changes: each must still compile, so that its measurement can be run again
+# (benchmarks/decisions/triplet_kernel_switches.md). nvcc for sm_90, on the source as the loader passes it;
+# skipped without nvcc (CI's AMD build with hipcc, .ci/run, compiles the defaults).
+SWITCHES = {
+    "TRIPLET_OPT_CHAIN=0": ("triplet_score<1, 6, 16, 0>", "triplet_score16<3, 6, 4, 0>"),
+    "TRIPLET_OPT_BC=0": ("triplet_score<1, 6, 4, 0>", "triplet_score<3, 8, 16, 0>", "triplet_trace16<0, 6, 16, 1>"),
+    "TRIPLET_OPT_MINB=0": ("triplet_score<1, 6, 16, 0>",),
+    "TRIPLET_OPT_MINB16=2": ("triplet_score16<1, 6, 16, 0>",),
+    "TRIPLET_OPT_MINBT=2": ("triplet_trace<1, 6, 16, 0>",),
+    "TRIPLET_OPT_MINBT16=3": ("triplet_trace16<1, 6, 16, 0>",),
+    "TRIPLET_OPT_OFF=0": ("triplet_score16<0, 6, 16, 1>", "triplet_trace16<0, 6, 16, 5>", "triplet_walk<0, 6, 16>"),
+    "TRIPLET_OPT_ASYNC16=0": ("triplet_score16<1, 6, 16, 1>", "triplet_trace<3, 6, 16, 1>"),
+    "TRIPLET_SMALL_BLOCKS=1": ("triplet_small16<1, 7>",),
+    "TRIPLET_SMALL_BLOCKS_Q=5": ("triplet_small16<1, 7>",),
+}
+
+
+def test_every_kept_switch_has_a_compile_check():
+    switches = (KERNEL_SOURCE.parent / "triplet" / "switches.cuh").read_text()
+    assert set(re.findall(r"^#ifndef (TRIPLET_\w+)$", switches, re.M)) == {d.split("=")[0] for d in SWITCHES}
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+@pytest.mark.parametrize("define", sorted(SWITCHES))
+def test_each_kept_switch_compiles_at_its_other_value(define, tmp_path):
+    from seqalign_cli.backends.cuda import loader
+
+    source = tmp_path / "triplet_switch.cu"
+    names = "".join(f"  (void*)&{name},\n" for name in SWITCHES[define])  # instantiated as name expressions are
+    source.write_text(loader._source("triplet.cu") + f"static void* const checked[] = {{\n{names}}};\n")
+    proc = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", f"-I{loader.kernel_dir()}", f"-D{define}", "-cubin",
+                           str(source), "-o", str(tmp_path / "triplet_switch.cubin")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{define}:\n{proc.stderr[-3000:]}"
 
 
 @pytest.mark.parametrize("L, count", [(8, 5), (1, 3)])
@@ -921,7 +962,7 @@ def test_values_low_bytes_give_the_reference_walk(mode):
     mode those of the offset form too)."""
     import random
 
-    from triplet_oracles import STEPS, _dp, _end_cell, encode, mode_name, ref_align, runs
+    from support.triplet_oracles import STEPS, _dp, _end_cell, encode, mode_name, ref_align, runs
 
     rng = random.Random(17)
     fitting = 0

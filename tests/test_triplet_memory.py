@@ -190,6 +190,13 @@ def test_out_of_memory_under_ulimit_is_one_line(tmp_path, options):
     """Under ``ulimit -v`` (what a tiny run takes, plus 100 MB), a 2,000 bp triplet whose traceback takes 256 MB
     (the default budget; affine gaps: its floor, 288 MB) or 7.6 GB (a budget of 100,000 MB) fails at once: exit
     1, one line, no output file."""
+    # the engine's compiled code for these options, the checkpointed walk included, loaded or compiled before
+    # the limit (a compile under it would fail in the compiler, not in the engine)
+    warm = tmp_path / "warm"
+    warm.mkdir()
+    _write_triplet(warm, 300, 5)
+    subprocess.run([SEQALIGN, "triplet", "-q", "--backend", "cpu", *options, "--max-matrix-mb", "1", "a.fa", "b.fa",
+                    "c.fa", "-o", "out.tsv"], cwd=warm, check=True, capture_output=True, timeout=300)
     limit = _vm_peak_kb(tmp_path) + 100 * 1024
     folder = tmp_path / "run"
     folder.mkdir()

@@ -1,4 +1,4 @@
-"""The triplet oracles (tests/triplet_oracles.py) against each other, and the SARS-CoV-2 triplet set.
+"""The triplet oracles (tests/support/triplet_oracles.py) against each other, and the SARS-CoV-2 triplet set.
 
 * hand-worked examples: letters and columns, identical sequences, empty
   inputs, each tie rule, the semi-global start faces;
@@ -30,9 +30,9 @@ import zlib
 
 import pytest
 
-from triplet_oracles import (DEFAULT_SCORING, GAP, MODES, TripletScoring, all_alignments, brute_force,
-                             column_score, explicit_best, gapped_rows, openings, pair_score, projection_score,
-                             ref_align, ref_align_affine, rescore, runs)
+from support.triplet_oracles import (DEFAULT_SCORING, GAP, MODES, TripletScoring, all_alignments,
+                                     brute_force, column_score, explicit_best, gapped_rows, openings, pair_score,
+                                     projection_score, ref_align, ref_align_affine, rescore, runs)
 
 FACE_POSITIVE = TripletScoring(match=5, mismatch=3, gap_open=0, gap_extend=1, n_penalty=2)  # match > 2g
 FREE_GAPS = TripletScoring(match=1, mismatch=1, gap_open=0, gap_extend=0, n_penalty=0)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from clidata import GQ, GT
-from conftest import GPU
+from support.clidata import GQ, GT
+from support.backends import GPU
 
 TESTS = Path(__file__).resolve().parent
 TRIPLETS = TESTS / "data" / "triplet"

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from clidata import GQ, GT
 from seqalign_cli import __version__
+from support.clidata import GQ, GT
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -22,14 +22,14 @@ from seqalign_cli import __version__
 from seqalign_cli.cli import cli
 from seqalign_cli.writers.sam import md_tag
 
-from helpers import TSV_COLUMNS, parse_tsv
-from samtools_checks import SAMTOOLS, check_with_samtools, sam_records, samtools_run
-from oracles import canon, cigar_counts, parse_cigar
+from support.helpers import TSV_COLUMNS, parse_tsv
+from support.samtools_checks import SAMTOOLS, check_with_samtools, sam_records, samtools_run
+from support.oracles import canon, cigar_counts, parse_cigar
 
 pysam = pytest.importorskip("pysam")
 
-from clidata import read_fastx, write_fasta
-from clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
+from support.clidata import read_fastx, write_fasta
+from support.clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
 #: samtools is its binary where installed, else the one pysam builds in (``samtools_run``)
 needs_samtools = pytest.mark.skipif(SAMTOOLS is None and not hasattr(pysam, "calmd"), reason="no samtools")
 MODES = ("global", "semi-global", "glocal", "local")

@@ -2,7 +2,7 @@
 
 A backend is what the runner talks to: ``name``, ``device``, ``threads``,
 ``start(batch, cfg)`` returning an object whose ``result()`` gives the
-batch's results, and ``steps()`` (host time by step, or None). The CPU
+batch's results (``cpu.Done``, the GPU scheduler's ``Pending``), and ``steps()`` (host time by step, or None). The CPU
 backend runs the family's CPU engine; the cuda backend is the GPU scheduler
 over the family's engine on each device, with the CPU engine for what a GPU
 cannot hold. GPU queries go through here too (``gpu_status``,
@@ -16,20 +16,6 @@ from typing import Callable
 from ..errors import UsageError
 
 BACKENDS = ("auto", "cpu", "cuda")
-
-
-class Done:
-    """Results already finished: what ``start`` returns for a backend that aligns at once.
-
-    The runner hands it to the writer thread, which asks for the result when
-    it writes the batch.
-    """
-
-    def __init__(self, res):
-        self.res = res
-
-    def result(self):
-        return self.res
 
 
 def gpu_status() -> tuple[bool, str]:

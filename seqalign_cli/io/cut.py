@@ -2,10 +2,11 @@
 
 The main process of a run with workers reads each input file once (plain,
 gzip, stdin or a FIFO alike, through ``fastx.open_source``) and cuts it with
-the compiled scan of ``shard`` (lines found with memchr; no names, letters
-or checks) into pieces of ``per * size`` records, the last one holding what
-is left. Files read in lockstep (a query file beside a target file; the
-three files of triplets) are cut alike, each in a thread of its own, so
+the compiled scan of ``parse`` (``_scan``, which ``shard`` counts records
+with: lines found with memchr; no names, letters or checks) into pieces of
+``per * size`` records, the last one holding what is left. Files read in
+lockstep (a query file beside a target file; the three files of triplets)
+are cut alike, each in a thread of its own, so
 that piece k of every file holds the same records. A piece is written into
 an anonymous in-memory file (``os.memfd_create``): a worker reads it as a
 regular file through its family's own reader, which names the records as
@@ -28,9 +29,8 @@ import numpy as np
 from .. import progress
 from ..errors import InputError
 from ..jit import nb
-from .fastx import MIN_BLOCK, CompressedError, SourceBytes, _Input, display_name, open_source
-from .parse import find_byte
-from .shard import _FASTA, _FASTQ, _OTHER, _kind, _scan
+from .fastx import MIN_BLOCK, CompressedError, SourceBytes, _Input, _kind, display_name, open_source
+from .parse import _FASTA, _FASTQ, _OTHER, _scan, find_byte
 
 
 @dataclass
@@ -150,7 +150,7 @@ class FileCutter(SourceBytes):
         self.limit = limit
         self.count = 0
         self.source = None
-        self._state = None  # the scan's (records started, FASTQ place, ...), see ``shard._scan``
+        self._state = None  # the scan's (records started, FASTQ place, ...), see ``parse._scan``
 
     def _complete(self) -> int:
         """The records known whole so far: those started, less the last one while its end is not seen (as

@@ -22,6 +22,12 @@ reader yields ``Record`` objects.
 A reader counts the bytes it has consumed of its file (``consumed``, the
 compressed bytes for gzip) against the file's ``size`` where it is a regular
 file, and tells the progress bar when it opens one (``progress.opened``).
+
+A reader given ``skip`` (a part of a run, ``--shard``) passes over the
+records before its first unparsed (``skip_records``): ``_kind`` and
+``_walk`` follow the raw text with the compiled scan of ``parse``
+(``_scan``), as ``shard`` does to count a file's records and ``cut`` to
+cut it into pieces.
 """
 
 from __future__ import annotations
@@ -31,7 +37,9 @@ import io
 import os
 import stat
 import sys
+import threading
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import BinaryIO, Iterator
 
@@ -40,7 +48,7 @@ import numpy as np
 from .. import progress
 from ..errors import InputError, UsageError
 from .block import Record, RecordBlock
-from .parse import FQ_OTHER, parse_fasta, parse_fastq
+from .parse import _FASTA, _FASTQ, _OTHER, FQ_OTHER, _scan, next_header, parse_fasta, parse_fastq
 from .validate import check_block, record_label
 
 __all__ = ["FastxReader", "Record", "RecordBlock", "display_name", "open_binary"]
@@ -51,6 +59,36 @@ READ_SIZE = 1 << 22
 MIN_BLOCK = 1 << 21
 #: records per block on the line parser's path
 SLOW_BLOCK = 4096
+#: threads that parse parts of a FASTA input's text at once (the parser is compiled code that runs
+#: outside the interpreter lock): a reader of one thread parsed 2 GB of FASTA in about 0.9 s of the
+#: 2.5 s its thread was busy in a run of 10,000,000 pairs on an H100's host, the run's slowest thread
+#: (with several, ``MIN_BLOCK`` for each is read before a block is parsed)
+PARSE_THREADS = max(1, min(4, os.cpu_count() or 1))
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _parse_pool() -> ThreadPoolExecutor:
+    """The threads that parse parts of FASTA text, shared by every reader of the process."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(PARSE_THREADS, thread_name_prefix="seqalign-parse")
+        return _pool
+
+
+def _cuts(data: np.ndarray, n: int, parts: int) -> list[int]:
+    """Where data[:n] (FASTA text from a header) is cut into up to ``parts`` parts of about equal size,
+    each from a header on: the starts of the parts, 0 first."""
+    starts = [0]
+    for k in range(1, parts):
+        at = int(next_header(data, max(k * n // parts, starts[-1] + 1), n))
+        if at < 0:
+            break
+        if at > starts[-1]:
+            starts.append(at)
+    return starts
 
 
 def _gzip_module():
@@ -418,10 +456,48 @@ class _Input:
         self.filled = rest
 
 
-def _skipped(fh, reader: "FastxReader"):
-    """``fh`` from its record ``reader.skip`` on (``shard.skip_records``); ``reader.count``: those passed over."""
-    from .shard import skip_records
+# ------------------------------------------------------------------ records followed unparsed
 
+
+def _kind(src: _Input) -> int:
+    """FASTA or FASTQ from the first non-blank byte of the input (read until one is found)."""
+    while True:
+        data = src.data()
+        text = data.tobytes().lstrip()
+        if text or src.eof:
+            break
+        src.fill()
+    return {62: _FASTA, 64: _FASTQ}.get(text[0] if text else -1, _OTHER)
+
+
+def _walk(src: _Input, kind: int, target: int) -> tuple[int, bool]:
+    """Scan the input to its end, or to the start of record ``target`` (left at the front of ``src``).
+
+    Returns (the records before where it stopped, whether it stopped at ``target``).
+    """
+    state = np.zeros(4, np.int64)
+    while True:
+        stop, found = _scan(src.data(), src.filled, src.eof, kind, state, target)
+        src.consume(stop)
+        if found or src.eof:
+            return int(state[0]), found
+        src.fill(max(MIN_BLOCK, src.filled))
+
+
+def skip_records(fh: BinaryIO, k: int) -> tuple[BinaryIO, int]:
+    """The stream ``fh`` from the start of its record ``k`` (0-based) on, and the records passed over (k, or
+    fewer in a shorter file) without being parsed. An input that is neither FASTA nor FASTQ is given back
+    as it is (the reader reports it)."""
+    src = _Input(fh, b"")
+    src.fill()
+    kind = _kind(src)
+    skipped = _walk(src, kind, k)[0] if kind != _OTHER else 0
+    rest = src.data().tobytes()
+    return io.BufferedReader(_Prefixed(rest, fh, True), buffer_size=1 << 20), skipped
+
+
+def _skipped(fh, reader: "FastxReader"):
+    """``fh`` from its record ``reader.skip`` on (``skip_records``); ``reader.count``: those passed over."""
     fh, reader.count = skip_records(fh, reader.skip)
     return fh
 
@@ -450,7 +526,7 @@ class FastxReader(SourceBytes):
         self.path = path
         # a piece of a file cut for a worker (``alias``): named as that file, its records numbered from its first
         self.name, first, _ = _ALIASES.get(path, (display_name(path), 0, None))
-        #: records passed over unparsed before the first block (``shard.skip_records``; a part of a run)
+        #: records passed over unparsed before the first block (``skip_records``; a part of a run)
         self.skip = skip
         #: records read so far (the skipped ones count: records keep their numbers in the file)
         self.count = first + skip
@@ -524,9 +600,11 @@ class FastxReader(SourceBytes):
         return RecordBlock(names, name_off, seq, seq_off, qual, num)
 
     def _fasta(self, header: bytes, fh) -> Iterator[RecordBlock]:
-        """FASTA in blocks through ``parse_fasta`` (records cut on newline + '>')."""
+        """FASTA in blocks through ``parse_fasta`` (records cut on newline + '>'), large inputs parsed in parts
+        side by side (``PARSE_THREADS``)."""
         src = _Input(fh, header)
-        want = MIN_BLOCK
+        step = PARSE_THREADS * MIN_BLOCK
+        want = step
         while True:
             try:
                 src.fill(want)
@@ -538,20 +616,30 @@ class FastxReader(SourceBytes):
             if src.eof:
                 return
             # a record longer than what is at hand: read as much again before parsing again
-            want = MIN_BLOCK if got else max(MIN_BLOCK, src.filled)
+            want = step if got else max(step, src.filled)
 
     def _fasta_records(self, src: _Input, final: bool):
-        names, name_off, seq, seq_off, stop, bad, high = parse_fasta(src.data(), src.filled, final)
-        block = self._block(names, name_off, seq, seq_off, None, high)
-        src.consume(stop)
-        if bad >= 0:
-            self.count -= len(block) - bad
-            if bad:
-                yield block.slice(0, bad)
-            raise self._error("empty record name (a header line with no name)")
-        if len(block):
-            yield block
-        return len(block)
+        """The records of the text at hand, in blocks (one a part); the text parsed is consumed."""
+        data, n = src.data(), src.filled
+        starts = _cuts(data, n, PARSE_THREADS) if n >= 2 * MIN_BLOCK and PARSE_THREADS > 1 else [0]
+        ends = starts[1:] + [n]
+        # every part but the last ends where the next record begins: its last record is whole
+        jobs = [(data[a:], b - a, final or b < n) for a, b in zip(starts, ends)]
+        parsed = (list(_parse_pool().map(lambda job: parse_fasta(*job), jobs)) if len(jobs) > 1
+                  else [parse_fasta(*jobs[0])])
+        src.consume(starts[-1] + parsed[-1][4])
+        got = 0
+        for names, name_off, seq, seq_off, _, bad, high in parsed:
+            block = self._block(names, name_off, seq, seq_off, None, high)
+            if bad >= 0:
+                self.count -= len(block) - bad
+                if bad:
+                    yield block.slice(0, bad)
+                raise self._error("empty record name (a header line with no name)")
+            if len(block):
+                got += len(block)
+                yield block
+        return got
 
     def _fastq_blocks(self, header: bytes, fh) -> Iterator[RecordBlock]:
         """FASTQ in blocks through ``parse_fastq``; the line parser from its first refusal on."""

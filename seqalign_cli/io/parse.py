@@ -1,4 +1,4 @@
-"""Numba kernels that cut a block of FASTA/FASTQ text into record columns.
+"""Numba kernels that cut a block of FASTA/FASTQ text into record columns, and follow records unparsed.
 
 They work line by line: lines are found with the C library's ``memchr``
 (called from compiled code), sequence lines are copied and encoded by loops
@@ -6,6 +6,10 @@ that the compiler vectorises (unsigned indices, no per-byte branches), and
 only the rare line holding spaces, tabs or carriage returns inside takes a
 byte-by-byte path. Every kernel reproduces what the Python line parser does
 on the input it accepts (see ``fastx``); the tests compare both.
+
+The record scan (``_scan``) follows the records of raw text without
+parsing them (no names, letters or checks): what ``fastx.skip_records``
+passes over, ``shard.count_records`` counts and ``cut`` cuts into pieces.
 """
 
 from __future__ import annotations
@@ -52,6 +56,21 @@ def line_end(data, p, n):
     if p >= n:
         return n
     return find_byte(data, p, n, 10)
+
+
+@nb.njit(**_JIT)
+def next_header(data, p, n):
+    """Index of the first '>' at or after p (p > 0) that starts a line of data[:n], else -1: where a FASTA
+    text can be cut between records."""
+    i = p
+    while i < n:
+        i = find_byte(data, i, n, 62)
+        if i >= n:
+            return -1
+        if data[i - 1] == 10:
+            return i
+        i += 1
+    return -1
 
 
 @nb.njit(**_JIT)
@@ -277,3 +296,65 @@ def parse_fastq(data, n, final):
         seq_off[r] = o
     stop = n if status == FQ_END else start
     return names[:npos], name_off[:r + 1], seq[:o], qual[:o], seq_off[:r + 1], stop, status, high
+
+
+# ------------------------------------------------------------------ the record scan
+
+#: what a file's first non-blank line says it is
+_OTHER, _FASTA, _FASTQ = -1, 0, 1
+
+
+@nb.njit(**_JIT)
+def _last_line_end(data, n):
+    """Where the last whole line of data[:n] ends (after its newline), 0 when there is none."""
+    i = n
+    while i > 0 and data[i - 1] != 10:
+        i -= 1
+    return i
+
+
+@nb.njit(**_JIT)
+def _scan(data, n, final, kind, state, target):
+    """Follow the records of data[:n], whole lines only unless ``final``, from ``state``.
+
+    ``state``: (records started, FASTQ place: 0 between records, 1 in the
+    sequence lines, 2 in the quality lines; sequence length; quality length),
+    updated. Stops at the start of record ``target`` (0-based; -1 for none).
+    Returns (where the scan stopped, whether record ``target`` starts there).
+    """
+    count, mode, seq, qual = state[0], state[1], state[2], state[3]
+    end = n if final else _last_line_end(data, n)
+    p = 0
+    found = False
+    while p < end:
+        e = line_end(data, p, end)
+        if kind == _FASTA:
+            if data[p] == 62:  # '>': a header
+                if count == target:
+                    found = True
+                    break
+                count += 1
+        elif mode == 0:  # between records: blank lines, then a header
+            a, b = strip(data, p, e)
+            if a < b:
+                if count == target:
+                    found = True
+                    break
+                count += 1
+                mode = 1
+                seq = 0
+        elif mode == 1:  # sequence lines up to the '+' line
+            if e > p and data[p] == 43:
+                mode = 2 if seq > 0 else 0
+                qual = 0
+            else:
+                a, b = strip(data, p, e)
+                seq += b - a
+        else:  # quality lines until as long as the sequence
+            a, b = strip(data, p, e)
+            qual += b - a
+            if qual >= seq:
+                mode = 0
+        p = e + 1
+    state[0], state[1], state[2], state[3] = count, mode, seq, qual
+    return min(p, end), found

@@ -12,10 +12,12 @@ A part is found in two passes over that file, which therefore must be a
 regular file (``require_file``; a link to one, plain or gzip): stdin, a pipe
 (a FIFO, a shell's ``<(...)``), a device or a socket gives its records to the
 first pass only, and a FIFO's second opening waits for a writer that never
-comes. ``count_records`` counts its records, then the reader skips the records before the part (``skip_records``, called by
+comes. ``count_records`` counts its records, then the reader skips the
+records before the part (``fastx.skip_records``, called by
 ``fastx.FastxReader`` given ``skip``) and stops after it (``Part.limit``).
-Counting and skipping follow the raw text with a compiled scan (lines found
-with memchr; no names, letters or checks): a FASTA record starts at a line
+Counting and skipping follow the raw text with the compiled scan of
+``parse`` (``_scan``, driven by ``fastx._walk``; lines found with memchr;
+no names, letters or checks): a FASTA record starts at a line
 starting with '>'; FASTQ records are followed as the reader reads them (a
 header, sequence lines up to the '+' line, quality lines until they are as
 long as the sequence), so multi-line FASTQ and qualities starting with '@'
@@ -26,24 +28,14 @@ progress bar (``progress.announce_records``, ``progress.announce_total``).
 
 from __future__ import annotations
 
-import io
 import os
 import stat
 from dataclasses import dataclass
-from typing import BinaryIO
-
-import numpy as np
 
 from .. import progress
 from ..errors import InputError, UsageError
-from ..jit import nb
-from .fastx import MIN_BLOCK, CompressedError, _Input, _Prefixed, display_name, open_binary
-from .parse import line_end, strip
-
-_JIT = dict(nogil=True, cache=True, boundscheck=False)
-
-#: what a file's first non-blank line says it is
-_OTHER, _FASTA, _FASTQ = -1, 0, 1
+from .fastx import CompressedError, FastxReader, _Input, _kind, _walk, display_name, open_binary
+from .parse import _OTHER
 
 
 @dataclass(frozen=True)
@@ -148,90 +140,6 @@ def records(part: Part | None) -> tuple[int, int | None]:
     return (0, None) if part is None else (part.skip, part.limit)
 
 
-# ------------------------------------------------------------------ the compiled scan
-
-
-@nb.njit(**_JIT)
-def _last_line_end(data, n):
-    """Where the last whole line of data[:n] ends (after its newline), 0 when there is none."""
-    i = n
-    while i > 0 and data[i - 1] != 10:
-        i -= 1
-    return i
-
-
-@nb.njit(**_JIT)
-def _scan(data, n, final, kind, state, target):
-    """Follow the records of data[:n], whole lines only unless ``final``, from ``state``.
-
-    ``state``: (records started, FASTQ place: 0 between records, 1 in the
-    sequence lines, 2 in the quality lines; sequence length; quality length),
-    updated. Stops at the start of record ``target`` (0-based; -1 for none).
-    Returns (where the scan stopped, whether record ``target`` starts there).
-    """
-    count, mode, seq, qual = state[0], state[1], state[2], state[3]
-    end = n if final else _last_line_end(data, n)
-    p = 0
-    found = False
-    while p < end:
-        e = line_end(data, p, end)
-        if kind == _FASTA:
-            if data[p] == 62:  # '>': a header
-                if count == target:
-                    found = True
-                    break
-                count += 1
-        elif mode == 0:  # between records: blank lines, then a header
-            a, b = strip(data, p, e)
-            if a < b:
-                if count == target:
-                    found = True
-                    break
-                count += 1
-                mode = 1
-                seq = 0
-        elif mode == 1:  # sequence lines up to the '+' line
-            if e > p and data[p] == 43:
-                mode = 2 if seq > 0 else 0
-                qual = 0
-            else:
-                a, b = strip(data, p, e)
-                seq += b - a
-        else:  # quality lines until as long as the sequence
-            a, b = strip(data, p, e)
-            qual += b - a
-            if qual >= seq:
-                mode = 0
-        p = e + 1
-    state[0], state[1], state[2], state[3] = count, mode, seq, qual
-    return min(p, end), found
-
-
-def _kind(src: _Input) -> int:
-    """FASTA or FASTQ from the first non-blank byte of the input (read until one is found)."""
-    while True:
-        data = src.data()
-        text = data.tobytes().lstrip()
-        if text or src.eof:
-            break
-        src.fill()
-    return {62: _FASTA, 64: _FASTQ}.get(text[0] if text else -1, _OTHER)
-
-
-def _walk(src: _Input, kind: int, target: int) -> tuple[int, bool]:
-    """Scan the input to its end, or to the start of record ``target`` (left at the front of ``src``).
-
-    Returns (the records before where it stopped, whether it stopped at ``target``).
-    """
-    state = np.zeros(4, np.int64)
-    while True:
-        stop, found = _scan(src.data(), src.filled, src.eof, kind, state, target)
-        src.consume(stop)
-        if found or src.eof:
-            return int(state[0]), found
-        src.fill(max(MIN_BLOCK, src.filled))
-
-
 def _compressed_error(exc: CompressedError, path: str) -> InputError:
     return InputError(f"{exc.detail()} (found counting its records for --shard)", path=display_name(path))
 
@@ -247,8 +155,6 @@ def count_records(path: str) -> int:
         src.fill()
         kind = _kind(src)
         if kind == _OTHER:
-            from .fastx import FastxReader
-
             reader = FastxReader(path)
             for _ in reader.blocks():  # raises the reader's error at the first line
                 pass
@@ -258,15 +164,3 @@ def count_records(path: str) -> int:
         raise _compressed_error(exc, path) from None
     finally:
         fh.close()
-
-
-def skip_records(fh: BinaryIO, k: int) -> tuple[BinaryIO, int]:
-    """The stream ``fh`` from the start of its record ``k`` (0-based) on, and the records passed over (k, or
-    fewer in a shorter file) without being parsed. An input that is neither FASTA nor FASTQ is given back
-    as it is (the reader reports it)."""
-    src = _Input(fh, b"")
-    src.fill()
-    kind = _kind(src)
-    skipped = _walk(src, kind, k)[0] if kind != _OTHER else 0
-    rest = src.data().tobytes()
-    return io.BufferedReader(_Prefixed(rest, fh, True), buffer_size=1 << 20), skipped

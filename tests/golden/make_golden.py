@@ -18,7 +18,7 @@ What verification asserts, record by record (``verify``):
   (each pair and, with ``--strand both``, its reverse complement: the strand
   kept is the better one, forward on a tie); the whole alignment (spans and
   CIGAR) is the one the README's tie rules pick, walked by the plain-Python
-  Gotoh of ``tests/oracles.py``; the CIGAR rescored over its spans gives the
+  Gotoh of ``tests/support/oracles.py``; the CIGAR rescored over its spans gives the
   score; NM, MD, PAF's matches and block length, SAM's flag, POS, clips,
   SEQ, QUAL, tags and header are recomputed from the inputs. BAM is decoded
   by pysam (htslib) and must give the golden ``.bam.sam`` text, verified as
@@ -26,7 +26,7 @@ What verification asserts, record by record (``verify``):
 * triplets (TSV, MAF): the columns rescored (sum of pairs, affine openings)
   give the score; the score equals the independent numpy DP of
   ``tests/data/triplet/sars.expected.tsv`` where that file has it, and the
-  whole alignment equals the plain-Python 3-D DP of ``tests/triplet_oracles.py``
+  whole alignment equals the plain-Python 3-D DP of ``tests/support/triplet_oracles.py``
   (tie rules; affine gaps too) for triplets of at most 60 bp; MAF's gapped
   texts spell the inputs;
 * graphs (TSV, GAF): the path is a walk of the oriented graph and the CIGAR
@@ -65,14 +65,13 @@ EXPECTED = HERE / "expected"
 SHARED = ROOT.parent / "shared" / "data"
 SEQALIGN = Path(sys.executable).with_name("seqalign")
 
-if str(TESTS) not in sys.path:
-    sys.path.insert(0, str(TESTS))  # the shared oracles of the test suite
+if __name__ == "__main__" and str(TESTS) not in sys.path:
+    # run as a script: tests/ for the shared test modules (under pytest, pyproject.toml's pythonpath puts it there)
+    sys.path.insert(0, str(TESTS))
 
-import graph_oracles  # noqa: E402
-import oracles  # noqa: E402
-import triplet_oracles  # noqa: E402
-from clidata import read_fastx  # noqa: E402
-from gaf import check_cigar, parse_line  # noqa: E402
+from support import graph_oracles, oracles, triplet_oracles  # noqa: E402
+from support.clidata import read_fastx  # noqa: E402
+from support.gaf import check_cigar, parse_line  # noqa: E402
 
 Scoring = namedtuple("Scoring", "match mismatch gap_open gap_extend n_penalty")
 DEFAULTS = {

@@ -3,14 +3,27 @@
 Each family has a CPU engine in ``backends/cpu/<family>.py`` (numba, the
 exact reference every other backend is held to): ``Engine(threads)`` with
 ``threads`` and ``align(batch, cfg)``. ``CpuBackend`` gives it the backends'
-common ``start``. ``LazyEngine`` stands for it beside a GPU, made on first use.
+common ``start`` (the results at once, in a ``Done``). ``LazyEngine`` stands
+for it beside a GPU, made on first use.
 """
 
 from __future__ import annotations
 
 import threading
 
-from .. import Done
+
+class Done:
+    """Results already finished: what ``start`` returns for a backend that aligns at once.
+
+    The runner hands it to the writer thread, which asks for the result when
+    it writes the batch.
+    """
+
+    def __init__(self, res):
+        self.res = res
+
+    def result(self):
+        return self.res
 
 
 class CpuBackend:

@@ -1,7 +1,7 @@
 """Exact 3-way alignment with affine gaps on the CPU (numba): seven values a cell, one a kind of last column.
 
 The README's section "Triplets" defines the costs and the tie rules; the
-plain DP of ``tests/triplet_oracles.py`` (``ref_align_affine``) is the same
+plain DP of ``tests/support/triplet_oracles.py`` (``ref_align_affine``) is the same
 recurrence written from that text. Quasi-natural gap costs: in a column
 where one sequence of a pair has a residue and the other a gap, the pair
 opens a gap unless the previous column has the same residue and gap (the

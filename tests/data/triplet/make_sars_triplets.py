@@ -37,7 +37,7 @@ Outputs: ``sars.{a,b,c}.fa`` (lockstep: the t-th records form triplet t),
 
 The expected scores come from ``triplet_scores`` below: an exact numpy 3-D DP
 of the triplet definition, written here and independent of seqalign_cli. Before
-writing, it is cross-checked against ``tests/triplet_oracles.py`` (``ref_align``
+writing, it is cross-checked against ``tests/support/triplet_oracles.py`` (``ref_align``
 and ``brute_force``) on random tiny triplets under several scorings, on 12
 random triplets of 10-30 bases, and on every triplet of the set of at most
 40 bases (``ref_align``).
@@ -302,9 +302,9 @@ def make_triplets(genomes, rng):
 
 
 def cross_check(triplets, rng):
-    """The DP against tests/triplet_oracles.py: random tiny triplets, and the set's short triplets."""
+    """The DP against tests/support/triplet_oracles.py: random tiny triplets, and the set's short triplets."""
     sys.path.insert(0, os.path.join(REPO, "tests"))
-    import triplet_oracles as oracles
+    from support import triplet_oracles as oracles
 
     scorings = [DEFAULT, Scoring(5, 3, 0, 1, 2), Scoring(1, 1, 0, 0, 0), Scoring(3, 2, 0, 1, 0)]
     for _ in range(400):

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-DATA = Path(__file__).parent / "data" / "cli"
+DATA = Path(__file__).resolve().parent.parent / "data" / "cli"
 GQ = DATA / "gasal2_q200.fa.gz"
 GT = DATA / "gasal2_t200.fa.gz"
 EX1 = DATA / "ex1.fa"

@@ -35,7 +35,7 @@ import gzip
 import zlib
 from dataclasses import dataclass, field
 
-from graph_oracles import GfaError, orient
+from support.graph_oracles import GfaError, orient
 
 #: the letters a segment may hold
 NUCLEOTIDES = set(b"ACGTUNRYSWKMBDHVXacgtunryswkmbdhvx")

@@ -44,14 +44,14 @@ import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from fastx_reference import ReferenceReader
-from gfa_reference import GfaFault, read_gfa
-from graph_oracles import encode, slot_plan
 from seqalign_cli.errors import InputError
 from seqalign_cli.io import fastx
 from seqalign_cli.io.fastx import FastxReader
 from seqalign_cli.io.gfa import load_graph
 from seqalign_cli.io.validate import letter_message
+from support.fastx_reference import ReferenceReader
+from support.gfa_reference import GfaFault, read_gfa
+from support.graph_oracles import encode, slot_plan
 
 EQUAL, ERROR = "equal", "error"
 #: a case taking longer than this (seconds) is a failure: the readers are linear

@@ -741,7 +741,7 @@ def mutated_walk(rng, g: OrientedGraph, rate: float = 0.15, trim: bool = True) -
 
 # ---------------------------------------------------------------- data files
 
-GRAPH_DATA = Path(__file__).parent / "data" / "graph"
+GRAPH_DATA = Path(__file__).resolve().parent.parent / "data" / "graph"
 
 #: graph column of small_dag_expected.tsv -> (GFA file under tests/data/graph, read name in small_dag_reads.fa)
 SMALL_DAG_FILES = {
