@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...jit import nb
 from .loader import module
 
 #: streams an engine takes turns on: batches submitted and not yet collected overlap
@@ -104,19 +105,48 @@ def shape_groups(subset: np.ndarray, key: np.ndarray, cells: np.ndarray) -> list
     ``subset``), each group's items largest ``cells`` first (indexed by item; sizes within 1/1024 of an
     octave of each other count as equal), ties in ``subset`` order: long items start early, short ones fill
     in behind. Two radix sorts of 16-bit keys where the shapes' keys fit 16 bits."""
-    key = np.asarray(key, np.int64)
+    key = np.require(key, np.int64, "CW")
     if not len(key):
         return []
     size = np.log2(np.maximum(cells[subset], 1).astype(np.float64)) * 1024  # below 2**16
     rank = (65535 - size.astype(np.int64)).astype(np.uint16)
-    if key.min() >= 0 and key.max() < 1 << 16:
-        order = np.argsort(rank, kind="stable")
-        order = order[np.argsort(key[order].astype(np.uint16), kind="stable")]
-    else:
-        order = np.lexsort((rank, key))
+    order = group_order(key, rank)
     keys, items = key[order], subset[order]
     cuts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
     return [(int(keys[a]), items[a:b]) for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(items)])]
+
+
+@nb.njit(nogil=True, cache=True)
+def group_order(key, rank):
+    """The order of items by ``key`` then ``rank`` (uint16), ties in item order, in compiled code (one call
+    a batch, outside the interpreter lock): a counting sort by rank, then one by key where the keys span
+    fewer than 2**16 values (a stable merge sort otherwise)."""
+    n = key.shape[0]
+    count = np.zeros(65537, np.int64)
+    for i in range(n):
+        count[rank[i] + 1] += 1
+    for b in range(65536):
+        count[b + 1] += count[b]
+    by_rank = np.empty(n, np.int64)
+    for i in range(n):
+        r = rank[i]
+        by_rank[count[r]] = i
+        count[r] += 1
+    lo, hi = key.min(), key.max()
+    if hi - lo >= 65536:
+        return by_rank[np.argsort(key[by_rank], kind="mergesort")]
+    start = np.zeros(hi - lo + 2, np.int64)
+    for i in range(n):
+        start[key[i] - lo + 1] += 1
+    for b in range(hi - lo + 1):
+        start[b + 1] += start[b]
+    order = np.empty(n, np.int64)
+    for j in range(n):
+        i = by_rank[j]
+        k = key[i] - lo
+        order[start[k]] = i
+        start[k] += 1
+    return order
 
 
 def fitting_parts(sel: np.ndarray, sizes: np.ndarray, limit: int) -> list[np.ndarray]:

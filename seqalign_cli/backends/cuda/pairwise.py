@@ -144,6 +144,9 @@ class _DeviceBatch:
     run_op: object = None
     run_len: object = None
     info: object = None
+    #: pinned staging buffers of the batch's uploads, kept until its stream has copied them (None: copies
+    #: that wait, ``device.upload``)
+    staged: list | None = None
 
 
 class CudaPairwise(DeviceEngine):
@@ -164,6 +167,7 @@ class CudaPairwise(DeviceEngine):
             t=upload(cp, batch.t_codes if len(batch.t_codes) else one, staged, pad16=True),
             toff=upload(cp, batch.t_off.astype(np.int64), staged),
             ends=cp.zeros(3 * batch.size, np.int32),
+            staged=staged,
         )
         if cfg.traceback:
             d.run_off, d.run_op, d.run_len = upload_runs(cp, out.cigar, staged)
@@ -238,7 +242,7 @@ class CudaPairwise(DeviceEngine):
             dir_off = np.zeros(len(words), np.int64)
             for part, *_ in work:
                 dir_off[part] = offsets(words[part])
-            d_dir_off = self.cp.asarray(dir_off)
+            d_dir_off = upload(self.cp, dir_off, d.staged)
         for part, g, r, p in work:
             total = int(words[part].sum()) if cfg.traceback else 0
             if kernel == "warp":

@@ -242,6 +242,10 @@ def compile_ahead():
         plan_pairs(qlen, tlen, subset, cfg.scoring, trace)
     for scoring in (None, cfg.scoring):
         border_offsets(pair_items(subset, qlen, tlen, scoring), qlen, tlen, 512, len(qlen))
+    from .device import shape_groups
+
+    for key in (np.array([3, 1, 3], np.int64), np.array([1 << 20, 1, 3], np.int64)):  # narrow and wide keys
+        shape_groups(subset, key, qlen * tlen)
 
 
 def _i64(a) -> np.ndarray:

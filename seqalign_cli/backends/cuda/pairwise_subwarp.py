@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .device import upload
 from .launch import DIRS, NULL, PROFILE_LIMIT, Launch, flag
 from .loader import module
 from .pairwise_plan import INT16_LIMIT, LONG, PLAN_G, PLAN_LIMITS, PLAN_R, border_offsets, pair_items
@@ -83,13 +84,14 @@ def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool, w
     return mod.get_function(fwd), (mod.get_function(back) if trace else None)
 
 
-def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int, slots=1):
+def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int, slots=1, staged: list | None = None):
     """Device scratch for the work items that need more than one stage (``pairwise_plan.border_offsets``):
-    the buffer and the per-pair offsets; a token pair when none does (the kernels read no offset)."""
+    the buffer and the per-pair offsets (uploaded through ``staged``, ``device.upload``); a token pair when
+    none does (the kernels read no offset)."""
     off, total = border_offsets(items, qlen, tlen, rows, npairs, slots)
     if not total:
         return cp.empty(1, np.int32), cp.zeros(1, np.int64)
-    return cp.empty(total, np.int32), cp.asarray(off)
+    return cp.empty(total, np.int32), (cp.asarray(off) if staged is None else upload(cp, off, staged))
 
 
 def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, cfg, words: int = 0,
@@ -144,8 +146,10 @@ def prepare_shared(cp, device, d, qlen, tlen, part, R: int, cfg, warps: int, pac
     # neighbours in size order share a block in 16-bit lanes
     items = pair_items(part, qlen, tlen) if pack else part.astype(np.int32).reshape(-1, 1)
     # a ring of one border row a warp: H and F (int32), of both halves in 16-bit lanes
-    border, border_off = border_layout(cp, qlen, tlen, items, 32 * R, len(qlen), warps * (2 if pack else 1))
-    head = (d.q, d.qoff, d.t, d.toff, cp.asarray(items.reshape(-1)), np.int32(len(items)),
+    border, border_off = border_layout(cp, qlen, tlen, items, 32 * R, len(qlen), warps * (2 if pack else 1),
+                                       d.staged)
+    head = (d.q, d.qoff, d.t, d.toff, upload(cp, np.ascontiguousarray(items.reshape(-1)), d.staged),
+            np.int32(len(items)),
             *(np.int32(v) for v in cfg.scoring.as_list()), border, border_off)
     tail = () if pack else (NULL, np.int32(0))
     return [Launch(fwd, len(items), 32 * warps, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends)
@@ -158,9 +162,9 @@ def _prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16
     trace = cfg.traceback
     fwd, back = kernels(device, cfg.mode_code, trace, G, R, pack16)
     items = pair_items(part, qlen, tlen, sc) if pack16 else part.astype(np.int32).reshape(-1, 1)
-    border, border_off = border_layout(cp, qlen, tlen, items, G * R, len(qlen))
+    border, border_off = border_layout(cp, qlen, tlen, items, G * R, len(qlen), 1, d.staged)
     nwork = np.int32(len(items))
-    order = cp.asarray(np.ascontiguousarray(items.reshape(-1)))
+    order = upload(cp, np.ascontiguousarray(items.reshape(-1)), d.staged)
     blocks = (len(items) * G + THREADS - 1) // THREADS
     head = (d.q, d.qoff, d.t, d.toff, order, nwork, *(np.int32(v) for v in sc.as_list()), border, border_off)
     every_stage = () if pack16 else (NULL, np.int32(0))  # no stage selection, one border row reused
