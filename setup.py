@@ -79,9 +79,13 @@ class BuildWithKernels(build_py):
             )
         dst = os.path.join(self.build_lib, "seqalign_cli", "kernels")
         os.makedirs(dst, exist_ok=True)
-        for name in sorted(os.listdir(KERNELS)):
-            if name.endswith(SHIPPED):
-                shutil.copy2(os.path.join(KERNELS, name), dst)
+        for root, dirs, files in os.walk(KERNELS):  # subfolders too: the headers of kernels/triplet/
+            dirs.sort()
+            into = os.path.join(dst, os.path.relpath(root, KERNELS))
+            for name in sorted(files):
+                if name.endswith(SHIPPED):
+                    os.makedirs(into, exist_ok=True)
+                    shutil.copy2(os.path.join(root, name), into)
         if not self.editable_mode:
             precompile(self.build_lib)
 

@@ -39,7 +39,7 @@ from seqalign_cli import __version__
 
 DIST = "seqalign-cli"  # the distribution's name; file names spell it seqalign_cli
 ROOT = Path(__file__).resolve().parents[1]
-KERNELS = sorted(p for p in (ROOT / "kernels").iterdir() if p.suffix in (".cu", ".cuh"))
+KERNELS = sorted(p for p in (ROOT / "kernels").rglob("*") if p.suffix in (".cu", ".cuh"))  # subfolders too
 # A copy without build outputs: a stale seqalign_cli.egg-info/SOURCES.txt in the
 # checkout would otherwise leak into the sdist and hide a MANIFEST.in gap.
 NOT_SOURCES = shutil.ignore_patterns(
@@ -91,10 +91,11 @@ def built(tmp_path_factory):
 def test_sdist_carries_kernels_and_stays_small(built):
     top = {name.split("/", 1)[1] for name in built["members"] if "/" in name}
     for kernel in KERNELS:
-        assert f"kernels/{kernel.name}" in top
+        assert f"kernels/{kernel.relative_to(ROOT / 'kernels').as_posix()}" in top
     assert not [n for n in top if n.startswith(("benchmarks/", "tests/", "examples/"))]
-    # the package's sources, kernels and README (twice: as itself and as PKG-INFO), no data: ~260 kB today
-    assert os.path.getsize(built["sdist"]) < 400_000
+    # the package's sources, kernels (kernels/triplet/'s headers too) and README (twice: as itself and as
+    # PKG-INFO), no data: ~400 kB today
+    assert os.path.getsize(built["sdist"]) < 450_000
 
 
 def test_files_and_metadata_name_the_distribution(built):
@@ -111,7 +112,7 @@ def test_wheel_from_sdist_ships_every_kernel(built):
     with zipfile.ZipFile(built["wheel"]) as whl:
         names = set(whl.namelist())
         for kernel in KERNELS:
-            name = f"seqalign_cli/kernels/{kernel.name}"
+            name = f"seqalign_cli/kernels/{kernel.relative_to(ROOT / 'kernels').as_posix()}"
             assert name in names, f"{name} missing from {built['wheel'].name}"
             assert whl.read(name) == kernel.read_bytes()
 
@@ -125,7 +126,7 @@ def test_installed_wheel_has_kernels(built):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for kernel in KERNELS:
-        installed = target / "seqalign_cli" / "kernels" / kernel.name
+        installed = target / "seqalign_cli" / "kernels" / kernel.relative_to(ROOT / "kernels")
         assert installed.read_bytes() == kernel.read_bytes()
     code = "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))"
     proc = subprocess.run([sys.executable, "-c", code, DIST], capture_output=True, text=True, timeout=60,
@@ -214,7 +215,7 @@ def test_docker_compile_step_fills_the_cache_that_runs_load(tmp_path):
     """The Dockerfile's compile step, run as written into an empty NUMBA_CACHE_DIR (it compiles there,
     or copies what the installed package already has compiled: seconds, not minutes); then runs of
     every subcommand (first-run markers removed, so that the notice would speak) compile nothing."""
-    from clidata import GQ, GT, read_fastx, write_fasta  # tests/ is on the path (conftest.py)
+    from support.clidata import GQ, GT, read_fastx, write_fasta  # tests/ is on the path (pyproject.toml)
 
     from seqalign_cli.jit import CompileNotice
 

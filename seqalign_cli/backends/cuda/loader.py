@@ -3,12 +3,17 @@
 Template variants are instantiated through ``name_expressions``; modules are
 cached in-process (and on disk by CuPy). Sources are found in the installed
 package (``seqalign_cli/kernels``) or in a source checkout (``kernels/``); each
-is prefixed with ``#line 1 "file.cu"`` so compile errors point at the file.
+is prefixed with ``#line 1 "file.cu"`` so compile errors point at the file, and
+ends with a comment naming a digest of the headers it may include (every
+``.cuh`` of the folder and its subfolders, such as ``kernels/triplet/``):
+CuPy keys its kernel cache by the source text alone, so a changed header must
+change that text.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,10 +30,25 @@ def kernel_dir() -> str:
     raise FileNotFoundError("kernel sources (common.cuh) not found next to the package")
 
 
+@functools.lru_cache(maxsize=None)
+def _headers_digest(folder: str) -> str:
+    """A digest of every header under folder (names and contents): the part of a kernel CuPy's key misses."""
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".cuh"):
+                path = os.path.join(root, name)
+                digest.update(os.path.relpath(path, folder).encode() + b"\0")
+                with open(path, "rb") as fh:
+                    digest.update(fh.read() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 def _source(name: str) -> str:
     folder = kernel_dir()
     with open(os.path.join(folder, name)) as fh:
-        return f'#line 1 "{name}"\n' + fh.read()
+        return f'#line 1 "{name}"\n' + fh.read() + f"\n// headers {_headers_digest(folder)}\n"
 
 
 @functools.lru_cache(maxsize=None)
