@@ -91,6 +91,11 @@ SOURCES = {
         "2026-12-06_h100_host_1m_compressed.txt",
         r"^(?P<how>gzip|bgzip): \S+/t\.fa\.gz decompressed by igzip alone \(one thread\) in (?P<secs>[\d.]+) s",
         GASAL2 + " --copies 50 --runs 2 --workers 1 8 --compress gzip" + HOST, "as of b3d0046", "2026-12-06"),
+    "pair-h100-ab": Source(
+        "2026-12-06_h100_host_ab_parse.txt", r"^(?P<tree>base|new)(?P<run>10m|10s|1m) (?P<wall>[\d.]+) s wall",
+        "seqalign pair --backend cuda -t 16 --batch-size 65536 on GASAL2's pairs x500 (10m: TSV, 10s: score "
+        "only) and x50 (1m: SAM), the trees before (base) and after (new) in turns", "ca5dbcd against ee66885 (the "
+        "before's first score-only run compiled)", "2026-12-06"),
     "pair-h100-mix": Source(
         "2026-12-06_h100_host_mix.txt",
         r"^tsv devices=default workers=(?P<workers>\d+) run 2 \(warm caches\): (?P<wall>[\d.]+) s wall",
@@ -657,6 +662,12 @@ def host_path(d: Data) -> str:
         ["BGZF input at most 1.3x plain", f"{bgzf / tsv1:.2f}x", status(bgzf / tsv1 <= 1.3)],
         ["`gzip -1` input within 20 % of igzip alone",
          f"{gz:.2f} s against {igzip:.2f} s (the start alone is about 1 s)", status(gz <= 1.2 * igzip)],
+        ["(the same, newest tree: parsing in parts, one compiled shape order, pinned plan uploads)",
+         "10M TSV " + span(d.values("pair-h100-ab", "wall", tree="new", run="10m")) + " s against "
+         + span(d.values("pair-h100-ab", "wall", tree="base", run="10m")) + " s before, score only "
+         + span(d.values("pair-h100-ab", "wall", tree="new", run="10s")) + " s against "
+         + span(d.values("pair-h100-ab", "wall", tree="base", run="10s")) + f" s ({lg.mark('pair-h100-ab')}: "
+         "another H100, in turns)", "**not met**"],
         ["1,000,000 pairs at 0.8x GASAL2's wall", "GASAL2 not built on the machine", "not measured"],
         ["the mix and triplets no slower", "one process stays the default (workers only with `--workers N`)", "met"],
     ]

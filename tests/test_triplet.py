@@ -41,6 +41,7 @@ from seqalign_cli.io.encode import make_batch
 from seqalign_cli.io.triplet import make_triplets
 
 from support.backends import make_backend
+from support.generators import random_dna, related_triplet
 from support.helpers import gpu_count
 
 from support.triplet_oracles import brute_force, gapped_rows, projection_score, ref_align, ref_align_affine, rescore
@@ -76,27 +77,6 @@ def records(res):
     cols = res.column_strings()
     return [(int(res.score[t]), tuple(res.start[t].tolist()), tuple(res.end[t].tolist()), cols[t])
             for t in range(res.size)]
-
-
-def random_dna(rng, n, alphabet="ACGT"):
-    return "".join(rng.choice(alphabet) for _ in range(n))
-
-
-def related_triplet(rng, n, rate=0.15, alphabet="ACGT"):
-    """Three mutated copies (substitutions, insertions, deletions) of one random sequence."""
-    base = random_dna(rng, n, alphabet)
-    out = []
-    for _ in range(3):
-        s = []
-        for x in base:
-            r = rng.random()
-            if r < rate / 3:
-                continue
-            s.append(rng.choice(alphabet) if r < 2 * rate / 3 else x)
-            if r > 1 - rate / 3:
-                s.append(rng.choice(alphabet))
-        out.append("".join(s))
-    return out
 
 
 def check_invariants(a, b, c, res, scoring):

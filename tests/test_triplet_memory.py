@@ -29,6 +29,8 @@ from seqalign_cli.backends.cpu.triplet_checkpoint import FLOOR_CODES, FLOOR_VALU
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.triplet import make_triplets
 
+from support.generators import related_triplet
+
 SEQALIGN = str(Path(sys.executable).with_name("seqalign"))
 MODES = ("global", "semi-global", "local")
 LINEAR = {
@@ -44,20 +46,7 @@ AFFINE = {
 
 
 def related(rng, n, rate=0.18, alphabet="ACGT"):
-    """Three mutated copies of one random sequence."""
-    base = [rng.choice(alphabet) for _ in range(n)]
-    out = []
-    for _ in range(3):
-        s = []
-        for x in base:
-            r = rng.random()
-            if r < rate / 3:
-                continue
-            s.append(rng.choice(alphabet) if r < 2 * rate / 3 else x)
-            if r > 1 - rate / 3:
-                s.append(rng.choice(alphabet))
-        out.append("".join(s))
-    return out
+    return related_triplet(rng, n, rate, alphabet)
 
 
 def triplets(rng, count, longest):

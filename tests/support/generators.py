@@ -18,6 +18,23 @@ def random_dna(rng, n, alphabet="ACGT"):
     return "".join(rng.choice(alphabet) for _ in range(n))
 
 
+def related_triplet(rng, n, rate=0.15, alphabet="ACGT"):
+    """Three mutated copies (substitutions, insertions, deletions) of one random sequence."""
+    base = random_dna(rng, n, alphabet)
+    out = []
+    for _ in range(3):
+        s = []
+        for x in base:
+            r = rng.random()
+            if r < rate / 3:
+                continue
+            s.append(rng.choice(alphabet) if r < 2 * rate / 3 else x)
+            if r > 1 - rate / 3:
+                s.append(rng.choice(alphabet))
+        out.append("".join(s))
+    return out
+
+
 def mutate(rng, seq, rate):
     """A copy of seq with substitutions and short indels at about ``rate``."""
     out = []
