@@ -6,6 +6,8 @@ import random
 
 from seqalign_cli.config import Scoring
 
+from . import graph_oracles
+
 AFFINE = Scoring(match=2, mismatch=4, gap_open=4, gap_extend=2, n_penalty=1)
 LINEAR = Scoring(match=2, mismatch=4, gap_open=0, gap_extend=2, n_penalty=1)
 BWA = Scoring(match=1, mismatch=4, gap_open=6, gap_extend=1, n_penalty=1)
@@ -21,18 +23,7 @@ def random_dna(rng, n, alphabet="ACGT"):
 def related_triplet(rng, n, rate=0.15, alphabet="ACGT"):
     """Three mutated copies (substitutions, insertions, deletions) of one random sequence."""
     base = random_dna(rng, n, alphabet)
-    out = []
-    for _ in range(3):
-        s = []
-        for x in base:
-            r = rng.random()
-            if r < rate / 3:
-                continue
-            s.append(rng.choice(alphabet) if r < 2 * rate / 3 else x)
-            if r > 1 - rate / 3:
-                s.append(rng.choice(alphabet))
-        out.append("".join(s))
-    return out
+    return [graph_oracles.mutate(rng, base, rate, alphabet) for _ in range(3)]
 
 
 def mutate(rng, seq, rate):
