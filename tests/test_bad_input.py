@@ -38,6 +38,7 @@ from typing import Callable
 import pytest
 
 from support.clidata import EX1
+from support.helpers import messages
 
 SEQALIGN = str(Path(sys.executable).with_name("seqalign"))
 KEEP = b"an output that must survive a failed run\n"
@@ -539,7 +540,7 @@ def test_case(results, name):
     err = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode == case.code, (proc.returncode, err)
     assert "Traceback" not in err and "Exception" not in err, err
-    lines = err.splitlines()
+    lines = messages(err)
     if case.kind == "error":
         assert len(lines) == 1 and lines[0].startswith("seqalign: error: "), err
         for needle in case.needles:

@@ -27,7 +27,7 @@ from seqalign_cli import __version__
 from seqalign_cli.cli import cli, main
 from seqalign_cli.errors import SeqalignError
 
-from support.helpers import TSV_COLUMNS, parse_tsv
+from support.helpers import TSV_COLUMNS, parse_tsv, messages
 from support.oracles import cigar_counts, parse_cigar, rescore
 
 from support import clidata
@@ -66,7 +66,7 @@ def assert_clean_error(proc, code: int, *needles: str) -> str:
     err = proc.stderr.decode()
     assert proc.returncode == code, (proc.returncode, err)
     assert "Traceback" not in err, err
-    lines = err.splitlines()
+    lines = messages(err)
     # the only other line allowed is the backend notice of --backend auto (before the error)
     notes = [line for line in lines[:-1] if line.startswith("seqalign: backend auto:")]
     assert lines and len(notes) == len(lines) - 1, err

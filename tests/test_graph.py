@@ -50,7 +50,7 @@ from support.graph_oracles import (
     pair_scores, random_gfa, random_seq, random_walk, read_fastx, read_text, ref_align, revcomp, row_is_available,
     cactus_rows, cycle_segments, slot_plan, small_dag_rows, spell_steps, vg_scoring,
 )
-from support.helpers import gpu_count
+from support.helpers import gpu_count, messages
 
 DATA = GRAPH_DATA
 MODES = ("global", "glocal", "local")
@@ -856,7 +856,7 @@ def test_bad_graph_is_one_clean_error(bad_runs, name):
     err = proc.stderr.decode()
     assert proc.returncode == 1, (proc.returncode, err)
     assert "Traceback" not in err, err
-    lines = err.splitlines()
+    lines = messages(err)
     assert len(lines) == 1 and lines[0].startswith("seqalign: error: "), err
     assert str(gfa) in lines[0], err
     if line is not None:

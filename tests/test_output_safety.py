@@ -33,6 +33,7 @@ from pathlib import Path
 import pytest
 
 from support.clidata import GQ, GT
+from support.helpers import messages
 
 PACKAGE = Path(__file__).resolve().parents[1] / "seqalign_cli"
 
@@ -251,8 +252,8 @@ def test_output_naming_an_input_is_a_usage_error(tmp_path, jobs, family, which):
     proc = seqalign([args[0], *inputs, "-o", output])
     err = proc.stderr.decode()
     assert proc.returncode == 2, err
-    assert "Traceback" not in err and len(err.splitlines()) == 1, err
-    assert err.startswith("seqalign: error: ") and "-o names" in err and "input" in err, err
+    assert "Traceback" not in err and len(messages(err)) == 1, err
+    assert messages(err)[0].startswith("seqalign: error: ") and "-o names" in err and "input" in err, err
     assert {p: p.read_bytes() for p in inputs} == before
     assert leftovers(tmp_path) == []
 

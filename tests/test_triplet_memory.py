@@ -30,6 +30,7 @@ from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io.triplet import make_triplets
 
 from support.generators import related_triplet
+from support.helpers import messages
 
 SEQALIGN = str(Path(sys.executable).with_name("seqalign"))
 MODES = ("global", "semi-global", "local")
@@ -165,7 +166,7 @@ def _one_line_error(proc, folder: Path, before: set):
     err = proc.stderr.decode()
     assert proc.returncode == 1, err
     assert "Traceback" not in err and "Error" not in err, err
-    lines = err.splitlines()
+    lines = messages(err)
     assert len(lines) == 1 and lines[0].startswith("seqalign: error: out of memory aligning triplets"), err
     assert "--max-matrix-mb" in lines[0]
     assert proc.stdout == b""

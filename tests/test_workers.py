@@ -22,6 +22,7 @@ import pytest
 
 from support.clidata import GQ, GT
 from support.backends import GPU
+from support.helpers import messages
 
 TESTS = Path(__file__).resolve().parent
 TRIPLETS = TESTS / "data" / "triplet"
@@ -155,7 +156,7 @@ def test_error_in_a_chunk_stops_the_run(tmp_path, pairs):
     out = tmp_path / "out.tsv"
     proc = seqalign(["pair", bad, pairs[1], "--backend", "cpu", "--workers", 3, "--batch-size", 41, "-o", out])
     assert proc.returncode == 1
-    lines = proc.stderr.decode().splitlines()
+    lines = messages(proc.stderr.decode())
     assert len(lines) == 1 and "bad.fa: record 150" in lines[0] and "'7'" in lines[0], lines
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.fa"]
 

@@ -75,3 +75,12 @@ def gpu_count() -> int:
     from seqalign_cli.backends.cuda import device_count
 
     return device_count()
+
+
+COMPILE_NOTICES = ("seqalign: compiling the CPU engine", "seqalign: compiled the CPU engine")
+
+
+def messages(err: str) -> list[str]:
+    """The lines of a run's stderr less the one-time notice that the CPU engine is being compiled
+    (printed on a cold cache, so present or not depending on which test ran first)."""
+    return [line for line in err.splitlines() if not line.startswith(COMPILE_NOTICES)]
