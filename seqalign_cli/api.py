@@ -326,7 +326,8 @@ def _align(family_name: str, chunks: Iterator[tuple], run: _Run, records) -> Ite
     if family.cuda is not None and run.backend != "cpu" and not _warmed:
         _warmed = True  # the driver starts once a process, beside the imports that follow
         warm_up(run.backend, run.device)
-    backend = select_backend(family, run.backend, run.threads, logging.getLogger("seqalign_cli").info, run.device)
+    backend = select_backend(family, run.backend, run.threads, logging.getLogger("seqalign_cli").info, run.device,
+                             run.align)
     held = None
     for names, batch, finish in chunks:
         pending = backend.start(batch, run.align)

@@ -26,8 +26,9 @@ import click
 from . import families
 from ._version import __version__
 from .backends import BACKENDS
-from .config import GRAPH_MODES, MODES, TRIPLET_MODES, AlignConfig, RunConfig, Scoring
+from .config import ALPHABETS, GRAPH_MODES, MODES, TRIPLET_MODES, AlignConfig, RunConfig, Scoring
 from .errors import SeqalignError, UsageError
+from .matrices import BUILTIN as MATRICES
 from .writers import formats, output_format
 
 SCORE = click.IntRange(0, 2**31 - 1)
@@ -40,7 +41,7 @@ STRANDS = ("forward", "both")
 @click.group(context_settings=CONTEXT)
 @click.version_option(__version__, "--version", "-V", prog_name="seqalign", message="%(prog)s %(version)s")
 def cli():
-    """seqalign: exact alignment of read pairs and sequence triplets, on CPU and GPU."""
+    """seqalign: exact alignment of read pairs, triplets, reads against graphs, and database search."""
 
 
 def scoring_options(gap_open: int = 4, gap_open_help: str = ""):
@@ -62,6 +63,54 @@ def scoring_options(gap_open: int = 4, gap_open_help: str = ""):
         return func
 
     return decorate
+
+
+def alphabet_options(default: str):
+    """--alphabet (``default`` unless given) and --matrix."""
+    options = [
+        click.option("--alphabet", type=click.Choice(ALPHABETS), default=default, show_default=True,
+                     help="dna: IUPAC nucleotide codes; protein: amino acids, B Z X J U O and '*', scored by "
+                          "--matrix (BLOSUM62 unless given) with BLAST's gap costs for it unless given (BLOSUM62: "
+                          "--gap-open 11 --gap-extend 1)."),
+        click.option("--matrix", metavar="NAME|FILE", default=None,
+                     help=f"Substitution matrix instead of --match/--mismatch/--n-penalty: {', '.join(MATRICES)}, "
+                          f"or a file in NCBI's format  [default: BLOSUM62 for proteins]"),
+    ]
+
+    def decorate(func):
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+#: the protein matrix when --matrix is not given (BLAST's)
+PROTEIN_MATRIX = "BLOSUM62"
+
+
+def matrix_scoring(ctx, alphabet: str, matrix: str | None, scoring: Scoring) -> Scoring:
+    """``scoring`` with the substitution matrix of ``--matrix`` (proteins: BLOSUM62 by default) and, for proteins,
+    BLAST's gap costs for that matrix where none were given (11/1 for a matrix file); --match, --mismatch and
+    --n-penalty given beside a matrix are refused."""
+    from dataclasses import replace
+
+    from . import matrices
+    from .matrices.statistics import DEFAULT_GAPS
+
+    def given(name):
+        return ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
+
+    if alphabet == "dna" and matrix is None:
+        return scoring
+    clash = [f"--{n.replace('_', '-')}" for n in ("match", "mismatch", "n_penalty") if given(n)]
+    if clash:
+        raise UsageError(f"{' and '.join(clash)} cannot be combined with a substitution matrix (--matrix, "
+                         f"--alphabet protein): the matrix scores every pair of letters")
+    loaded = matrices.load(matrix or PROTEIN_MATRIX)
+    blast = dict(zip(("gap_open", "gap_extend"), DEFAULT_GAPS.get(loaded.name, DEFAULT_GAPS[PROTEIN_MATRIX])))
+    gaps = {n: v for n, v in blast.items() if alphabet == "protein" and not given(n)}
+    return replace(scoring, matrix=loaded, alphabet=alphabet, **gaps)
 
 
 def run_options(family_name: str):
@@ -149,6 +198,7 @@ def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: b
                    "NAME:-END, NAME:BEG-END, 1-based inclusive); targets are cut from TARGET (or QUERY) "
                    "through its FASTA index.")
 @scoring_options()
+@alphabet_options("dna")
 @click.option("--mode", type=click.Choice(MODES), default="global", show_default=True,
               help="global; semi-global (all end gaps free); glocal (query end to end, target ends free); "
                    "local.")
@@ -163,7 +213,7 @@ def execute(ctx, family: str, inputs, align: AlignConfig, opts: dict, cigar_m: b
               help="SAM/BAM read group header line, like '@RG\\tID:x\\tSM:y' (every record gets RG:Z:x).")
 @run_options("pairwise")
 def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, gap_open, gap_extend, n_penalty,
-         mode, score_only, cigar_m, max_matrix_mb, strand, read_group, **opts):
+         alphabet, matrix, mode, score_only, cigar_m, max_matrix_mb, strand, read_group, **opts):
     """Align read pairs: QUERY (reads) against TARGET (references).
 
     QUERY and TARGET are FASTA or FASTQ, plain or gzip; '-' reads stdin. By
@@ -182,10 +232,15 @@ def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, ga
         raise UsageError("TARGET is required (or use --interleaved or --pairs)")
     if query == "-" and target == "-" or (pairs_file == "-" and "-" in (query, target)):
         raise UsageError("only one input can be read from stdin ('-')")
-    scoring = Scoring(match, mismatch, gap_open, gap_extend, n_penalty)
+    scoring = matrix_scoring(ctx, alphabet, matrix, Scoring(match, mismatch, gap_open, gap_extend, n_penalty))
     align = AlignConfig(scoring=scoring, mode=mode, traceback=not score_only,
                         matrix_budget=max_matrix_mb * 1024 * 1024)
     sam = output_format("pairwise", opts["output"], opts["out_format"], (query, target, pairs_file)) in ("sam", "bam")
+    if alphabet == "protein" and sam:
+        raise UsageError("SAM/BAM hold nucleotide reads here: write proteins as TSV, PAF or BLAST tabular "
+                         "(--format blast6)")
+    if alphabet == "protein" and strand == "both":
+        raise UsageError("--strand both reverse-complements the query: proteins have no other strand")
     if sam and scoring.score_bound(1, 1) > INT32_MAX:
         raise UsageError(f"this scoring (--match {match} --mismatch {mismatch} --gap-open {gap_open} --gap-extend "
                          f"{gap_extend} --n-penalty {n_penalty}) can score beyond the 32-bit integers SAM/BAM "
@@ -266,6 +321,41 @@ def graph(ctx, graph_file, reads, match, mismatch, gap_open, gap_extend, n_penal
     align = AlignConfig(scoring=Scoring(match, mismatch, gap_open, gap_extend, n_penalty), mode=mode,
                         traceback=not score_only, matrix_budget=max_matrix_mb * 1024 * 1024)
     execute(ctx, "graph", GraphInputs(graph_file, reads, forward_only), align, opts)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.pass_context
+@click.argument("queries", type=str)
+@click.argument("database", type=str)
+@scoring_options()
+@alphabet_options("protein")
+@click.option("--mode", type=click.Choice(MODES), default="local", show_default=True,
+              help="local (Smith-Waterman); global; semi-global; glocal (the query end to end).")
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Hits kept for each query, best score first (ties in database order).")
+@click.option("--min-score", type=int, default=None, help="Keep hits scoring at least this.")
+@click.option("--evalue", "max_evalue", type=click.FloatRange(min=0), default=None,
+              help="Keep hits of at most this E-value (local mode, published statistics only).")
+@click.option("--max-matrix-mb", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Traceback memory per group of hits; larger ones use the checkpointed traceback.")
+@run_options("search")
+def search(ctx, queries, database, match, mismatch, gap_open, gap_extend, n_penalty, alphabet, matrix, mode, top,
+           min_score, max_evalue, max_matrix_mb, **opts):
+    """Search QUERIES against every record of DATABASE: each query's best hits (--top), with alignments.
+
+    Both are FASTA or FASTQ, plain or gzip ('-' reads stdin for one of them).
+    Proteins by default (BLOSUM62, gap costs 11 + k*1, as BLAST). Output:
+    BLAST tabular (default) or TSV; queries in input order.
+    """
+    from .io.inputs import SearchInputs
+    from .matrices import statistics
+
+    scoring = matrix_scoring(ctx, alphabet, matrix, Scoring(match, mismatch, gap_open, gap_extend, n_penalty))
+    if max_evalue is not None and statistics.params(scoring, mode) is None:
+        raise UsageError(f"--evalue: {statistics.why_none(scoring, mode).split(':')[0]}; cut with --min-score "
+                         f"instead")
+    align = AlignConfig(scoring=scoring, mode=mode, traceback=True, matrix_budget=max_matrix_mb * 1024 * 1024)
+    execute(ctx, "search", SearchInputs(queries, database, top, min_score, max_evalue), align, opts)
 
 
 @cli.command(context_settings=CONTEXT)

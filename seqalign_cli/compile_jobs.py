@@ -58,6 +58,12 @@ JOBS = (
     (["pair", "--interleaved", "{q}"], "tsv"),
     (["pair", "--strand", "both", "--shard", "2/2", "-R", "@RG\\tID:x", "--stats", "{stats}", "{q}", "{t}"], "sam"),
     (["pair", "--strand", "both", "--cross", "{q}", "{t}"], "paf"),
+    # substitution matrices (A C G T are amino acids too): lane groups with traceback, score only, checkpointed
+    (["pair", "--alphabet", "protein", "--mode", "local", "{q}", "{t}"], "m8"),
+    (["pair", "--alphabet", "protein", "--score-only", "{q}", "{t}"], "tsv"),
+    (["pair", "--alphabet", "protein", "--max-matrix-mb", "1", "{long_q}", "{long_t}"], "tsv"),
+    (["search", "{q}", "{t}"], "m8"),
+    (["search", "--alphabet", "dna", "--mode", "glocal", "{q}", "{t}"], "tsv"),
     (["triplet", "--interleaved", "{tri}"], "tsv"),
     (["triplet", "--interleaved", "{tri}"], "maf"),
     (["triplet", "--interleaved", "--score-only", "{tri}"], "tsv"),

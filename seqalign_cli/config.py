@@ -49,6 +49,9 @@ class Mode(IntEnum):
         return (qend == 0) & (tend == 0)
 
 
+#: the alphabets a run reads (``io.alphabet``)
+ALPHABETS = ("dna", "protein")
+
 #: the modes of each subcommand (its ``--mode`` choices, and the Python API's): pairs take every ``Mode``
 MODES = tuple(m.label for m in Mode)
 TRIPLET_MODES = ("global", "semi-global", "local")
@@ -61,6 +64,10 @@ class Scoring:
 
     A gap of length k costs ``gap_open + k * gap_extend``; any pair involving N
     (or another non-ACGT letter) scores ``-n_penalty``.
+
+    With a substitution ``matrix`` (``matrices.SubstitutionMatrix``), two
+    letters score as the matrix says instead (match, mismatch and n_penalty
+    unused), in the codes of ``alphabet`` (``io.alphabet``: dna or protein).
     """
 
     match: int = 2
@@ -68,19 +75,41 @@ class Scoring:
     gap_open: int = 4
     gap_extend: int = 2
     n_penalty: int = 1
+    matrix: object = None
+    alphabet: str = "dna"
 
     def __post_init__(self):
         for name in ("match", "mismatch", "gap_open", "gap_extend", "n_penalty"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        if self.alphabet not in ALPHABETS:
+            raise ValueError(f"alphabet must be dna or protein, got {self.alphabet!r}")
+        if self.alphabet == "protein" and self.matrix is None:
+            raise ValueError("a protein alphabet needs a substitution matrix")
 
     def as_list(self):
         return [self.match, self.mismatch, self.gap_open, self.gap_extend, self.n_penalty]
 
+    def table(self, dtype):
+        """The substitution array of the engines (codes x codes, in ``dtype``), or None without a matrix."""
+        if self.matrix is None:
+            return None
+        from .io import alphabet
+
+        return self.matrix.table(alphabet.code_letters(self.alphabet), alphabet.fallback_letter(self.alphabet),
+                                 dtype)
+
+    @property
+    def substitution_bound(self) -> int:
+        """The largest magnitude a pair of letters scores."""
+        if self.matrix is not None:
+            return self.matrix.largest
+        return max(self.match, self.mismatch, self.n_penalty)
+
     def score_bound(self, qlen: int, tlen: int) -> int:
         """An upper bound on |score| of any DP cell for a qlen x tlen pair."""
-        per_base = max(self.match, self.mismatch, self.n_penalty) + self.gap_extend
+        per_base = self.substitution_bound + self.gap_extend
         return self.gap_open + (qlen + tlen + 1) * per_base
 
     @property

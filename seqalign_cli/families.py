@@ -117,3 +117,11 @@ register(Family(
     checks="seqalign_cli.backends.cuda.graph:compile_checks",
     bench="seqalign_cli.backends.cuda.graph:bench_run",
 ))
+
+register(Family(
+    name="search",
+    command="search",
+    unit="queries",
+    chunks="seqalign_cli.io.search:search_chunks",
+    cpu="seqalign_cli.backends.cpu.search:CpuSearch",
+))

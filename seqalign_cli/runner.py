@@ -320,6 +320,9 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
     """
     start = time.perf_counter()
     family = families.get(cfg.family)
+    from .io import alphabet
+
+    alphabet.use(cfg.align.scoring.alphabet)  # before any record is read
     # usage errors before any work
     out = OutputFile(cfg.output, compress=cfg.output.lower().endswith(".gz"), inputs=input_files(cfg.inputs),
                      level=cfg.compress_level)
@@ -348,9 +351,8 @@ def _header(cfg) -> bytes:
     from .workers.child import MemorySink
 
     sink = MemorySink()
-    writer = make_writer(cfg.family, cfg.out_format, WriterContext(
-        sink, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs, 1,
-        header=cfg.shard is None or cfg.shard[0] == 1, read_group=cfg.read_group))
+    writer = make_writer(cfg.family, cfg.out_format,
+                         WriterContext.of_run(cfg, sink, 1, header=cfg.shard is None or cfg.shard[0] == 1))
     writer.close()
     return b"".join(sink.take())
 
@@ -418,10 +420,9 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
         chunks = family.read(cfg.inputs, cfg.batch_size, cfg.shard)
         _keep_freed_memory()
         reader = _Reader(chunks)
-        backend = select_backend(family, cfg.backend, cfg.threads, say, cfg.device)
-        writer = make_writer(family.name, cfg.out_format, WriterContext(
-            out, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs, cfg.threads,
-            header=cfg.shard is None or cfg.shard[0] == 1, read_group=cfg.read_group))
+        backend = select_backend(family, cfg.backend, cfg.threads, say, cfg.device, cfg.align)
+        writer = make_writer(family.name, cfg.out_format,
+                             WriterContext.of_run(cfg, out, cfg.threads, header=cfg.shard is None or cfg.shard[0] == 1))
         writing = _WriterThread(writer, depth=getattr(backend, "depth", 2),  # batches the backend keeps in flight
                                 observe=collector.add if collector is not None else None)
         aligning = _Aligning(reader, backend, writing, cfg.align)

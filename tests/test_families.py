@@ -142,7 +142,7 @@ def test_toy_family_runs_through_the_runner(identity, tmp_path):
 
 def test_toy_family_formats_and_backends(identity, tmp_path):
     assert identity.formats == ("tsv",)
-    assert families.get("pairwise").formats == ("tsv", "sam", "bam", "paf")
+    assert families.get("pairwise").formats == ("tsv", "sam", "bam", "paf", "blast6")
     cfg = RunConfig(inputs=str(GQ), family="identity", output=str(tmp_path / "x.sam"), out_format="sam")
     with pytest.raises(UsageError, match="identity alignments cannot be written as sam"):
         run(cfg)

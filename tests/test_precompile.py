@@ -14,7 +14,7 @@ def test_every_precompile_job_runs(tmp_path):
     messages = []
     assert precompile.run_jobs(str(tmp_path), messages.append) == 0, messages
     commands = {args[0] for args, _ in precompile.JOBS}
-    assert commands == {"pair", "triplet", "graph"}
+    assert commands == {"pair", "triplet", "graph", "search"}
     outputs = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("out"))
     assert len(outputs) == len(precompile.JOBS)
     assert all((tmp_path / name).stat().st_size > 0 for name in outputs)
@@ -186,6 +186,10 @@ def _choices(command: str, option: str) -> list[str]:
     return next(list(p.type.choices) for p in cli.commands[command].params if p.name == option)
 
 
+#: the output name's extension of a format whose name is not one
+EXTENSION = {"blast6": "m8"}
+
+
 def _subcommands() -> list[str]:
     """The alignment subcommands: those with a --mode."""
     from seqalign_cli.cli import cli
@@ -203,23 +207,26 @@ def _probes(paths: dict, wide: bool) -> list[list[str]]:
 
     width = ["--match", precompile.WIDE_MATCH] if wide else []
     longer = [paths["longer_q"], paths["longer_t"]]
+    protein = [] if wide else [["--alphabet", "protein", paths["q"], paths["t"]],  # substitution arrays
+                               ["--alphabet", "protein", "--max-matrix-mb", "1", paths["long_q"], paths["long_t"]]]
     routes = {
         "pair": [[paths["q"], paths["t"]], ["--max-matrix-mb", "1", paths["long_q"], paths["long_t"]], longer]
-        + ([] if wide else [["--match", "20", *longer]]),
+        + ([] if wide else [["--match", "20", *longer]]) + protein,
         "triplet": [[*gaps, "--interleaved", *tri] for gaps in ([], ["--gap-open", "2"])
                     for tri in ([paths["tri"]], ["--max-matrix-mb", "1", paths["long_tri"]])],
         "graph": [[paths["gfa"], paths["reads"]], [paths["fan"], paths["fan_reads"]]],
+        "search": ([] if wide else [[paths["q"], paths["t"]]]) + [["--alphabet", "dna", paths["q"], paths["t"]]],
     }
     assert sorted(routes) == _subcommands()
     runs = []
     for command, inputs in routes.items():
         for mode in _choices(command, "mode"):
-            for trace in ([], ["--score-only"]):
+            for trace in ([], ["--score-only"]) if command != "search" else ([],):  # a search traces its hits
                 runs += [[command, "--mode", mode, *trace, *width, *args, "-o", "out.tsv"] for args in inputs]
         for fmt in _choices(command, "out_format"):
             if wide and fmt in ("sam", "bam"):
                 continue  # SAM/BAM store 32-bit scores: a wide scoring is a usage error there
-            runs.append([command, *width, *inputs[0], "-o", f"out.{fmt}"])
+            runs.append([command, *width, *inputs[0], "-o", f"out.{EXTENSION.get(fmt, fmt)}"])
     return runs
 
 
@@ -370,7 +377,8 @@ def _entry_points():
     engines import it."""
     from seqalign_cli.backends.cpu import graph, pairwise, triplet
 
-    return {"pair": pairwise.align_groups, "triplet": triplet.align_each, "graph": graph.align_each}
+    return {"pair": pairwise.align_groups, "triplet": triplet.align_each, "graph": graph.align_each,
+            "search": pairwise.align_groups}  # a search's two passes are the pairwise engine's
 
 
 def test_a_wide_run_after_compile_says_that_it_compiles_in_every_subcommand(tmp_path):
@@ -381,9 +389,9 @@ def test_a_wide_run_after_compile_says_that_it_compiles_in_every_subcommand(tmp_
     import shutil
 
     paths = precompile.write_inputs(str(tmp_path))
-    family = {"pair": "pairwise", "triplet": "triplet", "graph": "graph"}
+    family = {"pair": "pairwise", "triplet": "triplet", "graph": "graph", "search": "search"}
     args = {"pair": [paths["q"], paths["t"]], "triplet": ["--interleaved", paths["tri"]],
-            "graph": [paths["gfa"], paths["reads"]]}
+            "graph": [paths["gfa"], paths["reads"]], "search": ["--alphabet", "dna", paths["q"], paths["t"]]}
     assert sorted(args) == _subcommands()
     for command, entry in _entry_points().items():
         cache = tmp_path / f"cache-{command}"

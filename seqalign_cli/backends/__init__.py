@@ -33,10 +33,19 @@ def warm_up(name: str, device) -> None:
         start_driver(device)
 
 
-def select_backend(family, name: str, threads: int, log: Callable[[str], None], device=0):
+def cpu_only(align) -> str | None:
+    """Why a run's alignment settings need the CPU engine, or None: substitution matrices (proteins, or DNA
+    with ``--matrix``) have no GPU kernels yet."""
+    if align is not None and align.scoring.matrix is not None:
+        return "substitution matrices (--matrix, --alphabet protein) are aligned by the CPU engine only in this version"
+    return None
+
+
+def select_backend(family, name: str, threads: int, log: Callable[[str], None], device=0, align=None):
     """The backend ``name`` for ``family`` (a ``families.Family``); ``auto`` says on the log what it picked.
 
-    ``device``: a GPU number, a sequence of them, or "all".
+    ``device``: a GPU number, a sequence of them, or "all". ``align``: the run's ``AlignConfig``, where
+    it asks for what only the CPU engine does (``cpu_only``).
     """
     from ..io.encode import set_code_buffers
     from .cpu import CpuBackend, LazyEngine
@@ -49,6 +58,12 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
         return CpuBackend(family.cpu_engine(threads))
 
     if name == "cpu":
+        return on_cpu()
+    why_cpu = cpu_only(align)
+    if why_cpu is not None:
+        if name == "cuda":
+            raise UsageError(f"--backend cuda: {why_cpu}")
+        log(f"backend auto: picked cpu ({why_cpu})")
         return on_cpu()
     if family.cuda is None:
         if name == "cuda":

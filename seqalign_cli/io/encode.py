@@ -1,4 +1,4 @@
-"""The one sequence encoder of every backend: A C G T -> 0 1 2 3, anything else -> 4.
+"""The one sequence encoder of every backend: A C G T -> 0 1 2 3, anything else -> 4 (proteins: ``io.alphabet``).
 
 Letters are case-insensitive and U counts as T; N, IUPAC codes and any other
 letter become 4 (N), which scores ``-n_penalty`` against everything. The
@@ -13,6 +13,7 @@ import numpy as np
 
 from ..batching import PairBatch
 from ..jit import nb
+from . import alphabet
 
 N_CODE = 4
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
@@ -56,10 +57,17 @@ def encode_into(seq, codes):
 
 
 def encode_all(seq: np.ndarray) -> np.ndarray:
-    """The codes of the letters ``seq`` (uint8 array)."""
+    """The codes of the letters ``seq`` (uint8 array) in this run's alphabet."""
     codes = np.empty(len(seq), np.uint8)
-    encode_into(seq, codes)
+    _encode(seq, codes)
     return codes
+
+
+def _encode(seq: np.ndarray, codes: np.ndarray) -> None:
+    if alphabet.current() == alphabet.PROTEIN:
+        alphabet.encode_into(seq, alphabet.PROTEIN_TABLE, codes)
+    else:
+        encode_into(seq, codes)
 
 
 #: where the readers' codes go (``encode_block``): None for plain arrays, or a function of a length giving a
@@ -79,7 +87,7 @@ def encode_block(seq: np.ndarray) -> np.ndarray:
     if alloc is None:
         return encode_all(seq)
     codes = alloc(len(seq))
-    encode_into(seq, codes)
+    _encode(seq, codes)
     return codes
 
 

@@ -50,7 +50,7 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..jit import nb
 from .encode import COMPLEMENT, encode_all
-from .validate import first_bad_letter, letter_message, shown_char, shown_name
+from .validate import first_bad_nucleotide, letter_message, shown_char, shown_name
 
 __all__ = ["Graph", "GfaText", "build_graph", "load_graph", "parse_gfa"]
 
@@ -289,7 +289,7 @@ def _check_segments(names: list[bytes], seqs: list[bytes], seg_line: list[int], 
     bad = (joined < 32) | (joined == 127) | (joined == ord("<")) | (joined == ord(">"))
     i_name = int(bad.argmax()) if bad.any() else -1
     letters = np.frombuffer(b"".join(seqs), np.uint8)
-    i_letter = int(first_bad_letter(letters))
+    i_letter = int(first_bad_nucleotide(letters))
     k_name, at_name = _first_in(names, i_name) if i_name >= 0 else (len(names), 0)
     k_letter, at_letter = _first_in(seqs, i_letter) if i_letter >= 0 else (len(seqs), 0)
     if k_name < len(names) and k_name <= k_letter:

@@ -93,3 +93,32 @@ class GraphInputs:
     def main_file(self) -> str:
         """The file whose reading paces the run (the progress bar's fraction): the reads."""
         return self.reads
+
+
+@dataclass(frozen=True)
+class SearchInputs:
+    """The input files of a database search and which hits are kept.
+
+    ``top``: the best hits kept for each query; ``min_score`` and ``max_evalue`` (None: no cut) drop
+    hits below a score or above an E-value.
+    """
+
+    queries: str
+    database: str
+    top: int = 10
+    min_score: int | None = None
+    max_evalue: float | None = None
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files read (``-o`` may name none of them)."""
+        return (self.queries, self.database)
+
+    @property
+    def main_file(self) -> str:
+        """The file whose reading paces the run (the progress bar's fraction): the queries."""
+        return self.queries
+
+    def pieces(self) -> None:
+        """Not cut for worker processes: each worker would hold the whole database."""
+        return None

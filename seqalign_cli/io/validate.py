@@ -6,6 +6,8 @@
   letters only proteins use: E F I J L O P Q Z, spaces inside a FASTQ
   sequence line, bytes outside ASCII) is an error naming the file, the
   record (number and name), the character and its position.
+  With ``--alphabet protein`` (``io.alphabet``) the letters are the protein
+  ones instead, and ``*``, E, F, I, J, L, O, P, Q, Z are accepted.
 * FASTQ qualities: printable ASCII, ``!`` to ``~`` (33 to 126).
 * Record names, for every output: no control character (bytes 0-31 and
   127: a NUL or an escape, which no output format can hold).
@@ -25,6 +27,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..jit import nb
+from . import alphabet
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
@@ -61,9 +64,16 @@ def _letters_bad(seq, a, b):
     return acc
 
 
-@nb.njit(**_JIT)
 def first_bad_letter(seq):
-    """Index of the first byte of ``seq`` (uint8) that is not an accepted letter, else -1."""
+    """Index of the first byte of ``seq`` (uint8) that is not a letter of this run's alphabet, else -1."""
+    if alphabet.current() == alphabet.PROTEIN:
+        return alphabet.first_refused(seq, alphabet.PROTEIN_TABLE)
+    return first_bad_nucleotide(seq)
+
+
+@nb.njit(**_JIT)
+def first_bad_nucleotide(seq):
+    """Index of the first byte of ``seq`` (uint8) that is not an accepted nucleotide letter, else -1."""
     n = seq.shape[0]
     for a in range(0, n, _STEP):
         b = min(n, a + _STEP)
@@ -150,18 +160,21 @@ def _hint(c: int, fasta: bool) -> str:
         return "; a line starting with '@' or '+' inside a FASTA sequence: a FASTQ record in a FASTA file?"
     if ch in "-.":
         return "; a gap: give the sequences without alignment gaps"
+    if alphabet.current() == alphabet.PROTEIN:
+        return ""
     if ch == "*":
-        return "; a stop codon or a missing sequence"
+        return "; a stop codon or a missing sequence (the alphabet is DNA; proteins: --alphabet protein)"
     if ch.isdigit():
         return "; digits: numbered sequence lines are not FASTA"
     if ch.upper() in "EFIJLOPQZ":
-        return "; a letter of protein sequences only: seqalign aligns DNA/RNA"
+        return "; a letter of protein sequences only (the alphabet is DNA; proteins: --alphabet protein)"
     return ""
 
 
 def letter_message(c: int, position: int, fasta: bool = False) -> str:
-    """The message for byte ``c`` at 1-based ``position`` of a sequence."""
-    return f"invalid sequence character {shown_char(c)} at position {position}: sequences take {ACCEPTED}" \
+    """The message for byte ``c`` at 1-based ``position`` of a sequence (the letters of this run's alphabet)."""
+    accepted = alphabet.PROTEIN_ACCEPTED if alphabet.current() == alphabet.PROTEIN else ACCEPTED
+    return f"invalid sequence character {shown_char(c)} at position {position}: sequences take {accepted}" \
         f"{_hint(c, fasta)}"
 
 

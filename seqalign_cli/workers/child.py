@@ -99,16 +99,18 @@ class Worker:
 
         self.chan, self.cfg = chan, cfg
         self.family = families.get(cfg.family)
+        from ..io import alphabet
+
+        alphabet.use(cfg.align.scoring.alphabet)  # the run's letters, before any piece is read
         device = _device(cfg.device, index)
         if self.family.cuda is not None:
             warm_up(cfg.backend, device)
         from .. import jit  # noqa: F401 - numba's cache folder settled first
 
-        self.backend = select_backend(self.family, cfg.backend, threads, self.say, device)
+        self.backend = select_backend(self.family, cfg.backend, threads, self.say, device, cfg.align)
         self.sink = MemorySink()
-        self.writer = make_writer(self.family.name, cfg.out_format, WriterContext(
-            self.sink, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs, threads,
-            header=False, read_group=cfg.read_group))
+        self.writer = make_writer(self.family.name, cfg.out_format,
+                                  WriterContext.of_run(cfg, self.sink, threads, header=False))
 
     def say(self, message: str):
         self.chan.send(("say", message))

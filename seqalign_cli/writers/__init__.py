@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from .output import OutputFile
 
-EXTENSIONS = {".tsv": "tsv", ".txt": "tsv", ".sam": "sam", ".bam": "bam", ".paf": "paf", ".maf": "maf", ".gaf": "gaf"}
+EXTENSIONS = {".tsv": "tsv", ".txt": "tsv", ".sam": "sam", ".bam": "bam", ".paf": "paf", ".maf": "maf", ".gaf": "gaf",
+              ".m8": "blast6"}
 #: extensions that suggest a format without binding it (no contradiction with --format)
 LOOSE_EXTENSIONS = (".txt",)
 
@@ -34,15 +35,21 @@ WRITERS: dict[tuple[str, str], str] = {
     ("pairwise", "sam"): "seqalign_cli.writers.sam:SamWriter",
     ("pairwise", "bam"): "seqalign_cli.writers.sam:BamWriter",
     ("pairwise", "paf"): "seqalign_cli.writers.paf:PafWriter",
+    ("pairwise", "blast6"): "seqalign_cli.writers.blast:BlastTabularWriter",
     ("triplet", "tsv"): "seqalign_cli.writers.triplet:TripletTsvWriter",
     ("triplet", "maf"): "seqalign_cli.writers.triplet:MafWriter",
     ("graph", "tsv"): "seqalign_cli.writers.graph:GraphTsvWriter",
     ("graph", "gaf"): "seqalign_cli.writers.graph:GafWriter",
+    ("search", "blast6"): "seqalign_cli.writers.search:SearchBlastWriter",
+    ("search", "tsv"): "seqalign_cli.writers.search:SearchTsvWriter",
+    ("search", "paf"): "seqalign_cli.writers.search:SearchPafWriter",
 }
+#: the format of a family's run whose output name implies none (others: tsv)
+DEFAULT_FORMAT = {"search": "blast6"}
 #: the formats whose output is the header (the writer's output for a run without records) then each chunk's
 #: output, one after another: what worker processes can write (``workers``); known without importing a writer
-CUTTABLE = {("pairwise", "tsv"), ("pairwise", "paf"), ("triplet", "tsv"), ("triplet", "maf"), ("graph", "tsv"),
-            ("graph", "gaf")}
+CUTTABLE = {("pairwise", "tsv"), ("pairwise", "paf"), ("pairwise", "blast6"), ("triplet", "tsv"),
+            ("triplet", "maf"), ("graph", "tsv"), ("graph", "gaf")}
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,14 @@ class WriterContext:
     header: bool = True
     #: the SAM ``@RG`` header line of ``-R`` (checked: ``readgroup.parse_read_group``), or None
     read_group: str | None = None
+    #: the run's ``AlignConfig`` (scoring and mode: BLAST tabular's bit scores and E-values), or None
+    align: object = None
+
+    @classmethod
+    def of_run(cls, cfg, out, threads: int, header: bool) -> "WriterContext":
+        """The context of a run's writer (a ``RunConfig``) writing to ``out``."""
+        return cls(out, cfg.command_line, cfg.align.traceback, cfg.cigar_m, cfg.inputs, threads, header=header,
+                   read_group=cfg.read_group, align=cfg.align)
 
 
 def register(family: str, fmt: str, ref: str | type):
@@ -119,7 +134,7 @@ def output_format(family: str, output: str, fmt: str | None, inputs=()) -> str:
     if foreign and not _names_an_input(output, inputs):  # that one the output file's own check says
         raise UsageError(f"the output name {output!r}: seqalign does not write {foreign} (formats: "
                          f"{', '.join(formats(family))}; --format chooses one whatever the name)")
-    chosen = fmt or implied or "tsv"
+    chosen = fmt or implied or DEFAULT_FORMAT.get(family, "tsv")
     if (family, chosen) not in WRITERS:
         how = f"--format {fmt}" if fmt else f"the output name {output!r}"
         raise UsageError(f"{how}: {family} alignments cannot be written as {chosen} "

@@ -12,6 +12,8 @@ Nothing here imports the engine. It holds:
 
 Conventions (the engine's): letters are case-insensitive, U = T, any other
 letter is N; a pair involving N scores ``-n_penalty`` (N vs N too, an ``X``);
+proteins (``letters``): any letter the matrix lacks is X, every pair is
+scored from the matrix, equal letters are '=' (X against X too);
 a match scores ``+match``, a mismatch ``-mismatch``; a gap of length k costs
 ``gap_open + k * gap_extend``. ``I`` = a base only in the query, ``D`` = a base
 only in the target. Modes:
@@ -50,8 +52,26 @@ def canon(seq) -> bytes:
     return bytes(seq).translate(CANON)
 
 
+def letters(seq, scoring) -> bytes:
+    """The sequence as ``scoring`` reads it: ``canon`` for DNA; for proteins upper case, and every letter the
+    matrix has no row for as X (the documented rule)."""
+    if getattr(scoring, "alphabet", "dna") != "protein":
+        return canon(seq)
+    if isinstance(seq, str):
+        seq = seq.encode("ascii", "replace")
+    known = scoring.matrix.letters.encode()
+    return bytes(c if c in known else ord("X") for c in bytes(seq).upper())
+
+
+def identical(a: int, b: int, scoring) -> bool:
+    """Whether two letters of ``letters`` align as '=': equal, and not N against N in DNA."""
+    return a == b and (a != 78 or getattr(scoring, "alphabet", "dna") == "protein")
+
+
 def pair_score(a: int, b: int, scoring) -> int:
-    """Score of two canonical letters (ints of ``canon`` bytes)."""
+    """Score of two letters (ints of ``letters`` bytes): the matrix's entry, else match/mismatch/N."""
+    if getattr(scoring, "matrix", None) is not None:
+        return scoring.matrix.score(chr(a), chr(b))
     if a == 78 or b == 78:  # 'N'
         return -scoring.n_penalty
     return scoring.match if a == b else -scoring.mismatch
@@ -64,8 +84,8 @@ def _matrices(q: bytes, t: bytes, scoring, mode: str):
     """Full H matrix of a plain Gotoh recurrence (lists of lists)."""
     if mode not in MODES:
         raise ValueError(mode)
-    q = canon(q)
-    t = canon(t)
+    q = letters(q, scoring)
+    t = letters(t, scoring)
     m, n = len(q), len(t)
     go, ge = scoring.gap_open, scoring.gap_extend
     local = mode == "local"
@@ -167,8 +187,7 @@ def ref_align(q, t, scoring, mode: str):
             if mode == "local" and h == 0:
                 break
             if h == H[i - 1][j - 1] + pair_score(cq[i - 1], ct[j - 1], scoring):
-                same = cq[i - 1] == ct[j - 1] and cq[i - 1] != 78
-                ops.append("=" if same else "X")
+                ops.append("=" if identical(cq[i - 1], ct[j - 1], scoring) else "X")
                 i -= 1
                 j -= 1
             elif h == F[i][j]:
@@ -234,8 +253,8 @@ def rescore(query, target, qstart, qend, tstart, tend, cigar, scoring, strict=Tr
     (a well-formed CIGAR merges them). ``M`` runs are scored from the letters.
     The empty CIGAR ``*`` needs empty spans and scores 0.
     """
-    q = canon(query)
-    t = canon(target)
+    q = letters(query, scoring)
+    t = letters(target, scoring)
     if not (0 <= qstart <= qend <= len(q)) or not (0 <= tstart <= tend <= len(t)):
         raise CigarError(f"spans out of range: q[{qstart}:{qend}] of {len(q)}, "
                          f"t[{tstart}:{tend}] of {len(t)}")
@@ -255,7 +274,7 @@ def rescore(query, target, qstart, qend, tstart, tend, cigar, scoring, strict=Tr
                 raise CigarError(f"{cigar!r} runs past its spans")
             for k in range(ln):
                 a, b = q[i + k], t[j + k]
-                same = a == b and a != 78
+                same = identical(a, b, scoring)
                 if op == "=" and not same:
                     raise CigarError(f"'=' at q{i + k} t{j + k} pairs {chr(a)}/{chr(b)} in {cigar!r}")
                 if op == "X" and same:
@@ -281,12 +300,32 @@ def rescore(query, target, qstart, qend, tstart, tend, cigar, scoring, strict=Tr
 
 # ---------------------------------------------------------------- parasail
 
+
+def _matrix_file(matrix) -> str:
+    """An NCBI-format file of ``matrix`` (a ``SubstitutionMatrix``) for the peers to read themselves."""
+    import tempfile
+
+    path = _MATRIX_FILES.get(matrix)
+    if path is None:
+        rows = ["   " + "   ".join(matrix.letters)]
+        rows += [c + "".join(f"{v:4d}" for v in row) for c, row in zip(matrix.letters, matrix.scores)]
+        with tempfile.NamedTemporaryFile("w", suffix=f".{matrix.name}", delete=False) as f:
+            f.write("\n".join(rows) + "\n")
+        path = _MATRIX_FILES[matrix] = f.name
+    return path
+
+
+_MATRIX_FILES = {}
+
 _PARASAIL_MATRICES = {}
 
 
 def _parasail_matrix(scoring):
     import parasail
 
+    if getattr(scoring, "matrix", None) is not None:  # parasail's built-in (the classic values), else the file
+        own = getattr(parasail, scoring.matrix.name.lower(), None)
+        return own if own is not None else parasail.Matrix(_matrix_file(scoring.matrix))
     key = (scoring.match, scoring.mismatch, scoring.n_penalty)
     mat = _PARASAIL_MATRICES.get(key)
     if mat is None:
@@ -308,8 +347,8 @@ def parasail_score(q, t, scoring, mode: str) -> int:
     """
     import parasail
 
-    q = canon(q).decode()
-    t = canon(t).decode()
+    q = letters(q, scoring).decode()
+    t = letters(t, scoring).decode()
     if not q or not t:
         raise ValueError("parasail cannot align empty sequences")
     mat = _parasail_matrix(scoring)
@@ -336,17 +375,22 @@ def _bio_aligner(scoring, mode: str):
     from Bio.Align import PairwiseAligner, substitution_matrices
 
     key = (scoring.match, scoring.mismatch, scoring.gap_open, scoring.gap_extend,
-           scoring.n_penalty, mode)
+           scoring.n_penalty, mode, getattr(scoring, "matrix", None))
     al = _BIO_ALIGNERS.get(key)
     if al is not None:
         return al
-    sub = substitution_matrices.Array("ACGTN", dims=2)
-    for a in "ACGTN":
-        for b in "ACGTN":
-            if a == "N" or b == "N":
-                sub[a, b] = -scoring.n_penalty
-            else:
-                sub[a, b] = scoring.match if a == b else -scoring.mismatch
+    if key[-1] is not None:  # Biopython's own copy of a built-in matrix, else the file
+        name = scoring.matrix.name
+        own = name in substitution_matrices.load()
+        sub = substitution_matrices.load(name) if own else substitution_matrices.read(_matrix_file(scoring.matrix))
+    else:
+        sub = substitution_matrices.Array("ACGTN", dims=2)
+        for a in "ACGTN":
+            for b in "ACGTN":
+                if a == "N" or b == "N":
+                    sub[a, b] = -scoring.n_penalty
+                else:
+                    sub[a, b] = scoring.match if a == b else -scoring.mismatch
     al = PairwiseAligner()
     al.substitution_matrix = sub
     al.mode = "local" if mode == "local" else "global"
@@ -370,8 +414,8 @@ def _bio_aligner(scoring, mode: str):
 
 def biopython_score(q, t, scoring, mode: str) -> int:
     """Optimal score from Biopython's PairwiseAligner (non-empty sequences)."""
-    q = canon(q).decode()
-    t = canon(t).decode()
+    q = letters(q, scoring).decode()
+    t = letters(t, scoring).decode()
     if not q or not t:
         raise ValueError("Biopython adapter: empty sequences are left to ref_score")
     score = _bio_aligner(scoring, mode).score(t, q)

@@ -38,6 +38,8 @@ GLOBAL, SEMI, GLOCAL, LOCAL = (int(m) for m in Mode)
 OP_EQ, OP_X, OP_I, OP_D = 0, 1, 2, 3
 ST_H, ST_I, ST_D = 0, 1, 2
 N_CODE = 4
+#: ``finish_ops``' ``eq_below`` where two equal codes always align as = (proteins)
+EQ_ALL = 255
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
@@ -121,11 +123,12 @@ def track_row(mode, i, H, qlen, tlen, best, bi, bj):
 
 
 @nb.njit(**_JIT)
-def sweep(q, t, qlen, tlen, mode, sc, i_from, i_to, H, F, dirs, best, bi, bj):
+def sweep(q, t, qlen, tlen, mode, sc, S, i_from, i_to, H, F, dirs, best, bi, bj):
     """Compute rows i_from+1 .. i_to of a group of lanes.
 
     q: (M, L) uint8 codes, t: (N, L) uint8 codes (4 = N; padding past a lane's
-    length is never read into that lane's result). H, F: (N+1, L) holding row
+    length is never read into that lane's result). S: the substitution array
+    (codes x codes, H's dtype) of a matrix scoring, or None (match/mismatch of ``sc``). H, F: (N+1, L) holding row
     i_from on entry and row i_to on exit. dirs: (i_to-i_from, N+1, L) uint8
     direction bytes, or None for score only. best/bi/bj: (L,) running end cell
     of each lane.
@@ -151,14 +154,14 @@ def sweep(q, t, qlen, tlen, mode, sc, i_from, i_to, H, F, dirs, best, bi, bj):
             rarg[l] = 0.0
         if dirs is None:
             if local:
-                _row(q[i - 1], t, sc, H, F, hd, hl, el, None, rmax, rarg, jlim, True)
+                _row(q[i - 1], t, sc, S, H, F, hd, hl, el, None, rmax, rarg, jlim, True)
             else:
-                _row(q[i - 1], t, sc, H, F, hd, hl, el, None, None, None, jlim, False)
+                _row(q[i - 1], t, sc, S, H, F, hd, hl, el, None, None, None, jlim, False)
         else:
             if local:
-                _row(q[i - 1], t, sc, H, F, hd, hl, el, dirs[i - i_from - 1], rmax, rarg, jlim, True)
+                _row(q[i - 1], t, sc, S, H, F, hd, hl, el, dirs[i - i_from - 1], rmax, rarg, jlim, True)
             else:
-                _row(q[i - 1], t, sc, H, F, hd, hl, el, dirs[i - i_from - 1], None, None, jlim, False)
+                _row(q[i - 1], t, sc, S, H, F, hd, hl, el, dirs[i - i_from - 1], None, None, jlim, False)
         if local:
             for l in range(L):
                 if rmax[l] > best[l]:
@@ -170,8 +173,8 @@ def sweep(q, t, qlen, tlen, mode, sc, i_from, i_to, H, F, dirs, best, bi, bj):
 
 
 @nb.njit(**_JIT)
-def _row(qi, t, sc, H, F, hd, hl, el, drow, rmax, rarg, jlim, local):
-    """One DP row for all lanes. drow None: no directions; rmax None: no local max."""
+def _row(qi, t, sc, S, H, F, hd, hl, el, drow, rmax, rarg, jlim, local):
+    """One DP row for all lanes. drow None: no directions; rmax None: no local max; S None: no matrix."""
     dt = H.dtype.type
     mtc = dt(sc[0])
     mis = dt(-sc[1])
@@ -189,8 +192,11 @@ def _row(qi, t, sc, H, F, hd, hl, el, drow, rmax, rarg, jlim, local):
         for l in range(L):
             a = qi[l]
             b = tj[l]
-            s = mtc if a == b else mis
-            s = npn if (a | b) > 3 else s
+            if S is None:
+                s = mtc if a == b else mis
+                s = npn if (a | b) > 3 else s
+            else:
+                s = S[a, b]
             diag = hd[l] + s
             hup = Hj[l]
             f_open = hup - goe
@@ -269,10 +275,12 @@ def trace(dirs, l, row_off, mode, i, j, state, stop_row, ops, nops):
 
 
 @nb.njit(**_JIT)
-def finish_ops(ops, nops, q, t, qs, ts, run_op, run_len, stats):
+def finish_ops(ops, nops, q, t, qs, ts, run_op, run_len, stats, eq_below):
     """Turn reversed ops into forward runs; resolve diagonal ops to = or X.
 
-    q, t: 1-D codes of the pair; (qs, ts) the start of the alignment. Writes
+    q, t: 1-D codes of the pair; (qs, ts) the start of the alignment; two equal
+    codes below ``eq_below`` are ``=`` (DNA: ``N_CODE``, so that N against N is X;
+    proteins: every code, ``EQ_ALL``). Writes
     runs into run_op/run_len and returns their count. stats receives
     (matches, mismatches, inserted bases, deleted bases).
     """
@@ -288,7 +296,7 @@ def finish_ops(ops, nops, q, t, qs, ts, run_op, run_len, stats):
         if op == 255:
             a = q[qi]
             b = t[tj]
-            op = OP_EQ if (a == b and a < N_CODE) else OP_X
+            op = OP_EQ if (a == b and a < eq_below) else OP_X
             qi += 1
             tj += 1
             if op == OP_EQ:

@@ -117,7 +117,7 @@ import numpy as np
 from ...config import AlignConfig
 from ...jit import nb
 from .diagonal import PAD, VEC_BYTES, cells, load_acquire, spin_pause, store_release, yield_cpu
-from .dp import GLOBAL, LOCAL, SEMI, ST_H, finish_ops, left_value, top_value, trace
+from .dp import GLOBAL, LOCAL, N_CODE, SEMI, ST_H, finish_ops, left_value, top_value, trace
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
@@ -506,7 +506,7 @@ def _walk_kept(q, t, mode, height, dirs, i, j, run_op, run_len, stats):
         R = min(height, M - lo)
         buf = dirs[lo * (height + N):]
         i, j, state, nops, done = _trace_block(buf, R, N, lo, mode, i, j, state, ops, nops)
-    return i, j, finish_ops(ops, nops, q, t, i, j, run_op, run_len, stats)
+    return i, j, finish_ops(ops, nops, q, t, i, j, run_op, run_len, stats, N_CODE)
 
 
 class _Pass:
@@ -602,7 +602,7 @@ class _Pass:
 
         _in_parts(part, parts, release)
         i, j = int(walk[W_I]), int(walk[W_J])
-        return i, j, finish_ops(ops, int(walk[W_NOPS]), self.q, self.t, i, j, run_op, run_len, stats)
+        return i, j, finish_ops(ops, int(walk[W_NOPS]), self.q, self.t, i, j, run_op, run_len, stats, N_CODE)
 
 
 def _in_parts(part, parts: int, release):
@@ -670,6 +670,8 @@ def routed(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, over_budget: np
     checkpointed route's); lanes: the pairs a lane group holds.
     """
     s = cfg.scoring
+    if s.matrix is not None:  # this route scores match/mismatch only: matrices go through the lane groups
+        return np.zeros(len(qlen), bool)
     fits = s.score_bound(qlen, tlen) + 2 * (s.gap_open + s.gap_extend) + 2 < np.iinfo(np.int32).max
     long = np.minimum(qlen, tlen) >= LONG_MIN_LEN
     few = np.count_nonzero(long) < lanes

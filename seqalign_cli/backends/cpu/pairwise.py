@@ -30,7 +30,8 @@ from ...results import Alignments
 
 from ...jit import nb, thread_count
 from . import long_pair
-from .dp import GLOBAL, GLOCAL, LOCAL, ST_H, finish_ops, init_rows, neg_inf, sweep, trace, track_row
+from .dp import (EQ_ALL, GLOBAL, GLOCAL, LOCAL, N_CODE, ST_H, finish_ops, init_rows, neg_inf, sweep, trace,
+                 track_row)
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
@@ -59,13 +60,14 @@ def _fixed_start(mode, bi, bj, qs_out, ts_out, p):
 
 
 @nb.njit(parallel=True, **_JIT)
-def align_groups(qbuf, qoff, gM, tbuf, toff, gN, qlen, tlen, index, bounds, mode, sc, want_trace,
+def align_groups(qbuf, qoff, gM, tbuf, toff, gN, qlen, tlen, index, bounds, mode, sc, S, eq_below, want_trace,
                  score, qs, qe, ts, te, run_off, nruns, run_op, run_len, stats):
     """Align every group of a packed batch (see batching.Groups for the layout).
 
     qlen/tlen/index: lengths and pair index of each slot; group g has slots
     bounds[g] .. bounds[g+1]-1. Outputs are indexed by pair index; run_off
-    gives each pair's place in run_op/run_len.
+    gives each pair's place in run_op/run_len. S, eq_below: the substitution
+    array or None, and which equal codes are = (``dp.sweep``, ``dp.finish_ops``).
     """
     G = gM.shape[0]
     for last in nb.prange(G):
@@ -89,10 +91,10 @@ def align_groups(qbuf, qoff, gM, tbuf, toff, gN, qlen, tlen, index, bounds, mode
             track_row(mode, 0, H, ql, tl, best, bi, bj)
         if want_trace:
             dirs = np.empty((M, N + 1, lanes), np.uint8)
-            sweep(q, t, ql, tl, mode, sc, 0, M, H, F, dirs, best, bi, bj)
+            sweep(q, t, ql, tl, mode, sc, S, 0, M, H, F, dirs, best, bi, bj)
         else:
             dirs = np.empty((0, 1, 1), np.uint8)
-            sweep(q, t, ql, tl, mode, sc, 0, M, H, F, None, best, bi, bj)
+            sweep(q, t, ql, tl, mode, sc, S, 0, M, H, F, None, best, bi, bj)
         ops = np.empty(M + N + 1, np.uint8)
         st = np.zeros(4, np.int64)
         for l in range(lanes):
@@ -107,14 +109,14 @@ def align_groups(qbuf, qoff, gM, tbuf, toff, gN, qlen, tlen, index, bounds, mode
             qs[p] = i
             ts[p] = j
             r0 = run_off[p]
-            nr = finish_ops(ops, nops, q[:, l], t[:, l], i, j, run_op[r0:], run_len[r0:], st)
+            nr = finish_ops(ops, nops, q[:, l], t[:, l], i, j, run_op[r0:], run_len[r0:], st, eq_below)
             nruns[p] = nr
             for k in range(4):
                 stats[p, k] = st[k]
 
 
 @nb.njit(**_JIT)
-def align_long(q1, t1, mode, sc, block, want_trace, run_op, run_len, stats, out):
+def align_long(q1, t1, mode, sc, S, eq_below, block, want_trace, run_op, run_len, stats, out):
     """One pair with checkpointed traceback (bounded memory).
 
     q1, t1: 1-D uint8 codes. block: rows between checkpoints. out receives
@@ -144,7 +146,7 @@ def align_long(q1, t1, mode, sc, block, want_trace, run_op, run_len, stats, out)
         if want_trace:
             Hc[k, :] = H[:, 0]
             Fc[k, :] = F[:, 0]
-        sweep(q, t, ql, tl, mode, sc, lo, hi, H, F, None, best, bi, bj)
+        sweep(q, t, ql, tl, mode, sc, S, lo, hi, H, F, None, best, bi, bj)
     out[0] = best[0]
     out[2] = bi[0]
     out[4] = bj[0]
@@ -172,13 +174,18 @@ def align_long(q1, t1, mode, sc, block, want_trace, run_op, run_len, stats, out)
         if i > lo and j > 0:
             tl[0] = j
             dummy_b[0] = neg_inf(dummy_b)
-            sweep(q, t[:j], ql, tl, mode, sc, lo, i, Hb, Fb, dirs, dummy_b, dummy_i, dummy_j)
+            sweep(q, t[:j], ql, tl, mode, sc, S, lo, i, Hb, Fb, dirs, dummy_b, dummy_i, dummy_j)
         i, j, state, nops, done = trace(dirs, 0, lo, mode, i, j, state, lo, ops, nops)
         if done:
             break
     out[1] = i
     out[3] = j
-    out[5] = finish_ops(ops, nops, q1, t1, i, j, run_op, run_len, stats)
+    out[5] = finish_ops(ops, nops, q1, t1, i, j, run_op, run_len, stats, eq_below)
+
+
+def _eq_below(cfg: AlignConfig) -> int:
+    """The codes whose equal pairs align as = (``dp.finish_ops``): N against N is X, X against X (protein) =."""
+    return EQ_ALL if cfg.scoring.alphabet == "protein" else N_CODE
 
 
 def checkpoint_block(qlen: int) -> int:
@@ -233,19 +240,21 @@ class CpuPairwise:
         runs = out.cigar
         with nb.parallel_chunksize(1):  # groups differ in length: threads take them one at a time
             align_groups(g.q_buf, g.q_off, g.q_dim, g.t_buf, g.t_off, g.t_dim, g.qlen, g.tlen, g.index,
-                         g.bounds, int(cfg.mode_code), sc, cfg.traceback, scores, out.qstart, out.qend,
+                         g.bounds, int(cfg.mode_code), sc, cfg.scoring.table(dtype), _eq_below(cfg),
+                         cfg.traceback, scores, out.qstart, out.qend,
                          out.tstart, out.tend, runs.off, runs.count, runs.op, runs.length, out.stats)
         out.score[subset] = scores[subset].astype(np.int64)
 
     def _long(self, batch, k, wide, cfg, out):
         q = batch.query(k)
         t = batch.target(k)
-        sc = np.array(cfg.scoring.as_list(), np.float64 if wide else np.float32)
+        dtype = np.float64 if wide else np.float32
+        sc = np.array(cfg.scoring.as_list(), dtype)
         res = np.zeros(6, np.float64)
         r0 = out.cigar.off[k]
         stats = np.zeros(4, np.int64)
-        align_long(q, t, int(cfg.mode_code), sc, checkpoint_block(len(q)), True,
-                   out.cigar.op[r0:], out.cigar.length[r0:], stats, res)
+        align_long(q, t, int(cfg.mode_code), sc, cfg.scoring.table(dtype), _eq_below(cfg), checkpoint_block(len(q)),
+                   True, out.cigar.op[r0:], out.cigar.length[r0:], stats, res)
         out.score[k] = int(res[0])
         out.qstart[k], out.qend[k], out.tstart[k], out.tend[k] = (int(x) for x in res[1:5])
         out.cigar.count[k] = int(res[5])

@@ -1,0 +1,122 @@
+"""Database search on the CPU (the reference engine): ``CpuSearch`` and its result, ``SearchHits``.
+
+Two passes over a batch of queries, both through the pairwise engine
+(``CpuPairwise``: the same recurrence, tie rule and substitution array):
+
+1. scores: every query against every database record, score only, in
+   slices of at most ``PAIRS_PER_PASS`` pairs, the records taken shortest
+   first so that each lane group holds targets of one size;
+2. the kept hits of each query (``select``: non-empty alignments, at least
+   ``--min-score``, at most ``--evalue``, the best ``--top`` by score, ties
+   in database order) aligned again with traceback, all queries' hits in
+   one batch.
+
+The traceback pass must give each hit the score the first pass gave it;
+a difference is an internal error, never a silent change of the ranking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...batching import PairBatch, gather_runs
+from ...config import AlignConfig, Mode
+from ...matrices import statistics
+from ...results import Alignments
+from .pairwise import CpuPairwise
+
+#: pairs of one score pass (query codes are repeated once a pair: at most this many query copies in memory)
+PAIRS_PER_PASS = 1 << 15
+
+
+@dataclass
+class SearchHits:
+    """The hits of a batch's queries: hit h is query ``query[h]`` (batch index) against database record
+    ``target[h]``, rank ``rank[h]`` (from 1) among that query's hits; hits are query-major, best first.
+    ``alignments`` holds each hit's alignment (an ``Alignments`` of the hits), ``evalue`` and ``bits``
+    their statistics (NaN where none are published)."""
+
+    query: np.ndarray
+    target: np.ndarray
+    rank: np.ndarray
+    alignments: Alignments
+    evalue: np.ndarray
+    bits: np.ndarray
+
+    SPAN = Alignments.SPAN
+
+    @property
+    def score(self) -> np.ndarray:
+        return self.alignments.score
+
+    def aligned_spans(self):
+        return self.alignments.aligned_spans()
+
+
+def select(score: np.ndarray, empty: np.ndarray, evalue: np.ndarray, inputs) -> np.ndarray:
+    """The database records kept for one query, best first: non-empty, score and E-value within the cuts,
+    the best ``inputs.top`` by score, ties in database order."""
+    ok = ~empty
+    if inputs.min_score is not None:
+        ok &= score >= inputs.min_score
+    if inputs.max_evalue is not None:
+        ok &= evalue <= inputs.max_evalue
+    cand = np.flatnonzero(ok)
+    order = np.lexsort((cand, -score[cand]))  # score descending, then database order
+    return cand[order[:inputs.top]]
+
+
+class CpuSearch:
+    """The search engine on the CPU: ``align(batch, cfg)`` gives the batch's ``SearchHits``."""
+
+    def __init__(self, threads: int = 1):
+        self.pairwise = CpuPairwise(threads)
+        self.threads = self.pairwise.threads
+
+    def scores(self, batch, cfg: AlignConfig) -> tuple[np.ndarray, np.ndarray]:
+        """(score, empty) of every query x database record, (queries, records) arrays: the first pass."""
+        db = batch.db
+        nq, nd = batch.size, len(db)
+        score = np.zeros((nq, nd), np.int64)
+        empty = np.zeros((nq, nd), bool)
+        only = AlignConfig(scoring=cfg.scoring, mode=cfg.mode, traceback=False, matrix_budget=cfg.matrix_budget)
+        qoffs = np.require(batch.offs, np.int64, "CW")
+        per = max(1, PAIRS_PER_PASS // nq)  # database records a pass, every query of the batch against each
+        for a in range(0, nd, per):
+            recs = db.by_length[a:a + per]
+            qi = np.repeat(np.arange(nq, dtype=np.int64), len(recs))
+            ti = np.tile(recs, nq)
+            qc, qo = gather_runs(batch.codes, qoffs, qi)
+            tc, to = db.gather(ti)
+            res = self.pairwise.align(PairBatch(qc, qo, tc, to), only)
+            score[qi, ti] = res.score
+            empty[qi, ti] = Mode.parse(cfg.mode).empty_ends(res.qend, res.tend)
+        return score, empty
+
+    def align(self, batch, cfg: AlignConfig) -> SearchHits:
+        score, empty = self.scores(batch, cfg)
+        ka = statistics.params(cfg.scoring, cfg.mode)
+        qlen = batch.lengths
+        kept = []
+        for k in range(batch.size):
+            evalue = ka.evalue(score[k], qlen[k], batch.db.residues) if ka is not None else np.zeros(0)
+            kept.append(select(score[k], empty[k], evalue, batch.inputs))
+        query = np.repeat(np.arange(batch.size, dtype=np.int64), [len(x) for x in kept])
+        target = np.concatenate(kept).astype(np.int64) if kept else np.zeros(0, np.int64)
+        rank = np.concatenate([np.arange(1, len(x) + 1) for x in kept]).astype(np.int64) if kept else target
+        qc, qo = gather_runs(batch.codes, np.require(batch.offs, np.int64, "CW"), query)
+        tc, to = batch.db.gather(target)
+        hits = self.pairwise.align(PairBatch(qc, qo, tc, to), cfg)
+        first = score[query, target]
+        if not np.array_equal(hits.score, first):
+            bad = int(np.flatnonzero(hits.score != first)[0])
+            raise RuntimeError(f"internal error: the traceback pass scored hit {bad} {int(hits.score[bad])}, "
+                               f"the score pass {int(first[bad])}")
+        if ka is not None:
+            evalue = ka.evalue(hits.score, qlen[query], batch.db.residues)
+            bits = ka.bits(hits.score.astype(float))
+        else:
+            evalue = bits = np.full(len(query), np.nan)
+        return SearchHits(query, target, rank, hits, np.asarray(evalue, float), np.asarray(bits, float))

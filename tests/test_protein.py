@@ -1,0 +1,275 @@
+"""Proteins and substitution matrices in ``seqalign pair``: exact scores against parasail, Biopython and a plain
+Gotoh, CIGARs that rescore under the matrix, the letter rules, BLAST tabular output, and the errors.
+
+The public set (``tests/data/protein``, README there): 500 real pairs with parasail's scores in three modes and
+three schemes. The GPU has no matrix kernels yet: a matrix run picks the CPU engine (``backends.cpu_only``).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from support.helpers import messages, parse_tsv
+from support.oracles import biopython_score, parasail_score, ref_align, rescore
+
+from seqalign_cli import matrices
+from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+from seqalign_cli.config import AlignConfig, Scoring
+from seqalign_cli.io import alphabet
+from seqalign_cli.io.encode import make_batch
+
+DATA = Path(__file__).resolve().parent / "data" / "protein"
+QUERIES = DATA / "pairs.query.fa"
+TARGETS = DATA / "pairs.target.fa"
+#: file label -> (matrix, gap_open, gap_extend)
+SCHEMES = {"BLOSUM62": ("BLOSUM62", 10, 1), "BLOSUM50": ("BLOSUM50", 12, 2), "BLOSUM62_o11_e1": ("BLOSUM62", 11, 1)}
+#: file label -> --mode
+FILE_MODES = {"global": "global", "semiglobal": "semi-global", "local": "local"}
+AMINO = "ARNDCQEGHILKMFPSTWYV"
+
+
+def protein(name: str, go: int, ge: int) -> Scoring:
+    return Scoring(gap_open=go, gap_extend=ge, matrix=matrices.load(name), alphabet="protein")
+
+
+def fasta_seqs(path) -> list[str]:
+    return [line.strip() for line in open(path) if not line.startswith(">")]
+
+
+def expected(mode_label: str, scheme: str) -> list[int]:
+    rows = [line.rstrip("\n").split("\t") for line in open(DATA / f"expected.{mode_label}.{scheme}.tsv")
+            if line[0].isdigit()]
+    return [int(r[5]) for r in rows]
+
+
+@pytest.fixture
+def proteins():
+    """The process reads proteins while a test runs (the alphabet is chosen once a run)."""
+    alphabet.use("protein")
+    yield
+    alphabet.use("dna")
+
+
+def align(queries, targets, scoring, mode, traceback=True, threads=2):
+    batch = make_batch([q.encode() for q in queries], [t.encode() for t in targets])
+    return CpuPairwise(threads).align(batch, AlignConfig(scoring=scoring, mode=mode, traceback=traceback))
+
+
+def seqalign(args, **kw):
+    return subprocess.run([sys.executable, "-m", "seqalign_cli", *[str(a) for a in args]], capture_output=True,
+                          timeout=600, **kw)
+
+
+# ------------------------------------------------------------------ the public pairs
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("mode_label", FILE_MODES)
+def test_public_pairs_score_as_parasail(proteins, mode_label, scheme):
+    """All 500 pairs, three modes x three schemes: parasail's scores, and every CIGAR rescores to its score."""
+    queries, targets = fasta_seqs(QUERIES), fasta_seqs(TARGETS)
+    scoring = protein(*SCHEMES[scheme])
+    res = align(queries, targets, scoring, FILE_MODES[mode_label])
+    want = expected(mode_label, scheme)
+    wrong = [k for k in range(len(want)) if int(res.score[k]) != want[k]]
+    assert not wrong, [(k, int(res.score[k]), want[k]) for k in wrong[:5]]
+    for k, cigar in enumerate(res.cigars()):
+        got = rescore(queries[k], targets[k], int(res.qstart[k]), int(res.qend[k]), int(res.tstart[k]),
+                      int(res.tend[k]), cigar, scoring)
+        assert got == want[k], (k, cigar)
+
+
+def test_score_only_equals_traceback_scores(proteins):
+    queries, targets = fasta_seqs(QUERIES)[:120], fasta_seqs(TARGETS)[:120]
+    scoring = protein("BLOSUM62", 11, 1)
+    for mode in ("global", "semi-global", "glocal", "local"):
+        full = align(queries, targets, scoring, mode)
+        only = align(queries, targets, scoring, mode, traceback=False)
+        assert np.array_equal(full.score, only.score), mode
+        assert np.array_equal(full.qend, only.qend) and np.array_equal(full.tend, only.tend), mode
+
+
+# ------------------------------------------------------------------ random proteins, every mode and matrix
+
+
+def random_pairs(seed: int, count: int, low: int, high: int, letters: str = AMINO):
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        q = "".join(rng.choice(letters) for _ in range(rng.randint(low, high)))
+        if rng.random() < 0.5:  # related: the query mutated
+            t = "".join(c if rng.random() < 0.7 else rng.choice(letters) for c in q)
+            cut = rng.randint(0, max(0, len(t) // 3))
+            t = t[cut:] + "".join(rng.choice(letters) for _ in range(rng.randint(0, 5)))
+        else:
+            t = "".join(rng.choice(letters) for _ in range(rng.randint(low, high)))
+        out.append((q, t or "A"))
+    return out
+
+
+@pytest.mark.parametrize("name", matrices.BUILTIN[:-1])  # the protein ones
+def test_every_builtin_matrix_every_mode_matches_parasail_and_biopython(proteins, name):
+    go, ge = {"BLOSUM45": (14, 2), "PAM30": (9, 1)}.get(name, (10, 1))
+    scoring = protein(name, go, ge)
+    pairs = random_pairs(len(name), 40, 1, 60, AMINO + "BZX*")
+    for mode in ("global", "semi-global", "glocal", "local"):
+        res = align([q for q, _ in pairs], [t for _, t in pairs], scoring, mode)
+        for k, (q, t) in enumerate(pairs):
+            assert int(res.score[k]) == parasail_score(q, t, scoring, mode), (name, mode, q, t)
+            assert int(res.score[k]) == biopython_score(q, t, scoring, mode), (name, mode, q, t)
+
+
+def test_alignments_follow_the_tie_rule(proteins):
+    """Small pairs: the whole alignment (spans and CIGAR) is the plain Gotoh's under the documented tie rule."""
+    scoring = protein("BLOSUM62", 11, 1)
+    pairs = random_pairs(7, 60, 0, 14, "AWCGX*")  # few letters: many ties
+    for mode in ("global", "semi-global", "glocal", "local"):
+        res = align([q for q, _ in pairs], [t for _, t in pairs], scoring, mode)
+        got = list(zip(res.score.tolist(), res.qstart.tolist(), res.qend.tolist(), res.tstart.tolist(),
+                       res.tend.tolist(), res.cigars()))
+        for k, (q, t) in enumerate(pairs):
+            assert got[k] == ref_align(q, t, scoring, mode), (mode, q, t)
+
+
+def test_checkpointed_traceback_equals_the_full_matrix(proteins):
+    """Pairs past the traceback budget go through the checkpointed walk: the same alignments."""
+    pairs = random_pairs(11, 6, 300, 700)
+    scoring = protein("BLOSUM50", 12, 2)
+    batch = make_batch([q.encode() for q, _ in pairs], [t.encode() for _, t in pairs])
+    for mode in ("global", "local"):
+        full = CpuPairwise(2).align(batch, AlignConfig(scoring=scoring, mode=mode))
+        small = CpuPairwise(2).align(batch, AlignConfig(scoring=scoring, mode=mode, matrix_budget=1))
+        assert np.array_equal(full.score, small.score)
+        assert full.cigars() == small.cigars()
+
+
+# ------------------------------------------------------------------ letters
+
+
+def test_letters_rule_case_unknown_and_stop(proteins):
+    """Case is ignored; U, O and J score as X; '*' scores from its row; equal letters (X too) are '='."""
+    scoring = protein("BLOSUM62", 11, 1)
+    res = align(["mkwvUOJ*", "XXXX"], ["MKWVXXX*", "XXXX"], scoring, "global")
+    s = scoring.matrix.score
+    assert int(res.score[0]) == s("M", "M") + s("K", "K") + s("W", "W") + s("V", "V") + 3 * s("X", "X") + s("*", "*")
+    cigars = res.cigars()
+    assert cigars[0] == "4=3X1="  # U/O/J against X: scored as X-X, but different letters
+    assert cigars[1] == "4=" and int(res.score[1]) == 4 * s("X", "X")
+
+
+def test_dna_matrix_scores_from_its_rows():
+    """DNA with --matrix: the codes A C G T N scored from NUC.4.4's rows (N as N)."""
+    scoring = Scoring(gap_open=10, gap_extend=1, matrix=matrices.load("NUC.4.4"), alphabet="dna")
+    res = align(["ACGTNACGT"], ["ACGTAACGA"], scoring, "global")
+    assert int(res.score[0]) == parasail_score("ACGTNACGT", "ACGTAACGA", scoring, "global") == 7 * 5 - 2 - 4
+    assert res.cigars() == ["4=1X3=1X"]
+
+
+# ------------------------------------------------------------------ matrices
+
+
+def test_builtin_matrices_are_the_classic_ncbi_files():
+    m = matrices.load("blosum62")
+    assert m.letters == "ARNDCQEGHILKMFPSTWYVBZX*" and m.score("W", "W") == 11 and m.score("N", "B") == 3
+    assert m.score("X", "A") == 0 and m.score("*", "*") == 1 and m.score("*", "A") == -4
+    assert matrices.load("BLOSUM80").score("A", "A") == 7  # the third-bit file, not BLAST+'s half-bit one
+    assert matrices.load("PAM250").score("W", "W") == 17
+
+
+def test_matrix_file_faults_name_file_and_line(tmp_path):
+    good = (Path(matrices.__file__).parent / "data" / "BLOSUM62").read_text().splitlines()
+    cases = {
+        "short_row": (good[:12] + [good[12].rsplit(maxsplit=1)[0]] + good[13:], 13, "values for 24 columns"),
+        "not_int": (good[:9] + [good[9].replace("-1", "x1", 1)] + good[10:], 10, "'x1' is not an integer"),
+        "twice": (good[:9] + [good[8]] + good[10:], 10, "appears twice"),
+        "unknown_row": (good[:9] + ["J" + good[9][1:]] + good[10:], 10, "is not one of the header's letters"),
+    }
+    for name, (lines, line, needle) in cases.items():
+        path = tmp_path / name
+        path.write_text("\n".join(lines) + "\n")
+        with pytest.raises(matrices.InputError) as err:
+            matrices.load(str(path))
+        assert f"{path}: line {line}: " in str(err.value) and needle in str(err.value), (name, str(err.value))
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def test_command_line_protein_defaults_are_blast(tmp_path):
+    """--alphabet protein alone: BLOSUM62 11/1 (BLAST's), local scores as the 11/1 file; on the CPU, said once."""
+    out = tmp_path / "out.tsv"
+    proc = seqalign(["pair", "--alphabet", "protein", "--mode", "local", QUERIES, TARGETS, "-o", out])
+    assert proc.returncode == 0, proc.stderr.decode()
+    rows = parse_tsv(out.read_text())
+    assert [r["score"] for r in rows] == expected("local", "BLOSUM62_o11_e1")
+    err = messages(proc.stderr.decode())
+    assert err[0].startswith("seqalign: backend auto: picked cpu (substitution matrices"), err
+
+
+def test_blast_tabular_parses_and_agrees(tmp_path):
+    """BLAST tabular (.m8): Biopython's blast-tab parser reads it; columns agree with the TSV of the same run."""
+    from Bio import SearchIO
+
+    m8, tsv = tmp_path / "out.m8", tmp_path / "out.tsv"
+    for out in (m8, tsv):
+        proc = seqalign(["pair", "--alphabet", "protein", "--mode", "local", "-q", QUERIES, TARGETS, "-o", out])
+        assert proc.returncode == 0, proc.stderr.decode()
+    rows = {(r["qname"], r["tname"]): r for r in parse_tsv(tsv.read_text())}
+    hits = [hsp for result in SearchIO.parse(str(m8), "blast-tab") for hit in result for hsp in hit]
+    assert len(hits) == sum(r["cigar"] != "*" for r in rows.values()) == len(m8.read_text().splitlines())
+    for hsp in hits:
+        r = rows[(hsp.query_id, hsp.hit_id)]
+        assert (hsp.query_start, hsp.query_end, hsp.hit_start, hsp.hit_end) == (r["qstart"], r["qend"], r["tstart"],
+                                                                                 r["tend"])
+        assert hsp.aln_span == sum(int(n) for n in re.findall(r"(\d+)[=XID]", r["cigar"]))
+        bits = (0.267 * r["score"] - np.log(0.041)) / np.log(2)  # BLOSUM62 11/1; BLAST truncates past 99.9
+        assert 0 <= bits - hsp.bitscore < 1 if bits > 99.9 else hsp.bitscore == pytest.approx(bits, abs=0.051)
+        evalue = 0.041 * r["qlen"] * r["tlen"] * np.exp(-0.267 * r["score"])  # the pair as the search space
+        assert hsp.evalue == 0.0 if evalue < 1e-180 else 0.5 <= hsp.evalue / evalue <= 1.5, (hsp.evalue, evalue)
+
+
+def test_blast_tabular_without_parameters_says_so(tmp_path):
+    proc = seqalign(["pair", "--alphabet", "protein", "--mode", "global", "-q", QUERIES, TARGETS, "--format",
+                     "blast6"])
+    assert proc.returncode == 0
+    err = messages(proc.stderr.decode())
+    assert err == ["seqalign: warning: E-values and bit scores are for local alignments; --mode global writes '*' "
+                   "for them"], err
+    first = proc.stdout.decode().splitlines()[0].split("\t")
+    assert first[10:] == ["*", "*"] and len(first) == 12
+
+
+@pytest.mark.parametrize("args, code, needles", [
+    (["--alphabet", "dna"], 1, ["pairs.query.fa: record 1", "invalid sequence character 'F'",
+                                "the alphabet is DNA; proteins: --alphabet protein"]),
+    (["--alphabet", "protein", "--match", "3"], 2, ["--match cannot be combined with a substitution matrix"]),
+    (["--alphabet", "protein", "--backend", "cuda"], 2, ["--backend cuda: substitution matrices"]),
+    (["--alphabet", "protein", "-o", "x.sam"], 2, ["SAM/BAM hold nucleotide reads"]),
+    (["--alphabet", "protein", "--strand", "both"], 2, ["proteins have no other strand"]),
+    (["--alphabet", "protein", "--matrix", "BLOSUM99"], 2, ["neither a built-in matrix"]),
+    (["--alphabet", "protein", "--score-only", "--format", "blast6"], 2, ["--score-only writes TSV only"]),
+])
+def test_command_line_errors_are_one_line(tmp_path, args, code, needles):
+    proc = seqalign(["pair", *args, QUERIES, TARGETS], cwd=tmp_path)
+    err = [line for line in messages(proc.stderr.decode()) if not line.startswith("seqalign: backend auto:")]
+    assert proc.returncode == code, err
+    assert len(err) == 1 and err[0].startswith("seqalign: error: "), err
+    for needle in needles:
+        assert needle in err[0], (needle, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_malformed_matrix_file_is_one_line_exit_1(tmp_path):
+    bad = tmp_path / "my.mat"
+    bad.write_text("   A  R\nA  4 -1\nR -1\n")
+    proc = seqalign(["pair", "--alphabet", "protein", "--matrix", bad, QUERIES, TARGETS])
+    err = messages(proc.stderr.decode())
+    assert proc.returncode == 1 and len(err) == 1, err
+    assert err[0] == f"seqalign: error: {bad}: line 3: row 'R' has 1 values for 2 columns", err

@@ -1,0 +1,217 @@
+"""``seqalign search``: each query's best hits against a whole database, checked against the public expected
+top 10 (parasail, checked with FASTA36's ssearch36) and against a brute-force search (every pair scored by the
+plain Gotoh, sorted); BLAST tabular parsed by Biopython; the cuts, the empty cases, the parts of a sharded run.
+"""
+
+from __future__ import annotations
+
+import gzip
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support.helpers import messages
+from support.oracles import ref_align
+
+from seqalign_cli import matrices
+from seqalign_cli.config import Scoring
+from seqalign_cli.matrices import statistics
+
+DATA = Path(__file__).resolve().parent / "data" / "protein"
+DB = DATA / "db.fa.gz"
+#: the shortest public queries (the CPU searches them against the whole database in seconds)
+FIRST = 3
+COLUMNS = ("qname", "tname", "pident", "length", "mismatch", "gapopen", "qstart", "qend", "tstart", "tend",
+           "evalue", "bitscore", "rank", "score", "cigar")
+
+
+def seqalign(args, **kw):
+    return subprocess.run([sys.executable, "-m", "seqalign_cli", *[str(a) for a in args]], capture_output=True,
+                          timeout=600, **kw)
+
+
+def records(path) -> list[tuple[str, str]]:
+    text = (gzip.open if str(path).endswith(".gz") else open)(path, "rt").read()
+    out = []
+    for rec in text.split(">")[1:]:
+        head, _, seq = rec.partition("\n")
+        out.append((head.split()[0], seq.replace("\n", "")))
+    return out
+
+
+def write_fasta(path, recs) -> Path:
+    path.write_text("".join(f">{name}\n{seq}\n" for name, seq in recs))
+    return path
+
+
+def tsv_rows(text: str) -> list[dict]:
+    lines = text.splitlines()
+    assert lines[0] == "#" + "\t".join(COLUMNS)
+    return [dict(zip(COLUMNS, line.split("\t"))) for line in lines[1:]]
+
+
+@pytest.fixture(scope="module")
+def first_queries(tmp_path_factory):
+    return write_fasta(tmp_path_factory.mktemp("q") / "q.fa", records(DATA / "queries.fa")[:FIRST])
+
+
+@pytest.mark.parametrize("scheme, gaps", [("BLOSUM62_o11_e1", []), ("BLOSUM62", ["--gap-open", 10])])
+def test_top10_equals_the_public_expected(tmp_path, first_queries, scheme, gaps):
+    out = tmp_path / "hits.tsv"
+    proc = seqalign(["search", first_queries, DB, *gaps, "-t", 2, "-q", "-o", out])
+    assert proc.returncode == 0, proc.stderr.decode()
+    got = [(r["qname"], int(r["rank"]), r["tname"], int(r["score"])) for r in tsv_rows(out.read_text())]
+    want = []
+    for line in open(DATA / f"expected.search.{scheme}.tsv"):
+        if line.startswith(("#", "qname")):
+            continue
+        qname, rank, tname, score, _ = line.rstrip("\n").split("\t")
+        want.append((qname, int(rank), tname, int(score)))
+    names = [name for name, _ in records(first_queries)]
+    assert got == [w for w in want if w[0] in names]
+
+
+def test_blast_tabular_is_the_default_and_parses(tmp_path, first_queries):
+    from Bio import SearchIO
+
+    out = tmp_path / "hits.out"
+    proc = seqalign(["search", first_queries, DB, "-q", "-o", out])
+    assert proc.returncode == 0, proc.stderr.decode()
+    results = list(SearchIO.parse(str(out), "blast-tab"))
+    assert [r.id for r in results] == [name for name, _ in records(first_queries)]  # input order
+    residues = sum(len(seq) for _, seq in records(DB))
+    qlen = {name: len(seq) for name, seq in records(first_queries)}
+    for result in results:
+        hsps = [hsp for hit in result for hsp in hit]
+        assert len(hsps) == 10
+        bits = [hsp.bitscore for hsp in hsps]
+        assert bits == sorted(bits, reverse=True)
+        for hsp in hsps:  # E = m n 2**-bits, the database's residues as n (within the printed digits)
+            want = qlen[result.id] * residues * 2.0 ** -hsp.bitscore
+            assert hsp.evalue == 0.0 if want < 1e-180 else 0.3 <= hsp.evalue / want <= 3, (hsp.evalue, want)
+
+
+# ------------------------------------------------------------------ brute force on a small database with ties
+
+
+def small_case(seed: int):
+    rng = random.Random(seed)
+    amino = "ARNDCQEGHILKMFPSTWYV"
+    db = [(f"d{k}", "".join(rng.choice(amino) for _ in range(rng.randint(1, 40)))) for k in range(60)]
+    db += [(f"dup{k}", db[k][1]) for k in range(0, 60, 7)]  # equal records: ties broken by database order
+    queries = [(f"q{k}", "".join(rng.choice(amino) for _ in range(rng.randint(1, 25)))) for k in range(6)]
+    queries.append(("nohit", "W"))  # W against the letters below: nothing scores above 0
+    return queries, db
+
+
+def brute_force(queries, db, scoring, mode, top, min_score=None, max_evalue=None):
+    """Every pair aligned by the plain Gotoh, the non-empty ones sorted by score, then database order."""
+    ka = statistics.params(scoring, mode)
+    residues = sum(len(s) for _, s in db)
+    out = {}
+    for qname, q in queries:
+        hits = []
+        for k, (tname, t) in enumerate(db):
+            score, qs, qe, ts, te, cigar = ref_align(q, t, scoring, mode)
+            if cigar == "*":
+                continue
+            if min_score is not None and score < min_score:
+                continue
+            if max_evalue is not None and ka.K * len(q) * residues * 2.718281828459045 ** (-ka.lam * score) > \
+                    max_evalue * (1 + 1e-9):
+                continue
+            hits.append((-score, k, tname, score, qs + 1, qe, ts + 1, te, cigar))
+        out[qname] = sorted(hits)[:top]
+    return out
+
+
+@pytest.mark.parametrize("mode, cuts", [
+    ("local", []),
+    ("local", ["--top", 3, "--min-score", 15]),
+    ("local", ["--top", 50, "--evalue", 5]),
+    ("global", ["--top", 4]),
+    ("glocal", ["--top", 2, "--min-score", -10]),
+])
+def test_hits_equal_brute_force(tmp_path, mode, cuts):
+    queries, db = small_case(5)
+    db = [(name, seq.replace("W", "A")) for name, seq in db]
+    qf, dbf = write_fasta(tmp_path / "q.fa", queries), write_fasta(tmp_path / "db.fa", db)
+    out = tmp_path / "hits.tsv"
+    proc = seqalign(["search", qf, dbf, "--mode", mode, *cuts, "-q", "-o", out])
+    assert proc.returncode == 0, proc.stderr.decode()
+    rows = tsv_rows(out.read_text())
+    opts = dict(zip(cuts[::2], cuts[1::2]))
+    scoring = Scoring(gap_open=11, gap_extend=1, matrix=matrices.load("BLOSUM62"), alphabet="protein")
+    want = brute_force(queries, db, scoring, mode, opts.get("--top", 10), opts.get("--min-score"),
+                       opts.get("--evalue"))
+    for qname, _ in queries:
+        got = [r for r in rows if r["qname"] == qname]
+        if not want[qname]:
+            assert got == [dict(zip(COLUMNS, [qname] + ["*"] * (len(COLUMNS) - 1)))]
+            continue
+        assert [(r["tname"], int(r["score"]), int(r["qstart"]), int(r["qend"]), int(r["tstart"]), int(r["tend"]),
+                 r["cigar"]) for r in got] == [h[2:] for h in want[qname]], qname
+        assert [int(r["rank"]) for r in got] == list(range(1, len(got) + 1))
+    assert [r["qname"] for r in rows] == sorted((r["qname"] for r in rows), key=[q for q, _ in queries].index)
+
+
+def test_query_without_hits_writes_nothing_in_blast_tabular(tmp_path):
+    qf = write_fasta(tmp_path / "q.fa", [("w", "WWW"), ("a", "AAAA")])
+    dbf = write_fasta(tmp_path / "db.fa", [("d0", "GGGG"), ("d1", "AAAAA")])
+    proc = seqalign(["search", qf, dbf, "-q"])
+    assert proc.returncode == 0, proc.stderr.decode()
+    lines = proc.stdout.decode().splitlines()
+    assert [line.split("\t")[:2] for line in lines] == [["a", "d1"]]
+
+
+def test_empty_database_is_a_header_and_a_warning(tmp_path):
+    qf = write_fasta(tmp_path / "q.fa", [("a", "AAAA")])
+    dbf = tmp_path / "db.fa"
+    dbf.write_text("")
+    out = tmp_path / "hits.tsv"
+    proc = seqalign(["search", qf, dbf, "-o", out])
+    assert proc.returncode == 0
+    assert out.read_text() == "#" + "\t".join(COLUMNS) + "\n"
+    err = [line for line in messages(proc.stderr.decode()) if line.startswith("seqalign: warning:")]
+    assert len(err) == 1 and str(dbf) in err[0] and "empty input" in err[0], err
+
+
+def test_shards_concatenate_to_the_whole(tmp_path):
+    queries, db = small_case(9)
+    qf, dbf = write_fasta(tmp_path / "q.fa", queries), write_fasta(tmp_path / "db.fa", db)
+    whole = seqalign(["search", qf, dbf, "-q", "--format", "tsv"])
+    parts = [seqalign(["search", qf, dbf, "-q", "--format", "tsv", "--shard", f"{k}/3"]) for k in (1, 2, 3)]
+    assert whole.returncode == 0 and all(p.returncode == 0 for p in parts)
+    assert b"".join(p.stdout for p in parts) == whole.stdout
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--mode", "global", "--evalue", "1"], "--evalue: E-values and bit scores are for local alignments"),
+    (["--matrix", "PAM30", "--gap-open", 20, "--evalue", "1"], "--evalue: no published Karlin-Altschul"),
+    (["-o", "hits.sam"], "search alignments cannot be written as sam"),
+    (["--top", 0], "Invalid value for '--top'"),
+])
+def test_usage_errors(tmp_path, args, needle):
+    qf = write_fasta(tmp_path / "q.fa", [("a", "AAAA")])
+    proc = seqalign(["search", qf, qf, *args], cwd=tmp_path)
+    err = messages(proc.stderr.decode())
+    assert proc.returncode == 2, err
+    assert needle in "\n".join(err), err
+
+
+def test_paf_rows_are_the_tsv_hits(tmp_path):
+    queries, db = small_case(3)
+    qf, dbf = write_fasta(tmp_path / "q.fa", queries), write_fasta(tmp_path / "db.fa", db)
+    tsv = seqalign(["search", qf, dbf, "-q", "--format", "tsv"])
+    paf = seqalign(["search", qf, dbf, "-q", "--format", "paf"])
+    assert tsv.returncode == 0 and paf.returncode == 0
+    hits = [r for r in tsv_rows(tsv.stdout.decode()) if r["tname"] != "*"]
+    rows = [line.split("\t") for line in paf.stdout.decode().splitlines()]
+    assert len(rows) == len(hits) > 0
+    for r, f in zip(hits, rows):
+        assert (f[0], f[5], int(f[2]) + 1, int(f[3]), int(f[7]) + 1, int(f[8])) == (
+            r["qname"], r["tname"], int(r["qstart"]), int(r["qend"]), int(r["tstart"]), int(r["tend"]))
+        assert f[12] == "cg:Z:" + r["cigar"] and f[13] == "AS:i:" + r["score"]
