@@ -277,6 +277,11 @@ SOURCES = {
         r"^final +(?P<mode>global|glocal|local) +align (?P<a>[\d.]+) s / (?P<b>[\d.]+) s / (?P<c>[\d.]+) s",
         "python -m seqalign_cli graph --backend cpu -t 1 --mode MODE cactus-BRCA2.gfa <its first 64 reads> "
         "-o out.gaf", "as of 701e2ea", "2026-11-23"),
+    # proteins, development machine
+    "protein-cpu": Source(
+        "2026-12-06_cpu_protein.txt",
+        r"^engine=(?P<engine>\S+) mode=(?P<mode>[a-z-]+) seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
+        "python benchmarks/bench_protein_cpu.py --modes local,global --repeat 3", "fa6acdd", "2026-12-06"),
     # the host's steps alone, development machine
     "host-io": Source(
         "2026-12-06_dev_host_io.txt", r"^(?P<step>[^:]+): (?P<secs>[\d.]+) s, (?P<mbs>\d+) MB/s$",
@@ -633,6 +638,21 @@ def graph_cpu(d: Data) -> str:
     return with_legend(lg, table(["mode", "align step, 3 runs", "GCUPS of the align step"], rows))
 
 
+def protein_cpu(d: Data) -> str:
+    lg = Legend(d)
+    rows = []
+    for mode in ("local", "global"):
+        got = {r["engine"]: r["gcups"] for r in d.find("protein-cpu", mode=mode)}
+        peers = {k: v for k, v in got.items() if k.startswith("parasail")}
+        best = max(peers, key=lambda k: number(peers[k]))
+        rows.append([mode, got["seqalign-score"], got["seqalign-traceback"], f"{peers[best]} (`{best[9:]}`)",
+                     f"{number(got['seqalign-score']) / number(peers[best]):.2f}x"])
+    lg.mark("protein-cpu")
+    body = table(["mode", "seqalign, score only", "seqalign, traceback", "parasail, its fastest",
+                  "score only over parasail"], rows)
+    return with_legend(lg, body)
+
+
 def host_path(d: Data) -> str:
     """The host-path targets of 2026-12-06, each checked against its figures."""
     lg = Legend(d)
@@ -694,6 +714,7 @@ def overview(d: Data) -> str:
                              ["graph-h100-sim", "graph-h100-gaf", "graph-h100-long-tsv", "graph-h100-cactus"]),
         ("graphs", "H200"): ([], ["graph-h200"]),
         ("graphs", "CPU, 2 cores"): (["graph-cpu"], []),
+        ("proteins", "CPU, 2 cores"): (["protein-cpu"], []),
     }
 
     def dates(keys):
@@ -711,7 +732,7 @@ TABLES = {
     "pair_h200": pair_h200, "pair_h200_e2e": pair_h200_e2e, "pair_cpu": pair_cpu, "pair_cpu_long": pair_cpu_long,
     "triplet_h100": triplet_h100, "triplet_h200": triplet_h200, "triplet_e2e": triplet_e2e,
     "triplet_cpu": triplet_cpu, "graph_h100": graph_h100, "graph_e2e": graph_e2e, "graph_cpu": graph_cpu,
-    "host_path": host_path, "host_io": host_io,
+    "host_path": host_path, "host_io": host_io, "protein_cpu": protein_cpu,
 }
 
 TEMPLATE = """\
@@ -853,6 +874,20 @@ cactus-BRCA2, its first 64 reads (1.09e9 cells), GAF, the "align" step of the su
 Score only, 16 reads side by side: 4.0-4.6 GCUPS glocal on the Intel Xeon (2026-11-23,
 [`journal/2026-11-23.md`](journal/2026-11-23.md); no log).
 
+## Proteins (`pair --alphabet protein`, `search`)
+
+The CPU engine, one thread, the 500 public protein pairs (`tests/data/protein`, 55-991 aa, 47.9 M cells),
+BLOSUM62 with gaps 11 + k; parasail 1.3.4's striped and scan 16-bit profile functions in the same run (the
+profile made for each pair), GCUPS (the AMD EPYC):
+
+{protein_cpu}
+
+The matrix engine is the DNA engine's lane groups with a substitution array: far from parasail's
+striped profile (the target is parity), and the GPU has no matrix kernels yet (a matrix run goes to the
+CPU). `seqalign search` of the three shortest public queries against the 2,989-record database
+(5.56e8 cells): 2.8 s on one thread, 1.8 s on two (0.20 and 0.31 GCUPS; 2026-12-06,
+[`journal/2026-12-06.md`](journal/2026-12-06.md), "Proteins on the CPU"; no log).
+
 ## The host path (2026-12-06, one H100)
 
 The newest section of the journal, [`journal/2026-12-06.md`](journal/2026-12-06.md): one process against
@@ -878,6 +913,7 @@ this tree against an earlier one in one run; `benchmarks/device_check.sh` is a s
 | script | what it measures |
 |---|---|
 | `bench_cpu.py` | the CPU engine beside parasail on the same pairs, one thread |
+| `bench_protein_cpu.py` | the CPU engine on protein pairs beside parasail's profile functions, one thread |
 | `bench_gpu.py` | pair kernel GCUPS by length, mode and gap model; `--sweep`: every kernel shape |
 | `bench_triplet.py` | triplet cells a second of the CPU engine and, with `--gpu`, of the kernels |
 | `check_graph.py`, `profile_graph.py` | the graph kernels against the CPU engine; their time by reads and width |

@@ -3,9 +3,9 @@
 Two passes over a batch of queries, both through the pairwise engine
 (``CpuPairwise``: the same recurrence, tie rule and substitution array):
 
-1. scores: every query against every database record, score only, in
-   slices of at most ``PAIRS_PER_PASS`` pairs, the records taken shortest
-   first so that each lane group holds targets of one size;
+1. scores: every query against every database record, score only, one
+   query at a time in slices of at most ``PAIRS_PER_PASS`` records, taken
+   shortest first so that each lane group holds targets of one size;
 2. the kept hits of each query (``select``: non-empty alignments, at least
    ``--min-score``, at most ``--evalue``, the best ``--top`` by score, ties
    in database order) aligned again with traceback, all queries' hits in
@@ -27,7 +27,7 @@ from ...matrices import statistics
 from ...results import Alignments
 from .pairwise import CpuPairwise
 
-#: pairs of one score pass (query codes are repeated once a pair: at most this many query copies in memory)
+#: database records of one score pass (the query's codes are repeated for each: that many copies in memory)
 PAIRS_PER_PASS = 1 << 15
 
 
@@ -83,16 +83,17 @@ class CpuSearch:
         empty = np.zeros((nq, nd), bool)
         only = AlignConfig(scoring=cfg.scoring, mode=cfg.mode, traceback=False, matrix_budget=cfg.matrix_budget)
         qoffs = np.require(batch.offs, np.int64, "CW")
-        per = max(1, PAIRS_PER_PASS // nq)  # database records a pass, every query of the batch against each
-        for a in range(0, nd, per):
-            recs = db.by_length[a:a + per]
-            qi = np.repeat(np.arange(nq, dtype=np.int64), len(recs))
-            ti = np.tile(recs, nq)
-            qc, qo = gather_runs(batch.codes, qoffs, qi)
-            tc, to = db.gather(ti)
-            res = self.pairwise.align(PairBatch(qc, qo, tc, to), only)
-            score[qi, ti] = res.score
-            empty[qi, ti] = Mode.parse(cfg.mode).empty_ends(res.qend, res.tend)
+        mode = Mode.parse(cfg.mode)
+        # one query a pass: its lane groups then hold targets of one size (pairs of several queries, sorted
+        # by target length, would alternate query lengths and close a group at each)
+        for k in range(nq):
+            for a in range(0, nd, PAIRS_PER_PASS):
+                recs = db.by_length[a:a + PAIRS_PER_PASS]
+                qc, qo = gather_runs(batch.codes, qoffs, np.full(len(recs), k, np.int64))
+                tc, to = db.gather(recs)
+                res = self.pairwise.align(PairBatch(qc, qo, tc, to), only)
+                score[k, recs] = res.score
+                empty[k, recs] = mode.empty_ends(res.qend, res.tend)
         return score, empty
 
     def align(self, batch, cfg: AlignConfig) -> SearchHits:
