@@ -351,7 +351,7 @@ def _read(family_name: str, inputs, run: _Run, names) -> Iterator[tuple]:
     from . import families
 
     for chunk in families.get(family_name).read(inputs, run.batch_size):
-        yield names(chunk), chunk.batch(), getattr(chunk, "finish", None)
+        yield names(chunk), chunk.batch(), chunk.finish
 
 
 # ------------------------------------------------------------------ pairs

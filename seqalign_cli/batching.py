@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from .jit import nb
+from .protocols import Batch
 from .results import RunStore
 
 PAD = 4  # padding code (scores as N; never reaches a lane's result)
@@ -57,7 +58,7 @@ def compile_ahead():
 
 
 @dataclass
-class PairBatch:
+class PairBatch(Batch):
     """Encoded sequences of a batch of pairs: flat codes plus offsets.
 
     What every family's batch offers the runner and the GPU scheduler:

@@ -51,6 +51,10 @@ class Mode(IntEnum):
 
 #: the alphabets a run reads (``io.alphabet``)
 ALPHABETS = ("dna", "protein")
+#: the letter of each code of an alphabet (``io.alphabet``: the rows a substitution matrix is read for)
+CODE_LETTERS = {"dna": "ACGTN", "protein": "ARNDCQEGHILKMFPSTWYVBZX*JUO"}
+#: the letter whose matrix row scores a letter the matrix lacks
+FALLBACK_LETTER = {"dna": "N", "protein": "X"}
 
 #: the modes of each subcommand (its ``--mode`` choices, and the Python API's): pairs take every ``Mode``
 MODES = tuple(m.label for m in Mode)
@@ -95,10 +99,7 @@ class Scoring:
         """The substitution array of the engines (codes x codes, in ``dtype``), or None without a matrix."""
         if self.matrix is None:
             return None
-        from .io import alphabet
-
-        return self.matrix.table(alphabet.code_letters(self.alphabet), alphabet.fallback_letter(self.alphabet),
-                                 dtype)
+        return self.matrix.table(CODE_LETTERS[self.alphabet], FALLBACK_LETTER[self.alphabet], dtype)
 
     @property
     def substitution_bound(self) -> int:

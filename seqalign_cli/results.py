@@ -29,6 +29,7 @@ import numpy as np
 
 from .config import Mode
 from .jit import nb
+from .protocols import DeviceResults
 
 
 class Op(IntEnum):
@@ -132,7 +133,7 @@ class PairView(NamedTuple):
 
 
 @dataclass
-class Alignments:
+class Alignments(DeviceResults):
     """Pairwise alignments of a batch: scores, spans, edit statistics and CIGAR runs.
 
     ``strand`` and ``role`` are set once a chunk has chosen among its results
@@ -257,7 +258,7 @@ class TripletView(NamedTuple):
 
 
 @dataclass
-class TripletAlignments:
+class TripletAlignments(DeviceResults):
     """3-way alignments of a batch: scores, spans over A, B and C, and runs of column kinds."""
 
     score: np.ndarray  # (n,) int64
@@ -334,7 +335,7 @@ _NO_NODES = np.zeros(0, np.int32)
 
 
 @dataclass
-class GraphAlignments:
+class GraphAlignments(DeviceResults):
     """Alignments of reads to a graph: scores, read and path spans, CIGAR runs and the path of each read.
 
     Record k aligns ``qstart[k]:qend[k]`` of read k to the walk through the

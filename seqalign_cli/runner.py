@@ -45,7 +45,6 @@ on stderr (``jit.CompileNotice``).
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 import errno
 import queue
 import resource
@@ -125,7 +124,7 @@ class _Reader(Ahead):
     def _batches(self, chunks):
         for chunk in chunks:
             batch = chunk.batch()
-            self.records += len(chunk) if hasattr(chunk, "__len__") else batch.size
+            self.records += len(chunk)
             yield chunk, batch
 
 
@@ -159,8 +158,7 @@ class _WriterThread:
             try:
                 chunk, pending = item
                 results = pending.result()
-                finish = getattr(chunk, "finish", None)  # the family's choice among its results, if any
-                results = results if finish is None else finish(results)
+                results = chunk.finish(results)  # the family's choice among its results (protocols.Chunk)
                 self.writer.write(chunk, results)
                 if self.observe is not None:
                     self.observe(results)
@@ -240,7 +238,7 @@ class _Aligning:
                 self.writing.put(chunk, pending)
                 now, clock = clock, time.perf_counter()
                 stages["write"] += clock - now  # waiting for room in the writer's queue
-                self.records += len(chunk) if hasattr(chunk, "__len__") else batch.size  # records, as read
+                self.records += len(chunk)  # records, as read
                 self.cells += batch.cells()
             if self.reader.stopped.is_set():  # stopped from outside: nothing more to finish
                 return
@@ -296,20 +294,8 @@ def _commit_stats(summary: Summary, stats_file: StatsFile | None, collector, cfg
 
 
 def input_files(inputs) -> tuple[str, ...]:
-    """The files a family's input description names: its ``files`` where it has them, else every text
-    field (and every text in a tuple field) of the dataclass."""
-    files = getattr(inputs, "files", None)
-    if files is not None:
-        return tuple(files)
-    found: list[str] = []
-    if dataclasses.is_dataclass(inputs):
-        for field in dataclasses.fields(inputs):
-            value = getattr(inputs, field.name)
-            if isinstance(value, str):
-                found.append(value)
-            elif isinstance(value, (tuple, list)):
-                found.extend(v for v in value if isinstance(v, str))
-    return tuple(found)
+    """The files a family's input description names (``protocols.Inputs.files``)."""
+    return tuple(inputs.files)
 
 
 def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> Summary:
@@ -364,7 +350,7 @@ def _run_workers(cfg: RunConfig, family, out: OutputFile, log, start: float, sta
     from .workers.pool import Pool
 
     pool = None
-    waiting = _Waiting(progress.Meter(getattr(cfg.inputs, "main_file", None)) if cfg.progress else None,
+    waiting = _Waiting(progress.Meter(cfg.inputs.main_file) if cfg.progress else None,
                        family.unit)
     collector = Collector() if stats_file is not None else None
     try:
@@ -411,7 +397,7 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
         log(message)
 
     reader = writing = writer = None
-    waiting = _Waiting(progress.Meter(getattr(cfg.inputs, "main_file", None)) if cfg.progress else None,
+    waiting = _Waiting(progress.Meter(cfg.inputs.main_file) if cfg.progress else None,
                        family.unit)
     collector = Collector() if stats_file is not None else None
     ok = interrupted = False
@@ -423,7 +409,7 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
         backend = select_backend(family, cfg.backend, cfg.threads, say, cfg.device, cfg.align)
         writer = make_writer(family.name, cfg.out_format,
                              WriterContext.of_run(cfg, out, cfg.threads, header=cfg.shard is None or cfg.shard[0] == 1))
-        writing = _WriterThread(writer, depth=getattr(backend, "depth", 2),  # batches the backend keeps in flight
+        writing = _WriterThread(writer, depth=backend.depth,  # batches the backend keeps in flight
                                 observe=collector.add if collector is not None else None)
         aligning = _Aligning(reader, backend, writing, cfg.align)
 
@@ -453,7 +439,7 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
         if writing is not None:
             writing.stop(wait=0 if interrupted else 5)
         if not interrupted:  # on a signal the process ends now: nothing more to close
-            if writer is not None and hasattr(writer, "discard"):
+            if writer is not None:
                 writer.discard()
             _discard(out, stats_file)
         raise

@@ -110,17 +110,18 @@ class Collector:
         self.span: str | None = None
 
     def add(self, results):
-        """One chunk's finished results (a family's results: ``score``, and ``aligned_spans()`` where it has it)."""
+        """One chunk's finished results (``protocols.Results``: ``score``, and ``aligned_spans()`` unless None)."""
         import numpy as np
 
         score = np.asarray(results.score, np.int64)
         self.records += len(score)
         self.scores.add(score)
         self.score_sum += int(score.sum())
-        if not hasattr(results, "aligned_spans"):
+        spans = results.aligned_spans()
+        if spans is None:
             return
         self.span = results.SPAN
-        aligned, span = results.aligned_spans()
+        aligned, span = spans
         self.unaligned += int(len(aligned) - np.count_nonzero(aligned))
         known = span[aligned & (span >= 0)]
         self.not_computed += int(np.count_nonzero(aligned)) - len(known)

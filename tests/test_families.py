@@ -1,10 +1,13 @@
-"""The seams of the family table: a toy family plugs into the table, the runner, the writers and the GPU scheduler.
+"""The seams of the family table: every registered family conforms to ``protocols``, and a toy family plugs
+into the table, the runner, the writers and the GPU scheduler.
 
 The "identity" family aligns each sequence with itself: its score is
 ``match`` times its length. It has a CPU engine, a TSV writer and a reader
-of its own, all defined here, and no pairwise module is touched: what the
-runner, ``select_backend``, the writers' registry and the GPU scheduler
-need of a family is only what the table and its hooks give.
+of its own, all defined here, each subclassing its protocol and writing only
+what the protocol requires (the optional parts take their defaults), and no
+pairwise module is touched: what the runner, ``select_backend``, the
+writers' registry and the GPU scheduler need of a family is only what the
+table, the protocols and its hooks give.
 """
 
 from __future__ import annotations
@@ -14,20 +17,32 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from seqalign_cli import families, writers
+from seqalign_cli import families, precompile, protocols, writers
 from seqalign_cli.backends import select_backend
 from seqalign_cli.backends.cuda.scheduler import GpuScheduler
-from seqalign_cli.config import AlignConfig, RunConfig
+from seqalign_cli.config import AlignConfig, RunConfig, Scoring
 from seqalign_cli.errors import UsageError
 from seqalign_cli.io.fastx import FastxReader
+from seqalign_cli.io.inputs import GraphInputs, PairInputs, SearchInputs, TripletInputs
 from seqalign_cli.runner import run
+from seqalign_cli.writers import WriterContext, make_writer
+from seqalign_cli.writers.output import OutputFile
 
 from support.clidata import GQ
 from support.helpers import FakeDeviceEngine
 
 
+@dataclass(frozen=True)
+class IdentityInputs(protocols.Inputs):
+    path: str
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return (self.path,)
+
+
 @dataclass
-class IdentityBatch:
+class IdentityBatch(protocols.Batch):
     lengths: np.ndarray
 
     @property
@@ -45,7 +60,7 @@ class IdentityBatch:
 
 
 @dataclass
-class IdentityScores:
+class IdentityScores(protocols.DeviceResults):
     score: np.ndarray
 
     def take(self, idx, other):
@@ -56,20 +71,23 @@ class IdentityScores:
 
 
 @dataclass
-class IdentityChunk:
+class IdentityChunk(protocols.Chunk):
     block: object
+
+    def __len__(self) -> int:
+        return len(self.block)
 
     def batch(self) -> IdentityBatch:
         return IdentityBatch(self.block.lengths)
 
 
-def identity_chunks(path: str, size: int):
-    for block in FastxReader(path).blocks():
+def identity_chunks(inputs: IdentityInputs, size: int):
+    for block in FastxReader(inputs.path).blocks():
         for start in range(0, len(block), size):
             yield IdentityChunk(block.slice(start, start + size))
 
 
-class IdentityCpu:
+class IdentityCpu(protocols.CpuEngine):
     def __init__(self, threads: int):
         self.threads = threads
         self.aligned = []
@@ -79,7 +97,7 @@ class IdentityCpu:
         return IdentityScores(batch.lengths.astype(np.int64) * cfg.scoring.match)
 
 
-class IdentityTsv:
+class IdentityTsv(protocols.Writer):
     score_only = True
 
     def __init__(self, ctx):
@@ -94,7 +112,7 @@ class IdentityTsv:
         self.out.commit()
 
 
-class IdentityHooks:
+class IdentityHooks(protocols.Hooks):
     @staticmethod
     def allocate(batch, cfg):
         return IdentityScores(np.full(batch.size, -1, np.int64))
@@ -128,8 +146,8 @@ def identity(monkeypatch):
 def test_toy_family_runs_through_the_runner(identity, tmp_path):
     out = tmp_path / "scores.tsv"
     said = []
-    cfg = RunConfig(inputs=str(GQ), family="identity", output=str(out), backend="auto", batch_size=7,
-                    align=AlignConfig())
+    cfg = RunConfig(inputs=IdentityInputs(str(GQ)), family="identity", output=str(out), backend="auto",
+                    batch_size=7, align=AlignConfig())
     summary = run(cfg, log=said.append)
     records = FastxReader(str(GQ))
     expected = [f"{r.name}\t{2 * len(r.seq)}" for r in records]
@@ -143,7 +161,8 @@ def test_toy_family_runs_through_the_runner(identity, tmp_path):
 def test_toy_family_formats_and_backends(identity, tmp_path):
     assert identity.formats == ("tsv",)
     assert families.get("pairwise").formats == ("tsv", "sam", "bam", "paf", "blast6")
-    cfg = RunConfig(inputs=str(GQ), family="identity", output=str(tmp_path / "x.sam"), out_format="sam")
+    cfg = RunConfig(inputs=IdentityInputs(str(GQ)), family="identity", output=str(tmp_path / "x.sam"),
+                    out_format="sam")
     with pytest.raises(UsageError, match="identity alignments cannot be written as sam"):
         run(cfg)
     with pytest.raises(UsageError, match="identity has no GPU engine"):
@@ -165,6 +184,50 @@ def test_gpu_scheduler_takes_a_toy_family(identity):
         on_devices = sorted(x for d in devices for x in d.aligned)
         assert on_devices == [x for x in lengths.tolist() if x % 2 == 0]
         assert sorted(cpu.aligned) == [x for x in lengths.tolist() if x % 2]
+
+
+def _small_run(name: str, paths: dict):
+    """Inputs and alignment settings of a small run of each registered family (``precompile``'s inputs)."""
+    dna = AlignConfig()
+    return {
+        "pairwise": (PairInputs(paths["q"], paths["t"]), dna),
+        "triplet": (TripletInputs((paths["tri"],), interleaved=True), AlignConfig(scoring=Scoring(gap_open=0))),
+        "graph": (GraphInputs(paths["gfa"], paths["reads"]), AlignConfig(mode="glocal")),
+        "search": (SearchInputs(paths["q"], paths["t"], top=3), AlignConfig(mode="local")),
+    }[name]
+
+
+@pytest.mark.parametrize("name", sorted(families.FAMILIES))
+def test_every_family_conforms_to_the_protocols(name, tmp_path):
+    """Each registered family's objects, made by a real run's steps, are what ``protocols`` says, and the
+    shared layers' calls (optional parts included) work on them."""
+    family = families.get(name)
+    inputs, cfg = _small_run(name, precompile.write_inputs(str(tmp_path)))
+    assert isinstance(inputs, protocols.Inputs) and inputs.files
+    assert inputs.pieces() is None or len(inputs.pieces()) == 2
+    chunk = next(iter(family.read(inputs, 16)))
+    assert isinstance(chunk, protocols.Chunk) and len(chunk) > 0
+    batch = chunk.batch()
+    assert isinstance(batch, protocols.Batch) and batch.size > 0
+    assert batch.cells() == int(np.sum(batch.cells_each())) and batch.subset(np.array([0])).size == 1
+    engine = family.cpu_engine(1)
+    assert isinstance(engine, protocols.CpuEngine) and engine.threads == 1
+    results = chunk.finish(engine.align(batch, cfg))
+    assert isinstance(results, protocols.Results) and len(results.score) > 0
+    spans = results.aligned_spans()
+    assert spans is None or (len(spans) == 2 and results.SPAN)
+    if family.cuda_hooks is not None:
+        hooks = family.load(family.cuda_hooks)
+        assert isinstance(hooks, protocols.Hooks)
+        assert isinstance(hooks.allocate(batch, cfg), protocols.DeviceResults)
+        assert len(hooks.on_gpu(batch, cfg)) == batch.size
+    for fmt in family.formats:
+        out = tmp_path / f"out.{fmt}"
+        writer = make_writer(name, fmt, WriterContext(OutputFile(str(out)), align=cfg, inputs=inputs))
+        assert isinstance(writer, protocols.Writer)
+        writer.write(chunk, results)
+        writer.close()
+        assert out.stat().st_size > 0, fmt
 
 
 def test_command_line_imports_nothing_heavy_before_the_runner():

@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..config import ALPHABETS
+from ..config import ALPHABETS, CODE_LETTERS
 from ..jit import nb
 
 DNA, PROTEIN = ALPHABETS
 
 #: the protein codes: code k is this string's k-th letter
-PROTEIN_CODES = "ARNDCQEGHILKMFPSTWYVBZX*JUO"
-#: the codes of DNA (``encode.code_of``), as letters for a matrix's rows
-DNA_CODES = "ACGTN"
+PROTEIN_CODES = CODE_LETTERS[PROTEIN]
 #: how the accepted protein letters are named in messages
 PROTEIN_ACCEPTED = "protein letters (the 20 amino acids, B Z X J U O and '*', either case)"
 #: the letters only proteins use (not IUPAC nucleotide codes): ``auto`` picks protein on seeing one
@@ -81,13 +79,3 @@ def encode_into(seq, table, codes):
     """``codes[i] = table[seq[i]]`` (uint8 arrays of one length)."""
     for i in range(seq.shape[0]):
         codes[i] = table[seq[i]]
-
-
-def code_letters(name: str) -> str:
-    """The letter of each code of alphabet ``name`` (the rows a substitution matrix is read for)."""
-    return PROTEIN_CODES if name == PROTEIN else DNA_CODES
-
-
-def fallback_letter(name: str) -> str:
-    """The letter whose matrix row scores a letter the matrix lacks."""
-    return "X" if name == PROTEIN else "N"

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..batching import gather_runs
 from ..errors import UsageError
+from ..protocols import Batch, Chunk
 from .block import RecordBlock
 from .fastx import FastxReader
 from .gfa import Graph, load_graph
@@ -29,7 +30,7 @@ from .shard import at_end, plan, records, require_file
 
 
 @dataclass
-class GraphBatch:
+class GraphBatch(Batch):
     """Encoded reads of a batch (flat ``codes``, (n+1,) ``offs``) and the graph they are aligned to.
 
     What every family's batch offers the runner and the GPU scheduler:
@@ -67,7 +68,7 @@ class GraphBatch:
 
 
 @dataclass(eq=False)
-class GraphChunk:
+class GraphChunk(Chunk):
     """Up to batch-size reads in input order (``block``) and the graph they are aligned to."""
 
     block: RecordBlock

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..protocols import Inputs
+
 
 @dataclass(frozen=True)
-class PairInputs:
+class PairInputs(Inputs):
     """The input files of a pairwise run and how their records pair up."""
 
     query: str
@@ -57,11 +59,16 @@ class PairInputs:
 
 
 @dataclass(frozen=True)
-class TripletInputs:
+class TripletInputs(Inputs):
     """The input files of a triplet run: three read in lockstep, or one interleaved file."""
 
     paths: tuple[str, ...]
     interleaved: bool = False
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files read (``-o`` may name none of them)."""
+        return self.paths
 
     @property
     def main_file(self) -> str:
@@ -77,7 +84,7 @@ class TripletInputs:
 
 
 @dataclass(frozen=True)
-class GraphInputs:
+class GraphInputs(Inputs):
     """The input files of a graph run: a GFA1 graph and the reads aligned to it (one of them may be '-')."""
 
     graph: str
@@ -96,11 +103,12 @@ class GraphInputs:
 
 
 @dataclass(frozen=True)
-class SearchInputs:
+class SearchInputs(Inputs):
     """The input files of a database search and which hits are kept.
 
     ``top``: the best hits kept for each query; ``min_score`` and ``max_evalue`` (None: no cut) drop
-    hits below a score or above an E-value.
+    hits below a score or above an E-value. Not cut for worker processes (each would hold the whole
+    database): ``pieces()`` is None.
     """
 
     queries: str
@@ -118,7 +126,3 @@ class SearchInputs:
     def main_file(self) -> str:
         """The file whose reading paces the run (the progress bar's fraction): the queries."""
         return self.queries
-
-    def pieces(self) -> None:
-        """Not cut for worker processes: each worker would hold the whole database."""
-        return None

@@ -38,6 +38,7 @@ import numpy as np
 
 from ..batching import PairBatch
 from ..errors import InputError, UsageError, warn
+from ..protocols import Chunk
 from .ahead import Ahead
 from .block import Record, RecordBlock
 from .fastx import FastxReader, display_name, open_binary
@@ -51,7 +52,7 @@ INT32_MAX = 2**31 - 1
 
 
 @dataclass(eq=False)
-class PairChunk:
+class PairChunk(Chunk):
     """Up to batch-size pairs in input order: the i-th query with the i-th target.
 
     ``q`` and ``t`` are record blocks of equal length; ``queries`` and

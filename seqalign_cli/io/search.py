@@ -23,6 +23,7 @@ import numpy as np
 
 from ..batching import gather_runs
 from ..errors import UsageError
+from ..protocols import Batch, Chunk
 from .block import RecordBlock
 from .fastx import FastxReader
 from .inputs import SearchInputs
@@ -71,7 +72,7 @@ class Database:
 
 
 @dataclass
-class SearchBatch:
+class SearchBatch(Batch):
     """Encoded queries (flat ``codes``, (n+1,) ``offs``), the database, and which hits are kept."""
 
     codes: np.ndarray
@@ -100,7 +101,7 @@ class SearchBatch:
 
 
 @dataclass(eq=False)
-class SearchChunk:
+class SearchChunk(Chunk):
     """Whole queries in input order (``block``) and the database they are searched against."""
 
     block: RecordBlock

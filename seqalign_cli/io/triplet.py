@@ -23,6 +23,7 @@ import numpy as np
 
 from ..batching import gather_runs
 from ..errors import InputError
+from ..protocols import Batch, Chunk
 from .block import RecordBlock
 from .fastx import FastxReader
 from .inputs import TripletInputs
@@ -31,7 +32,7 @@ from .shard import at_end, plan, records, require_file
 
 
 @dataclass
-class TripletBatch:
+class TripletBatch(Batch):
     """Encoded sequences of a batch of triplets: for each of A, B, C the flat codes and (n+1,) offsets.
 
     What every family's batch offers the runner and the GPU scheduler:
@@ -69,7 +70,7 @@ class TripletBatch:
 
 
 @dataclass(eq=False)
-class TripletChunk:
+class TripletChunk(Chunk):
     """Up to batch-size triplets in input order: ``blocks[s]`` holds sequence s (A, B, C) of each."""
 
     blocks: tuple[RecordBlock, RecordBlock, RecordBlock]

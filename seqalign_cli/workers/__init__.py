@@ -43,6 +43,5 @@ def count(cfg, asked: int | None) -> int:
     """
     from ..writers import CUTTABLE
 
-    pieces = getattr(cfg.inputs, "pieces", None)
-    cuttable = pieces is not None and pieces() is not None and (cfg.family, cfg.out_format) in CUTTABLE
+    cuttable = cfg.inputs.pieces() is not None and (cfg.family, cfg.out_format) in CUTTABLE
     return asked if asked is not None and asked > 1 and cuttable else 1

@@ -162,13 +162,12 @@ class Worker:
             for chunk in self.family.read(cfg.inputs.on_pieces(paths), cfg.batch_size):
                 batch = chunk.batch()
                 res = self.backend.start(batch, cfg.align).result()
-                finish = getattr(chunk, "finish", None)
-                res = res if finish is None else finish(res)
+                res = chunk.finish(res)
                 self.writer.write(chunk, res)
-                records += len(chunk) if hasattr(chunk, "__len__") else batch.size
+                records += len(chunk)
                 cells += batch.cells()
                 if cfg.stats is not None:
-                    span = getattr(res, "SPAN", None)
+                    span = res.SPAN or None
                     stats.append(stats_columns(res))
         finally:
             for path in paths:
@@ -188,8 +187,9 @@ def stats_columns(res):
     import numpy as np
 
     score = np.asarray(res.score, np.int64)
-    if hasattr(res, "aligned_spans"):
-        aligned, span = res.aligned_spans()
+    spans = res.aligned_spans()
+    if spans is not None:
+        aligned, span = spans
         return np.stack([score, np.asarray(aligned, np.int64), np.asarray(span, np.int64)])
     return np.stack([score, np.ones_like(score), np.full_like(score, -2)])
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError, SeqalignError, UsageError
 from ..io.ahead import Ahead
+from ..protocols import Results
 from . import channel
 
 #: the folder that holds the package
@@ -369,15 +370,16 @@ class Pool:
 _END_OF_TASKS = object()
 
 
-class _StatsPart:
+class _StatsPart(Results):
     """A chunk's scores and spans as ``stats.Collector.add`` reads a family's results."""
 
     def __init__(self, cols, span: str | None):
         self.score = cols[0]
         self._cols = cols
-        if span is not None:
-            self.SPAN = span
-            self.aligned_spans = lambda: (self._cols[1].astype(bool), self._cols[2])
+        self.SPAN = span or ""
+
+    def aligned_spans(self):
+        return (self._cols[1].astype(bool), self._cols[2]) if self.SPAN else None
 
 
 class _Worker:

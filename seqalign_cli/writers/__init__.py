@@ -159,7 +159,7 @@ def writer_class(family: str, fmt: str, traceback: bool = True):
         raise UsageError(f"{family} alignments cannot be written as {fmt} "
                          f"(formats: {', '.join(formats(family))})")
     cls = load(ref)
-    if not traceback and not getattr(cls, "score_only", False):
+    if not traceback and not cls.score_only:
         raise UsageError(f"--score-only writes TSV only ({fmt} needs a CIGAR)")
     return cls
 

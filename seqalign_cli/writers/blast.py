@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import warn
 from ..matrices import statistics
+from ..protocols import Writer
 from ..results import Op
 
 
@@ -66,9 +67,7 @@ def warn_without_statistics(ctx):
     return ka
 
 
-class BlastTabularWriter:
-    score_only = False  # length, identity and gaps need the alignment
-
+class BlastTabularWriter(Writer):
     def __init__(self, ctx):
         self.out = ctx.out
         self.stream = ctx.out.open(threads=ctx.threads)
@@ -82,6 +81,3 @@ class BlastTabularWriter:
 
     def close(self):
         self.out.commit()
-
-    def discard(self):
-        pass

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..formatting import INT_WIDTH, TAB, format_gaf, format_graph_tsv, put_int, put_int_or_star, put_record
 from ..jit import nb
+from ..protocols import Writer
 from ..results import CIGAR_LETTERS
 
 TSV_COLUMNS = ("#read", "length", "start", "end", "score", "path", "path_start", "path_end", "cigar")
@@ -67,10 +68,9 @@ def format_graph_score_only(reads, rec):
     return buf[:pos]
 
 
-class _GraphWriter:
+class _GraphWriter(Writer):
     """What both formats share: the output stream, the node labels of the chunk's graph, a header."""
 
-    score_only = False
 
     def __init__(self, ctx):
         self.out = ctx.out

@@ -50,6 +50,7 @@ from ..errors import InputError
 from ..formatting import INT_WIDTH, encode_bam, format_sam, put_bytes, put_int, put_le
 from ..io.mapping import reverse_complement
 from ..jit import nb
+from ..protocols import Writer
 from ..results import CIGAR_LETTERS, Op
 from .bgzf import BgzfWriter
 from .parts import Parts
@@ -429,7 +430,7 @@ def _pairs_targets(pairs_file: str, reference: str):
 
 
 #: records a thread formats at least
-class SamWriter:
+class SamWriter(Writer):
     """SAM (``bam = False``) or BAM records of pairs, chunk by chunk; see the module.
 
     ``refs``: the references of the chunks written so far, in order of first

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..protocols import Writer
 from ..results import CIGAR_LETTERS
 from .blast import fields, warn_without_statistics
 from .paf import PafWriter
@@ -23,8 +24,7 @@ TSV_COLUMNS = ("qname", "tname", "pident", "length", "mismatch", "gapopen", "qst
                "evalue", "bitscore", "rank", "score", "cigar")
 
 
-class _SearchWriter:
-    score_only = False  # hits are written with their alignments
+class _SearchWriter(Writer):
     header = b""
 
     def __init__(self, ctx):
@@ -49,9 +49,6 @@ class _SearchWriter:
     def close(self):
         self._header()
         self.out.commit()
-
-    def discard(self):
-        pass
 
 
 class SearchBlastWriter(_SearchWriter):

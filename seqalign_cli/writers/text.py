@@ -10,14 +10,14 @@ unless the output is a later part of a sharded run (``WriterContext.header``).
 
 from __future__ import annotations
 
+from ..protocols import Writer
 from ..results import CIGAR_LETTERS
 from .parts import Parts
 
 
-class TextWriter:
+class TextWriter(Writer):
     header = b""
     rows = None  # the compiled row formatter
-    score_only = False
 
     def __init__(self, ctx):
         self.out = ctx.out

@@ -19,13 +19,14 @@ leave out the TSV and MAF headers: the parts concatenate into the whole.
 from __future__ import annotations
 
 from ..formatting import format_maf, format_triplet_tsv
+from ..protocols import Writer
 from ..results import COLUMN_LETTERS, COLUMN_STEPS
 
 COLUMNS = ("name1", "name2", "name3", "len1", "len2", "len3", "score", "beg1", "end1", "beg2", "end2",
            "beg3", "end3", "columns")
 
 
-class TripletTsvWriter:
+class TripletTsvWriter(Writer):
     score_only = True
 
     def __init__(self, ctx):
@@ -50,8 +51,7 @@ class TripletTsvWriter:
         self.out.commit()
 
 
-class MafWriter:
-    score_only = False
+class MafWriter(Writer):
 
     def __init__(self, ctx):
         self.out = ctx.out

@@ -31,6 +31,8 @@ class CpuBackend:
 
     name = "cpu"
     device = "CPU"
+    #: batches the runner keeps in flight: one aligned, one waiting for the writer
+    depth = 2
 
     def __init__(self, engine):
         self.engine = engine

@@ -18,6 +18,7 @@ import numpy as np
 from ...config import AlignConfig, Mode
 from ...errors import UsageError
 from ...jit import nb, thread_count
+from ...protocols import CpuEngine
 from .graph_dp import CHECKPOINT_MIN, LANES, align_each, align_groups
 
 #: int32 cells hold every score whose bound stays below this (minus infinity is -2**29)
@@ -57,7 +58,7 @@ def score_dtype(cfg: AlignConfig, read_lengths: np.ndarray, n_bases: int):
     return bound < INT32_LIMIT
 
 
-class CpuGraph:
+class CpuGraph(CpuEngine):
     """The graph engine on the CPU: ``align(batch, cfg)`` gives the batch's ``GraphAlignments``.
 
     ``lanes`` False aligns every read by the one-read code (``align_each``),

@@ -26,6 +26,7 @@ import numpy as np
 from ...batching import PairBatch, length_order, pack_groups
 from ...config import AlignConfig
 from ...errors import UsageError
+from ...protocols import CpuEngine
 from ...results import Alignments
 
 from ...jit import nb, thread_count
@@ -201,7 +202,7 @@ FLOAT32_LIMIT = 2**24
 FLOAT64_LIMIT = 2**53
 
 
-class CpuPairwise:
+class CpuPairwise(CpuEngine):
     """The pairwise engine on the CPU: ``align(batch, cfg)`` gives the batch's ``Alignments``."""
 
     def __init__(self, threads: int = 1):

@@ -24,6 +24,7 @@ import numpy as np
 from ...batching import PairBatch, gather_runs
 from ...config import AlignConfig, Mode
 from ...matrices import statistics
+from ...protocols import CpuEngine, Results
 from ...results import Alignments
 from .pairwise import CpuPairwise
 
@@ -32,7 +33,7 @@ PAIRS_PER_PASS = 1 << 15
 
 
 @dataclass
-class SearchHits:
+class SearchHits(Results):
     """The hits of a batch's queries: hit h is query ``query[h]`` (batch index) against database record
     ``target[h]``, rank ``rank[h]`` (from 1) among that query's hits; hits are query-major, best first.
     ``alignments`` holds each hit's alignment (an ``Alignments`` of the hits), ``evalue`` and ``bits``
@@ -68,7 +69,7 @@ def select(score: np.ndarray, empty: np.ndarray, evalue: np.ndarray, inputs) -> 
     return cand[order[:inputs.top]]
 
 
-class CpuSearch:
+class CpuSearch(CpuEngine):
     """The search engine on the CPU: ``align(batch, cfg)`` gives the batch's ``SearchHits``."""
 
     def __init__(self, threads: int = 1):

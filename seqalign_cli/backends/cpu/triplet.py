@@ -22,6 +22,7 @@ from ...config import AlignConfig, Mode
 from ...errors import SeqalignError, UsageError
 from ...io.triplet import TripletBatch
 from ...jit import nb, thread_count
+from ...protocols import CpuEngine
 from ...results import TripletAlignments, opening_costs
 from . import triplet_affine
 from .triplet_checkpoint import FLOOR_CODES, FLOOR_VALUES
@@ -41,7 +42,7 @@ def check_config(cfg: AlignConfig):
         raise UsageError("triplets are aligned in global, semi-global or local mode")
 
 
-class CpuTriplet:
+class CpuTriplet(CpuEngine):
     """The triplet engine on the CPU: ``align(batch, cfg)`` gives the batch's ``TripletAlignments``."""
 
     def __init__(self, threads: int = 1):

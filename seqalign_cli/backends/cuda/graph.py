@@ -63,6 +63,7 @@ import numpy as np
 
 from ...config import AlignConfig, Mode
 from ...io.graph import GraphBatch
+from ...protocols import Hooks
 from ...results import GraphAlignments
 from ..cpu.graph import fill_results, graph_arrays, path_room, realign
 from .device import DeviceEngine, Job, copy_back, fetch_runs, upload, upload_runs
@@ -217,7 +218,7 @@ def sections(pred_off: np.ndarray, pred: np.ndarray, least: int) -> np.ndarray:
     return np.array(bounds, np.int32)
 
 
-class GraphHooks:
+class GraphHooks(Hooks):
     """What the GPU scheduler asks of the graph family."""
 
     @staticmethod

@@ -30,6 +30,7 @@ import numpy as np
 
 from ...batching import PairBatch
 from ...config import AlignConfig, Mode
+from ...protocols import Hooks
 from ...results import Alignments
 from . import pairwise_subwarp as subwarp
 from . import pairwise_warp as warp
@@ -99,7 +100,7 @@ def routes(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, kernel: str = "
     return Routes(kernel, gpu, np.zeros(len(qlen), bool))
 
 
-class PairwiseHooks:
+class PairwiseHooks(Hooks):
     """What the GPU scheduler asks of the pairwise family."""
 
     #: a batch of fewer cells goes whole to one GPU of several (``GpuScheduler``): the engine runs a

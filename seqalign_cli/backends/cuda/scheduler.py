@@ -181,9 +181,8 @@ class GpuScheduler:
 
     def _note_cpu(self, batch, cfg, idx):
         """Say once a run why records of a GPU run go to the CPU engine, where the family says
-        (``hooks.cpu_note``; a family without it says nothing)."""
-        note = getattr(self.hooks, "cpu_note", None)
-        text = note(batch, cfg, idx) if note is not None else None
+        (``hooks.cpu_note``: ``protocols.Hooks``, None by default)."""
+        text = self.hooks.cpu_note(batch, cfg, idx)
         if text:
             self._said_cpu = True
             self.log(text)
@@ -198,7 +197,7 @@ class GpuScheduler:
             self._lanes = [_Lanes(e, self) for e in self.engines]
         cells = batch.cells_each()
         total = int(cells[idx].sum())
-        if total <= max(self.split_cells, getattr(self.hooks, "whole_cells", 0)) or len(idx) < 2:
+        if total <= max(self.split_cells, self.hooks.whole_cells) or len(idx) < 2:
             pieces = [_Piece(batch, cfg, idx, out, None)]
         else:
             count = max(2, min(self.pieces_per_gpu * len(self._lanes), 2 * total // max(self.split_cells, 1),

@@ -55,6 +55,7 @@ import numpy as np
 
 from ...config import AlignConfig, Mode, Scoring
 from ...io.triplet import TripletBatch
+from ...protocols import Hooks
 from ...results import TripletAlignments
 from . import triplet_affine as affine
 from . import triplet_plan as plan
@@ -74,7 +75,7 @@ DIRS_SHARE = 0.25
 INFO = 4
 
 
-class TripletHooks:
+class TripletHooks(Hooks):
     """What the GPU scheduler asks of the triplet family."""
 
     @staticmethod
