@@ -3,13 +3,15 @@
 ``Meter`` reads how far a run has come, for the calling thread that updates
 the bar ten times a second:
 
-* the records started (the runner's count), and their rate: records per
-  second over the last ``WINDOW`` seconds;
+* the records aligned (the runner's count: the batches whose results came,
+  and the records of the pieces done of a CPU batch under way, which a
+  batch of long records is aligned in: ``backends.cpu.CpuBackend``), and
+  their rate: records per second over the last ``WINDOW`` seconds;
 * the fraction done, from the first of these that is known:
   1. a total in records (units of the family: pairs, triplets, reads),
      announced by a reader that knows it (``announce_total``: the pair
      lines of a part of a pairs file, counted first; an input held in
-     memory): the records started against it;
+     memory): the records aligned against it;
   2. the range of records of the run's main input file that the run reads
      (``announce_records``: a part of a sharded run, counted first): the
      records its reader has read in that range, against the range;
@@ -23,9 +25,9 @@ the bar ten times a second:
      and the rate alone.
 
 The reader works a chunk or two ahead of the aligning: 2 and 3 measure
-where the reader is, and are scaled by the records started over the records
+where the reader is, and are scaled by the records aligned over the records
 the reader has made (``read``), so that the fraction follows the records
-started and is 1 once the reader has ended and every record is started.
+aligned and is 1 once the reader has ended and every record is aligned.
 
 One run at a time shows a bar (it is the terminal's): the runner installs its
 meter for the run (``watch``) only when the bar is shown, so readers pay a
@@ -103,7 +105,7 @@ class Meter:
             self.source = reader
 
     def fraction(self, records: int, read: int | None = None) -> float | None:
-        """The fraction of the run done once ``records`` records are started, of ``read`` made by the reader
+        """The fraction of the run done once ``records`` records are aligned, of ``read`` made by the reader
         (None: as many); None without a total."""
         if self.total is not None:
             return min(records / self.total, 1.0) if self.total > 0 else 1.0
@@ -132,13 +134,13 @@ class Meter:
         return (records - before) / (now - then) if now > then else None
 
     def read(self, records: int, read: int | None = None) -> Reading:
-        """What the bar shows once ``records`` records are started, of ``read`` made by the reader."""
+        """What the bar shows once ``records`` records are aligned, of ``read`` made by the reader."""
         return Reading(records, self.rate(records), self.fraction(records, read))
 
 
 def describe(reading: Reading, unit: str) -> str:
-    """The count and the rate as the bar writes them: ``12,345 pairs, 1,234 pairs/s``."""
-    text = f"{reading.records:,} {unit}"
+    """The count and the rate as the bar writes them: ``12,345 pairs aligned, 1,234 pairs/s``."""
+    text = f"{reading.records:,} {unit} aligned"
     if reading.rate is not None:
         rate = reading.rate
         text += f", {rate:,.0f} {unit}/s" if rate >= 10 else f", {rate:.1f} {unit}/s"

@@ -145,6 +145,7 @@ class _WriterThread:
         self.error: BaseException | None = None
         self.stopped = False
         self.written = 0  # chunks written
+        self.records = 0  # records of the chunks whose results came (aligned)
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -158,6 +159,7 @@ class _WriterThread:
             try:
                 chunk, pending = item
                 results = pending.result()
+                self.records += len(chunk)
                 results = chunk.finish(results)  # the family's choice among its results (protocols.Chunk)
                 self.writer.write(chunk, results)
                 if self.observe is not None:
@@ -258,13 +260,16 @@ class _Waiting:
         self.meter, self.unit, self.bar = meter, unit, None
 
     def until(self, over, counts, shown=lambda: True):
-        """Wait a tenth of a second at a time until ``over(0.1)`` is true; ``counts()``: (records started,
-        records read) for the bar, shown once ``shown()``."""
+        """Wait a tenth of a second at a time until ``over(0.1)`` is true; ``counts()``: (records aligned,
+        records read) for the bar (never shown going back), shown once ``shown()``."""
+        aligned = 0
         while not over(0.1):
             if self.meter is not None and shown():
                 if self.bar is None:
                     self.bar = progress.Bar(self.meter, self.unit)
-                self.bar.update(*counts())
+                now, read = counts()
+                aligned = max(aligned, now)
+                self.bar.update(aligned, read)
 
     def stop(self):
         progress.watch(None)
@@ -406,7 +411,7 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
         chunks = family.read(cfg.inputs, cfg.batch_size, cfg.shard)
         _keep_freed_memory()
         reader = _Reader(chunks)
-        backend = select_backend(family, cfg.backend, cfg.threads, say, cfg.device, cfg.align)
+        backend = select_backend(family, cfg.backend, cfg.threads, say, cfg.device, cfg.align, cfg.progress)
         writer = make_writer(family.name, cfg.out_format,
                              WriterContext.of_run(cfg, out, cfg.threads, header=cfg.shard is None or cfg.shard[0] == 1))
         writing = _WriterThread(writer, depth=backend.depth,  # batches the backend keeps in flight
@@ -418,7 +423,7 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
                 notice.close()  # what a run compiles, it has compiled by its first chunk written
             return writing.written or not notice.active
 
-        waiting.until(aligning.done.wait, lambda: (aligning.records, reader.records), shown)
+        waiting.until(aligning.done.wait, lambda: (writing.records + backend.partial, reader.records), shown)
         if aligning.error is not None:
             raise aligning.error
         notice.close()

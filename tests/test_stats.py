@@ -348,9 +348,9 @@ def test_rate_over_a_window():
         clock.now += 0.1
         reading = meter.read(reading.records + 20)
     assert reading.rate == pytest.approx(200)
-    assert progress.describe(reading, "pairs") == f"{reading.records:,} pairs, 200 pairs/s"
-    assert progress.describe(progress.Reading(3, 2.5, None), "reads") == "3 reads, 2.5 reads/s"
-    assert progress.describe(progress.Reading(0, None, None), "reads") == "0 reads"
+    assert progress.describe(reading, "pairs") == f"{reading.records:,} pairs aligned, 200 pairs/s"
+    assert progress.describe(progress.Reading(3, 2.5, None), "reads") == "3 reads aligned, 2.5 reads/s"
+    assert progress.describe(progress.Reading(0, None, None), "reads") == "0 reads aligned"
 
 
 def big_fasta(path: Path, n: int = 60_000, compress: bool = False) -> Path:

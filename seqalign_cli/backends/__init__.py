@@ -41,11 +41,13 @@ def cpu_only(align) -> str | None:
     return None
 
 
-def select_backend(family, name: str, threads: int, log: Callable[[str], None], device=0, align=None):
+def select_backend(family, name: str, threads: int, log: Callable[[str], None], device=0, align=None,
+                   progress: bool = False):
     """The backend ``name`` for ``family`` (a ``families.Family``); ``auto`` says on the log what it picked.
 
     ``device``: a GPU number, a sequence of them, or "all". ``align``: the run's ``AlignConfig``, where
-    it asks for what only the CPU engine does (``cpu_only``).
+    it asks for what only the CPU engine does (``cpu_only``). ``progress``: a bar is shown, so the CPU
+    backend aligns a batch of long records in pieces and counts them as they end (``CpuBackend``).
     """
     from ..io.encode import set_code_buffers
     from .cpu import CpuBackend, LazyEngine
@@ -54,8 +56,10 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
         raise UsageError(f"unknown backend {name!r}; expected one of {', '.join(BACKENDS)}")
     set_code_buffers(None)
 
-    def on_cpu():
-        return CpuBackend(family.cpu_engine(threads))
+    def on_cpu():  # with a bar, batches of long records go in pieces where the family's hooks gather results
+        gathers = progress and family.cuda_hooks is not None
+        return CpuBackend(family.cpu_engine(threads), (lambda: family.load(family.cuda_hooks).allocate)
+                          if gathers else None)
 
     if name == "cpu":
         return on_cpu()

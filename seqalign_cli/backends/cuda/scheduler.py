@@ -133,6 +133,8 @@ class GpuScheduler:
         self.log = log or _stderr
         #: batches in flight the runner may hand over before the first is written
         self.depth = self.batches_per_gpu * len(self.engines)
+        #: records of a batch under way already aligned (the progress bar's; a batch's results come whole)
+        self.partial = 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()  # pieces for the GPUs' pipelines
         self._lanes: list[_Lanes] = []  # made with the first piece
         self._submitting = {id(e): threading.Lock() for e in self.engines}  # one submit at a time an engine
