@@ -14,13 +14,14 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
 
 from seqalign_cli import matrices
 from seqalign_cli.backends.cpu.pairwise import CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io import alphabet
 from seqalign_cli.io.encode import make_batch
+
+from bench_cpu import bench  # the best of some rounds (benchmarks/ is the script's folder)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "tests", "data", "protein")
@@ -30,15 +31,6 @@ PARASAIL = {"global": "nw", "semi-global": "sg", "glocal": "sg_dx", "local": "sw
 def sequences(path: str) -> list[str]:
     with open(path) as f:
         return [line.strip().upper() for line in f if not line.startswith(">")]
-
-
-def best_of(fn, repeat: int):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main():
@@ -66,7 +58,7 @@ def main():
         for trace in (False, True):
             cfg = AlignConfig(scoring=scoring, mode=mode, traceback=trace)
             engine.align(batch.subset(list(range(8))), cfg)  # compiled before the clock
-            sec, res = best_of(lambda: engine.align(batch, cfg), args.repeat)
+            sec, res = bench(lambda: engine.align(batch, cfg), args.repeat)
             results[trace] = [int(s) for s in res.score]
             name = "seqalign-traceback" if trace else "seqalign-score"
             print(f"engine={name} mode={mode} seconds={sec:.3f} gcups={cells / sec / 1e9:.3f}")
@@ -79,7 +71,7 @@ def main():
             def run():
                 return [fn(parasail.profile_create_16(q, parasail.blosum62), t, 12, 1).score for q, t in zip(pq, pt)]
 
-            sec, scores = best_of(run, args.repeat)
+            sec, scores = bench(run, args.repeat)
             if mode == "semi-global":
                 scores = [max(0, s) for s in scores]
             assert scores == results[False], f"parasail {kind} differs"

@@ -57,6 +57,22 @@ def compile_ahead():
     store.take(np.arange(2), RunStore.allocate(np.full(2, 3, np.int64), 2))
 
 
+class FlatCodes:
+    """A batch of one sequence a record: the codes back to back (``codes``) and their (n+1,) offsets (``offs``)."""
+
+    codes: np.ndarray
+    offs: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return len(self.offs) - 1
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """(n,) int64: the length of each record."""
+        return np.diff(self.offs).astype(np.int64)
+
+
 @dataclass
 class PairBatch(Batch):
     """Encoded sequences of a batch of pairs: flat codes plus offsets.

@@ -48,12 +48,13 @@ class Batch(Protocol):
     def size(self) -> int:
         ...
 
-    def cells(self) -> int:
-        ...
-
     def cells_each(self):
         """DP cells of each record (the GPU scheduler's pieces are cut by cells)."""
         ...
+
+    def cells(self) -> int:
+        """DP cells of the batch (by default the sum of ``cells_each``)."""
+        return int(sum(self.cells_each()))
 
     def subset(self, idx) -> "Batch":
         """A new batch of the records ``idx``, in that order."""

@@ -18,7 +18,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ..batching import gather_runs
+from ..batching import FlatCodes, gather_runs
 from ..errors import UsageError
 from ..protocols import Batch, Chunk
 from .block import RecordBlock
@@ -30,7 +30,7 @@ from .shard import at_end, plan, records, require_file
 
 
 @dataclass
-class GraphBatch(Batch):
+class GraphBatch(FlatCodes, Batch):
     """Encoded reads of a batch (flat ``codes``, (n+1,) ``offs``) and the graph they are aligned to.
 
     What every family's batch offers the runner and the GPU scheduler:
@@ -42,24 +42,12 @@ class GraphBatch(Batch):
     offs: np.ndarray
     graph: Graph
 
-    @property
-    def size(self) -> int:
-        return len(self.offs) - 1
-
-    @property
-    def lengths(self) -> np.ndarray:
-        """(n,) int64: the length of each read."""
-        return np.diff(self.offs).astype(np.int64)
-
     def seq(self, k: int) -> np.ndarray:
         """The codes of read ``k``."""
         return self.codes[self.offs[k]:self.offs[k + 1]]
 
     def cells_each(self) -> np.ndarray:
         return self.lengths * np.int64(self.graph.n_bases)
-
-    def cells(self) -> int:
-        return int(self.cells_each().sum())
 
     def subset(self, idx: np.ndarray) -> "GraphBatch":
         """A new batch holding the reads ``idx`` in that order, against the same graph."""

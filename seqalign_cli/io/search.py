@@ -21,7 +21,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ..batching import gather_runs
+from ..batching import FlatCodes, gather_runs
 from ..errors import UsageError
 from ..protocols import Batch, Chunk
 from .block import RecordBlock
@@ -72,7 +72,7 @@ class Database:
 
 
 @dataclass
-class SearchBatch(Batch):
+class SearchBatch(FlatCodes, Batch):
     """Encoded queries (flat ``codes``, (n+1,) ``offs``), the database, and which hits are kept."""
 
     codes: np.ndarray
@@ -80,20 +80,9 @@ class SearchBatch(Batch):
     db: Database
     inputs: SearchInputs
 
-    @property
-    def size(self) -> int:
-        return len(self.offs) - 1
-
-    @property
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offs).astype(np.int64)
-
     def cells_each(self) -> np.ndarray:
         """Query length x database residues: the score pass's cells."""
         return self.lengths * np.int64(self.db.residues)
-
-    def cells(self) -> int:
-        return int(self.cells_each().sum())
 
     def subset(self, idx: np.ndarray) -> "SearchBatch":
         codes, offs = gather_runs(self.codes, np.require(self.offs, np.int64, "CW"), np.asarray(idx, np.int64))

@@ -60,9 +60,6 @@ class TripletBatch(Batch):
         lens = self.lengths
         return lens[:, 0] * lens[:, 1] * lens[:, 2]
 
-    def cells(self) -> int:
-        return int(self.cells_each().sum())
-
     def subset(self, idx: np.ndarray) -> "TripletBatch":
         """A new batch holding the triplets ``idx`` in that order."""
         codes, offs = zip(*(gather_runs(c, o, idx) for c, o in zip(self.codes, self.offs)))
