@@ -110,7 +110,11 @@ def matrix_scoring(ctx, alphabet: str, matrix: str | None, scoring: Scoring) -> 
     loaded = matrices.load(matrix or PROTEIN_MATRIX)
     blast = dict(zip(("gap_open", "gap_extend"), DEFAULT_GAPS.get(loaded.name, DEFAULT_GAPS[PROTEIN_MATRIX])))
     gaps = {n: v for n, v in blast.items() if alphabet == "protein" and not given(n)}
-    return replace(scoring, matrix=loaded, alphabet=alphabet, **gaps)
+    scoring = replace(scoring, matrix=loaded, alphabet=alphabet, **gaps)
+    if scoring.score_bound(1, 1) > INT32_MAX:
+        raise UsageError(f"--matrix {matrix}: scores of {loaded.largest:,} (with the gap costs) pass 32-bit integers "
+                         f"even for one residue against one; scale the matrix down")
+    return scoring
 
 
 def run_options(family_name: str):

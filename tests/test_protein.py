@@ -273,3 +273,12 @@ def test_malformed_matrix_file_is_one_line_exit_1(tmp_path):
     err = messages(proc.stderr.decode())
     assert proc.returncode == 1 and len(err) == 1, err
     assert err[0] == f"seqalign: error: {bad}: line 3: row 'R' has 1 values for 2 columns", err
+
+
+def test_matrix_past_32_bits_is_a_usage_error_before_reading(tmp_path):
+    big = tmp_path / "big.mat"
+    big.write_text("   A  R\nA  3000000000 -1\nR -1 4\n")
+    proc = seqalign(["pair", "--alphabet", "protein", "--matrix", big, tmp_path / "missing.fa", QUERIES])
+    err = messages(proc.stderr.decode())
+    assert proc.returncode == 2 and len(err) == 1, err
+    assert "pass 32-bit integers" in err[0] and "missing.fa" not in err[0], err
