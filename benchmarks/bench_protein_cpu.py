@@ -1,12 +1,15 @@
 """The CPU engine on proteins beside parasail's fastest protein Smith-Waterman, same pairs, same thread count.
 
-Usage: python benchmarks/bench_protein_cpu.py [--threads 1] [--repeat 3] [--modes local,global]
+Usage: python benchmarks/bench_protein_cpu.py [--threads 1] [--repeat 3] [--modes local,global] [--queries 3]
 
-The 500 public protein pairs (tests/data/protein, 55-991 aa, 47.9 M cells), BLOSUM62 with gap costs 11 + k
-(parasail open 12, extend 1): the CPU engine score only and with traceback, and parasail 1.3.4's
-``sw_striped_profile_16`` and ``sw_scan_profile_16`` (the query's profile made for each pair, as a pair
-run must), each the best of ``--repeat`` rounds. Scores are compared; the run fails if any differs.
-Prints one line a measurement: ``engine=... mode=... seconds=... gcups=...``.
+Pairs: the 500 public protein pairs (tests/data/protein, 55-991 aa, 47.9 M cells), BLOSUM62 with gap costs
+11 + k (parasail open 12, extend 1): the CPU engine score only and with traceback, and parasail 1.3.4's
+``*_striped_profile_16`` and ``*_scan_profile_16`` (the query's profile made for each pair, as a pair
+run must). Search (``--queries`` N > 0): the N shortest public queries against the 2,989-record database,
+local, score only: the search's score pass (``striped.local_scores``, one profile a query) beside
+parasail's two functions with one profile a query. Each the best of ``--repeat`` rounds; scores are
+compared (the run fails if any differs). One line a measurement: ``engine=... mode=... seconds=...
+gcups=...`` (search lines: ``mode=search``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--modes", default="local")
+    ap.add_argument("--queries", type=int, default=3)
     args = ap.parse_args()
     import parasail
 
@@ -77,6 +81,64 @@ def main():
             assert scores == results[False], f"parasail {kind} differs"
             print(f"engine=parasail-{PARASAIL[mode]}_{kind}_profile_16 mode={mode} seconds={sec:.3f} "
                   f"gcups={cells / sec / 1e9:.3f}")
+    if args.queries:
+        search(args, scoring, parasail)
+
+
+def search(args, scoring, parasail):
+    """The search's score pass and parasail's, the same queries against the same database."""
+    import gzip
+
+    import numpy as np
+
+    from seqalign_cli.backends.cpu import striped
+    from seqalign_cli.backends.cpu.search import substitution_array
+    from seqalign_cli.io.encode import encode
+    from seqalign_cli.jit import nb
+
+    with gzip.open(os.path.join(DATA, "db.fa.gz"), "rt") as f:
+        db = [rec.split("\n", 1)[1].replace("\n", "").upper() for rec in f.read().split(">")[1:]]
+    with open(os.path.join(DATA, "queries.fa")) as f:
+        queries = [rec.split("\n", 1)[1].replace("\n", "").upper() for rec in f.read().split(">")[1:]]
+    queries = sorted(queries, key=len)[:args.queries]
+    known = set("ARNDCQEGHILKMFPSTWYVBZX*")
+    norm = [("".join(c if c in known else "X" for c in t)) for t in db]
+    codes = [encode(t) for t in db]
+    offs = np.zeros(len(codes) + 1, np.int64)
+    offs[1:] = np.cumsum([len(c) for c in codes])
+    flat = np.concatenate(codes)
+    order = np.argsort(-np.diff(offs), kind="stable")
+    S = substitution_array(scoring)
+    cells = sum(len(q) for q in queries) * int(offs[-1])
+    nb.set_num_threads(args.threads)
+
+    def ours():
+        out = []
+        for q in queries:
+            got = striped.local_scores(encode(q), S, flat, offs, order, scoring.gap_open, scoring.gap_extend)
+            row = np.empty(len(db), np.int64)
+            row[order] = got
+            out += row.tolist()
+        return out
+
+    ours()
+    sec, want = bench(ours, args.repeat)
+    print(f"engine=seqalign-search-striped mode=search seconds={sec:.3f} gcups={cells / sec / 1e9:.3f}")
+    if args.threads != 1:
+        return
+    for kind in ("striped", "scan"):
+        fn = getattr(parasail, f"sw_{kind}_profile_16")
+
+        def run():
+            out = []
+            for q in queries:
+                prof = parasail.profile_create_16("".join(c if c in known else "X" for c in q), parasail.blosum62)
+                out += [fn(prof, t, 12, 1).score for t in norm]
+            return out
+
+        sec, got = bench(run, args.repeat)
+        assert got == want, f"parasail {kind} differs"
+        print(f"engine=parasail-sw_{kind}_profile_16 mode=search seconds={sec:.3f} gcups={cells / sec / 1e9:.3f}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from support.helpers import messages
@@ -215,3 +216,55 @@ def test_paf_rows_are_the_tsv_hits(tmp_path):
         assert (f[0], f[5], int(f[2]) + 1, int(f[3]), int(f[7]) + 1, int(f[8])) == (
             r["qname"], r["tname"], int(r["qstart"]), int(r["qend"]), int(r["tstart"]), int(r["tend"]))
         assert f[12] == "cg:Z:" + r["cigar"] and f[13] == "AS:i:" + r["score"]
+
+
+# ------------------------------------------------------------------ the striped score pass
+
+
+def _codes(seqs, protein=True):
+    from seqalign_cli.io import alphabet
+    from seqalign_cli.io.encode import encode
+
+    alphabet.use("protein" if protein else "dna")
+    try:
+        out = [encode(s) for s in seqs]
+    finally:
+        alphabet.use("dna")
+    offs = np.zeros(len(out) + 1, np.int64)
+    offs[1:] = np.cumsum([len(c) for c in out])
+    return out, (np.concatenate(out) if out else np.zeros(0, np.uint8)), offs
+
+
+@pytest.mark.parametrize("case", ["protein", "cheap_gaps", "free_extension", "int32", "dna", "short"])
+def test_striped_local_scores_equal_the_plain_gotoh_and_parasail(case):
+    """The striped vectors (int16 and int32 lanes, the lazy-F pass at its longest) against the plain Gotoh on
+    small pairs and parasail on larger ones; query lengths on and off the vector width."""
+    from seqalign_cli.backends.cpu import striped
+    from seqalign_cli.backends.cpu.search import substitution_array
+    from support.oracles import parasail_score, ref_score
+
+    rng = random.Random(case)
+    amino = "ARNDCQEGHILKMFPSTWYVBZX*"
+    scoring = {
+        "protein": Scoring(gap_open=11, gap_extend=1, matrix=matrices.load("BLOSUM62"), alphabet="protein"),
+        "cheap_gaps": Scoring(gap_open=0, gap_extend=1, matrix=matrices.load("PAM30"), alphabet="protein"),
+        "free_extension": Scoring(gap_open=3, gap_extend=0, matrix=matrices.load("BLOSUM50"), alphabet="protein"),
+        "int32": Scoring(match=900, mismatch=3, gap_open=5, gap_extend=2),
+        "dna": Scoring(),
+        "short": Scoring(gap_open=10, gap_extend=1, matrix=matrices.load("BLOSUM62"), alphabet="protein"),
+    }[case]
+    letters = amino if scoring.alphabet == "protein" else "ACGTN"
+    high = {"short": 3}.get(case, 90)
+    queries = ["".join(rng.choice(letters) for _ in range(n)) for n in (1, 2, 15, 16, 17, 31, 32, 33, 64, high)]
+    targets = ["".join(rng.choice(letters) for _ in range(rng.randint(0, 120))) for _ in range(40)]
+    targets += [q[3:] + "".join(rng.choice(letters) for _ in range(5)) for q in queries]  # related
+    _, codes, offs = _codes(targets, scoring.alphabet == "protein")
+    qcodes, _, _ = _codes(queries, scoring.alphabet == "protein")
+    S = substitution_array(scoring)
+    assert (striped.lane_dtype(90, S) == np.int32) == (case == "int32")
+    for q, qc in zip(queries, qcodes):
+        got = striped.local_scores(qc, S, codes, offs, np.arange(len(targets)), scoring.gap_open, scoring.gap_extend)
+        for t, score in zip(targets, got.tolist()):
+            small = len(q) * len(t) <= 600
+            want = ref_score(q, t, scoring, "local") if small or not t else parasail_score(q, t, scoring, "local")
+            assert score == want, (case, q, t)

@@ -4,8 +4,12 @@ Two passes over a batch of queries, both through the pairwise engine
 (``CpuPairwise``: the same recurrence, tie rule and substitution array):
 
 1. scores: every query against every database record, score only, one
-   query at a time in slices of at most ``PAIRS_PER_PASS`` records, taken
-   shortest first so that each lane group holds targets of one size;
+   query at a time: in local mode through the striped vectors (``striped``:
+   the query's profile made once, threads across the records, longest
+   first), elsewhere (or where a query's scores could pass 32-bit lanes)
+   through the lane groups, in slices of at most ``PAIRS_PER_PASS``
+   records, taken shortest first so that each group holds targets of one
+   size;
 2. the kept hits of each query (``select``: non-empty alignments, at least
    ``--min-score``, at most ``--evalue``, the best ``--top`` by score, ties
    in database order) aligned again with traceback, all queries' hits in
@@ -23,9 +27,11 @@ import numpy as np
 
 from ...batching import PairBatch, gather_runs
 from ...config import AlignConfig, Mode
+from ...jit import nb
 from ...matrices import statistics
 from ...protocols import CpuEngine, Results
 from ...results import Alignments
+from . import striped
 from .pairwise import CpuPairwise
 
 #: database records of one score pass (the query's codes are repeated for each: that many copies in memory)
@@ -54,6 +60,17 @@ class SearchHits(Results):
 
     def aligned_spans(self):
         return self.alignments.aligned_spans()
+
+
+def substitution_array(scoring) -> np.ndarray:
+    """The integer scores of every pair of codes: the matrix's, else match/mismatch/N (``dp.pair_table``'s
+    rule)."""
+    if scoring.matrix is not None:
+        return scoring.table(np.int64)
+    S = np.full((5, 5), -scoring.mismatch, np.int64)
+    np.fill_diagonal(S, scoring.match)
+    S[4, :] = S[:, 4] = -scoring.n_penalty
+    return S
 
 
 def select(score: np.ndarray, empty: np.ndarray, evalue: np.ndarray, inputs) -> np.ndarray:
@@ -85,9 +102,18 @@ class CpuSearch(CpuEngine):
         only = AlignConfig(scoring=cfg.scoring, mode=cfg.mode, traceback=False, matrix_budget=cfg.matrix_budget)
         qoffs = np.require(batch.offs, np.int64, "CW")
         mode = Mode.parse(cfg.mode)
+        S = substitution_array(cfg.scoring) if mode is Mode.LOCAL else None
+        nb.set_num_threads(self.threads)
         # one query a pass: its lane groups then hold targets of one size (pairs of several queries, sorted
         # by target length, would alternate query lengths and close a group at each)
         for k in range(nq):
+            if S is not None:  # local: the striped vectors, where their lanes hold the scores exactly
+                got = striped.local_scores(batch.codes[qoffs[k]:qoffs[k + 1]], S, db.codes, db.offs,
+                                           db.by_length[::-1], cfg.scoring.gap_open, cfg.scoring.gap_extend)
+                if got is not None:
+                    score[k, db.by_length[::-1]] = got
+                    empty[k] = score[k] == 0  # a local alignment is empty exactly when it scores 0
+                    continue
             for a in range(0, nd, PAIRS_PER_PASS):
                 recs = db.by_length[a:a + PAIRS_PER_PASS]
                 qc, qo = gather_runs(batch.codes, qoffs, np.full(len(recs), k, np.int64))

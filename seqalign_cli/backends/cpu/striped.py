@@ -1,0 +1,255 @@
+"""Local alignment scores of one query against many targets, in Farrar's striped layout (explicit vectors).
+
+The score pass of ``seqalign search`` in local mode: the query's profile
+(``profile``: for each residue kind c, the scores S[c][q_i] of the query
+laid out in stripes, lane w holding positions w*seg .. w*seg + seg - 1)
+is made once, then each target is swept one letter (column) at a time:
+
+* ``column``: the column's H, E (a gap in the query, carried to the next
+  column) and F (a gap in the target, carried down the segments) in one
+  pass over the segments, the H of the column before read shifted one
+  lane; H floors at 0 (local);
+* ``lazy_f``: Farrar's correction, F carried on across the lanes (shifted
+  one lane a pass, at most a vector's lanes of passes) while it can still
+  raise an H (a vector compare ends it, usually after one segment).
+
+Both are LLVM vector code (32 bytes a step: 16 int16 or 8 int32 lanes),
+written out rather than left to the loop vectoriser, as ``diagonal.py``.
+The arithmetic is exact: int16 lanes (saturating, so that E and F stop at
+the type's floor) only where no H can pass the type (``lane_dtype``: the
+query's length times the largest substitution score), else int32. A gap
+of length k costs ``goe + (k - 1) * ge`` with ``goe = gap_open +
+gap_extend``. Only the score is computed (no end cell): the score pass
+needs nothing else (a local alignment is empty exactly when its score is
+0), and the hits are aligned again by the exact engine with traceback.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from ...jit import nb
+
+#: bytes per vector step: 16 int16 or 8 int32 lanes (64 bytes was slower: benchmarks/decisions/striped_width.md)
+VEC_BYTES = 32
+#: the floor of E and F before a column sets them, int16 and int32 lanes (below every real value, far from
+#: overflow)
+FLOOR16 = -(1 << 15)
+FLOOR32 = -(1 << 29)
+#: the largest H int16 lanes take (far enough below the type's top that no addition saturates upwards)
+INT16_TOP = 30000
+#: the profile's score of a padding position (past the query's end): never part of a best alignment
+PAD_SCORE = -16000
+_JIT = dict(nogil=True, cache=True, boundscheck=False)
+
+
+def _vector_helpers(builder, bits: int):
+    """The vector type of ``bits``-wide lanes and the operations on it: (VT, W, splat, at, vmax, add, sub)."""
+    i32, i64 = ir.IntType(32), ir.IntType(64)
+    W = VEC_BYTES * 8 // bits
+    ity = ir.IntType(bits)
+    VT = ir.VectorType(ity, W)
+
+    def splat(x):
+        x = builder.trunc(x, ity) if bits < 32 else x
+        one = builder.insert_element(ir.Constant(VT, ir.Undefined), x, i32(0))
+        return builder.shuffle_vector(one, ir.Constant(VT, ir.Undefined), ir.Constant(ir.VectorType(i32, W), [0] * W))
+
+    def at(p, s):
+        return builder.bitcast(builder.gep(p, [builder.mul(s, i64(W))]), VT.as_pointer())
+
+    def vmax(a, b):
+        return builder.select(builder.icmp_signed(">=", a, b), a, b)
+
+    def saturating(name):
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(VT, [VT, VT]),
+                                            f"llvm.{name}.sat.v{W}i{bits}")
+        return lambda a, b: builder.call(fn, [a, b])
+
+    add = saturating("sadd") if bits == 16 else builder.add
+    sub = saturating("ssub") if bits == 16 else builder.sub
+    return VT, W, splat, at, vmax, add, sub
+
+
+def _shifted(builder, v, fill, W):
+    """``v`` moved one lane up, lane 0 taking lane 0 of ``fill``."""
+    i32 = ir.IntType(32)
+    return builder.shuffle_vector(v, fill, ir.Constant(ir.VectorType(i32, W), [W] + list(range(W - 1))))
+
+
+@intrinsic
+def column(typingctx, Pc, E, Hs, Hl, state, seg, goe, ge):
+    """One target letter's column. Pc: (seg, W) the profile's row of the letter; E: (seg, W) updated; Hs:
+    (seg, W) receives the column's H; Hl: (seg, W) the column before; state: (2W,) the running max in
+    state[:W], the F leaving the column written to state[W:] (for ``lazy_f``); seg, goe, ge: int64, int32,
+    int32. Returns 0."""
+    sig = types.int64(Pc, E, Hs, Hl, state, types.int64, types.int32, types.int32)
+
+    def codegen(context, builder, signature, args):
+        pp, ep, hsp, hlp, sp = (context.make_array(t)(context, builder, v).data
+                                for t, v in zip(signature.args[:5], args[:5]))
+        seg_, goe_, ge_ = args[5:8]
+        i64 = ir.IntType(64)
+        bits = signature.args[1].dtype.bitwidth
+        VT, W, splat, at, vmax, add, sub = _vector_helpers(builder, bits)
+        zero = ir.Constant(VT, [0] * W)
+        vgoe, vge = splat(goe_), splat(ge_)
+        vh0 = _shifted(builder, builder.load(at(hlp, builder.sub(seg_, i64(1)))), zero, W)
+        vm0 = builder.load(builder.bitcast(sp, VT.as_pointer()))
+        entry = builder.block
+        head, body, done = (builder.append_basic_block(n) for n in ("head", "body", "done"))
+        builder.branch(head)
+        builder.position_at_end(head)
+        s, vh, vf, vm = builder.phi(i64), builder.phi(VT), builder.phi(VT), builder.phi(VT)
+        vf0 = ir.Constant(VT, [FLOOR16 if bits == 16 else FLOOR32] * W)
+        for phi, start in ((s, i64(0)), (vh, vh0), (vf, vf0), (vm, vm0)):
+            phi.add_incoming(start, entry)
+        builder.cbranch(builder.icmp_signed("<", s, seg_), body, done)
+        builder.position_at_end(body)
+        e = builder.load(at(ep, s))
+        h = vmax(vmax(vmax(add(vh, builder.load(at(pp, s))), e), vf), zero)
+        builder.store(h, at(hsp, s))
+        opened = sub(h, vgoe)
+        builder.store(vmax(sub(e, vge), opened), at(ep, s))
+        for phi, value in ((s, builder.add(s, i64(1))), (vh, builder.load(at(hlp, s))),
+                           (vf, vmax(sub(vf, vge), opened)), (vm, vmax(vm, h))):
+            phi.add_incoming(value, body)
+        builder.branch(head)
+        builder.position_at_end(done)
+        builder.store(vm, builder.bitcast(sp, VT.as_pointer()))
+        builder.store(vf, builder.bitcast(builder.gep(sp, [i64(W)]), VT.as_pointer()))
+        return i64(0)
+
+    return sig, codegen
+
+
+@intrinsic
+def lazy_f(typingctx, E, Hs, state, seg, goe, ge):
+    """Farrar's lazy-F pass over the column ``column`` just made (the same arrays): F shifted one lane, then
+    carried down the segments, raising H (and E, and the running max) where it is larger, until it reaches
+    a segment where no lane's F passes H - goe (there it can change nothing, nor any F below it); at most W
+    passes. Returns 0."""
+    sig = types.int64(E, Hs, state, types.int64, types.int32, types.int32)
+
+    def codegen(context, builder, signature, args):
+        ep, hsp, sp = (context.make_array(t)(context, builder, v).data
+                       for t, v in zip(signature.args[:3], args[:3]))
+        seg_, goe_, ge_ = args[3:6]
+        i64 = ir.IntType(64)
+        bits = signature.args[0].dtype.bitwidth
+        VT, W, splat, at, vmax, add, sub = _vector_helpers(builder, bits)
+        mask = ir.IntType(W)
+        vgoe, vge = splat(goe_), splat(ge_)
+        floor = ir.Constant(VT, [FLOOR16 if bits == 16 else FLOOR32] * W)
+        vmp = builder.bitcast(sp, VT.as_pointer())
+        vfp = builder.bitcast(builder.gep(sp, [i64(W)]), VT.as_pointer())
+        entry = builder.block
+        khead, kbody, shead, sbody, snext, out = (builder.append_basic_block(n) for n in
+                                                  ("khead", "kbody", "shead", "sbody", "snext", "out"))
+        builder.branch(khead)
+        builder.position_at_end(khead)  # pass k of at most W
+        k = builder.phi(i64)
+        k.add_incoming(i64(0), entry)
+        builder.cbranch(builder.icmp_signed("<", k, i64(W)), kbody, out)
+        builder.position_at_end(kbody)
+        vf_start = _shifted(builder, builder.load(vfp), floor, W)
+        builder.branch(shead)
+        builder.position_at_end(shead)  # segment s of the pass
+        s, vf = builder.phi(i64), builder.phi(VT)
+        s.add_incoming(i64(0), kbody)
+        vf.add_incoming(vf_start, kbody)
+        builder.cbranch(builder.icmp_signed("<", s, seg_), sbody, snext)
+        builder.position_at_end(sbody)
+        hptr, eptr = at(hsp, s), at(ep, s)
+        old = builder.load(hptr)
+        # F arriving here can change nothing (this H, or any F below it) where it is at most H - goe
+        more = builder.bitcast(builder.icmp_signed(">", vf, sub(old, vgoe)), mask)
+        apply = builder.append_basic_block("apply")
+        builder.cbranch(builder.icmp_unsigned("!=", more, mask(0)), apply, out)
+        builder.position_at_end(apply)
+        h = vmax(old, vf)
+        builder.store(h, hptr)
+        builder.store(vmax(builder.load(eptr), sub(h, vgoe)), eptr)
+        builder.store(vmax(builder.load(vmp), h), vmp)
+        s.add_incoming(builder.add(s, i64(1)), apply)
+        vf.add_incoming(sub(vf, vge), apply)
+        builder.branch(shead)
+        builder.position_at_end(snext)  # past the last segment: F goes on in the next lane
+        builder.store(vf, vfp)
+        k.add_incoming(builder.add(k, i64(1)), snext)
+        builder.branch(khead)
+        builder.position_at_end(out)
+        return i64(0)
+
+    return sig, codegen
+
+
+def lane_dtype(qlen: int, S: np.ndarray):
+    """The lanes that hold every H of a query of ``qlen`` letters exactly: int16, int32, or None (too large)."""
+    top = max(int(S.max()), 0) * (qlen + 1)  # a local alignment scores at most the best match a query letter
+    if top < INT16_TOP:
+        return np.int16
+    return np.int32 if top < -FLOOR32 else None
+
+
+@nb.njit(**_JIT)
+def profile(q, S, W):
+    """The striped profile of query codes ``q``: (kinds, seg, W) in S's dtype, padding ``PAD_SCORE``."""
+    m = q.shape[0]
+    seg = (m + W - 1) // W
+    P = np.empty((S.shape[0], seg, W), S.dtype)
+    for c in range(S.shape[0]):
+        for w in range(W):
+            for s in range(seg):
+                i = w * seg + s
+                P[c, s, w] = S[c, q[i]] if i < m else PAD_SCORE
+    return P
+
+
+@nb.njit(**_JIT)
+def _score(P, t, goe, ge, Hs, Hl, E, state):
+    """The local score of the profile's query against target codes ``t`` (work arrays given; ``column``
+    writes the whole of Hs before anything reads it)."""
+    Hl[:] = 0
+    E[:] = FLOOR16 if P.itemsize == 2 else FLOOR32
+    state[:] = 0
+    seg = P.shape[1]
+    for j in range(t.shape[0]):
+        column(P[t[j]], E, Hs, Hl, state, seg, goe, ge)
+        lazy_f(E, Hs, state, seg, goe, ge)
+        Hs, Hl = Hl, Hs
+    W = P.shape[2]
+    return np.int64(state[:W].max())
+
+
+@nb.njit(parallel=True, **_JIT)
+def scores(P, codes, offs, idx, goe, ge, out):
+    """out[k] = the local score of the profile's query against record idx[k] of (codes, offs); threads across
+    the records, each record with its work arrays (made for it: as fast as arrays kept a thread, measured,
+    and cacheable, which ``get_thread_id`` is not)."""
+    seg, W = P.shape[1], P.shape[2]
+    for k in nb.prange(idx.shape[0]):
+        r = idx[k]
+        work = np.empty((3, seg, W), P.dtype)
+        state = np.empty(2 * W, P.dtype)
+        out[k] = _score(P, codes[offs[r]:offs[r + 1]], goe, ge, work[0], work[1], work[2], state)
+
+
+def local_scores(query: np.ndarray, S: np.ndarray, codes, offs, idx, gap_open: int, gap_extend: int):
+    """The local scores of ``query`` (codes) against the records ``idx`` of (codes, offs) under the integer
+    substitution array ``S`` (codes x codes), or None where no lanes hold them exactly (``lane_dtype``)."""
+    out = np.zeros(len(idx), np.int64)
+    if len(query) == 0:
+        return out
+    dtype = lane_dtype(len(query), S)
+    if dtype is None:
+        return None
+    P = profile(query, S.astype(dtype), VEC_BYTES // np.dtype(dtype).itemsize)
+    with nb.parallel_chunksize(1):  # records of any length: threads take them one at a time
+        scores(P, codes, offs, np.ascontiguousarray(idx, np.int64), np.int32(gap_open + gap_extend),
+               np.int32(gap_extend), out)
+    return out
