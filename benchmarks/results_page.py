@@ -281,7 +281,7 @@ SOURCES = {
     "protein-cpu-search": Source(
         "2026-12-06_cpu_protein_striped.txt",
         r"^engine=(?P<engine>\S+) mode=search seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
-        "python benchmarks/bench_protein_cpu.py --modes local,global --repeat 3 --queries 6", "as of HEAD",
+        "python benchmarks/bench_protein_cpu.py --modes local,global --repeat 3 --queries 6", "as of 14d530a",
         "2026-12-06"),
     "protein-cpu": Source(
         "2026-12-06_cpu_protein.txt",
