@@ -634,7 +634,7 @@ def test_backends_that_defer_results(tmp_path, monkeypatch, fail_at):
             return _Deferred(self, batch, cfg, DeferringCpu.started == fail_at)
 
     monkeypatch.setattr(runner, "select_backend",
-                        lambda family, name, threads, log, device, align: DeferringCpu(CpuPairwise(threads)))
+                        lambda family, name, threads, *rest: DeferringCpu(CpuPairwise(threads)))
     out = tmp_path / "o.sam"
     res = invoke(["pair", "-q", "--mode", "local", "--batch-size", "7", GQ, GT, "-o", out])
     if fail_at:
