@@ -311,9 +311,6 @@ def run(cfg: RunConfig, log: Callable[[str], None] = lambda m: print(m, file=sys
     """
     start = time.perf_counter()
     family = families.get(cfg.family)
-    from .io import alphabet
-
-    alphabet.use(cfg.align.scoring.alphabet)  # before any record is read
     # usage errors before any work
     out = OutputFile(cfg.output, compress=cfg.output.lower().endswith(".gz"), inputs=input_files(cfg.inputs),
                      level=cfg.compress_level)
@@ -394,6 +391,9 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
     if family.cuda is not None:
         warm_up(cfg.backend, cfg.device)  # beside the imports below: numpy, numba, then CuPy
     from . import jit  # numba, its cache folder settled first
+    from .io import alphabet
+
+    alphabet.use(cfg.align.scoring.alphabet)  # before any record is read (workers' children set their own)
 
     notice = jit.CompileNotice(family.name, enabled=not cfg.quiet)
 
