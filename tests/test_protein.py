@@ -282,3 +282,13 @@ def test_matrix_past_32_bits_is_a_usage_error_before_reading(tmp_path):
     err = messages(proc.stderr.decode())
     assert proc.returncode == 2 and len(err) == 1, err
     assert "pass 32-bit integers" in err[0] and "missing.fa" not in err[0], err
+
+
+def test_worker_processes_read_proteins_too(tmp_path):
+    """Each worker process takes the run's alphabet: the same output as one process."""
+    one, two = tmp_path / "one.tsv", tmp_path / "two.tsv"
+    for out, extra in ((one, []), (two, ["--workers", 2, "--batch-size", 100])):
+        proc = seqalign(["pair", "--alphabet", "protein", "--mode", "local", "-q", *extra, QUERIES, TARGETS,
+                         "-o", out])
+        assert proc.returncode == 0, proc.stderr.decode()
+    assert one.read_bytes() == two.read_bytes() and len(one.read_text().splitlines()) == 501
