@@ -59,6 +59,7 @@ from pathlib import Path
 import pytest
 
 from seqalign_cli import __version__
+from seqalign_cli.families import FAMILIES
 
 #: the instructions the replay knows (any other fails it)
 REPLAYED = {"FROM", "RUN", "ENV", "USER", "WORKDIR", "COPY", "ENTRYPOINT", "CMD"}
@@ -585,7 +586,7 @@ def _run_the_image(replay: Replay, read_fastx, write_fasta, compile_text: str):
 
     cache = root / replay.env["NUMBA_CACHE_DIR"].lstrip("/")
     markers = sorted(p.name for p in cache.glob("*.compiled"))
-    assert markers == [f"seqalign-{__version__}-{f}.compiled" for f in ("graph", "pairwise", "triplet")], markers
+    assert markers == [f"seqalign-{__version__}-{f}.compiled" for f in sorted(FAMILIES)], markers
     before = _cache_files(cache)
     assert any(name.endswith(".nbc") for name in before), "the compile step cached nothing"
 
