@@ -68,10 +68,11 @@ def scoring_options(gap_open: int = 4, gap_open_help: str = ""):
 def alphabet_options(default: str):
     """--alphabet (``default`` unless given) and --matrix."""
     options = [
-        click.option("--alphabet", type=click.Choice(ALPHABETS), default=default, show_default=True,
+        click.option("--alphabet", type=click.Choice((*ALPHABETS, "auto")), default=default, show_default=True,
                      help="dna: IUPAC nucleotide codes; protein: amino acids, B Z X J U O and '*', scored by "
                           "--matrix (BLOSUM62 unless given) with BLAST's gap costs for it unless given (BLOSUM62: "
-                          "--gap-open 11 --gap-extend 1)."),
+                          "--gap-open 11 --gap-extend 1); auto: protein where the first records of the queries "
+                          "hold a letter only proteins use, said on stderr."),
         click.option("--matrix", metavar="NAME|FILE", default=None,
                      help=f"Substitution matrix instead of --match/--mismatch/--n-penalty: {', '.join(MATRICES)}, "
                           f"or a file in NCBI's format  [default: BLOSUM62 for proteins]"),
@@ -87,6 +88,38 @@ def alphabet_options(default: str):
 
 #: the protein matrix when --matrix is not given (BLAST's)
 PROTEIN_MATRIX = "BLOSUM62"
+
+
+#: the records of the queries ``--alphabet auto`` reads
+AUTO_RECORDS = 100
+
+
+def auto_alphabet(path: str, quiet: bool) -> str:
+    """``--alphabet auto``: protein where one of the first ``AUTO_RECORDS`` records of ``path`` holds a letter
+    only proteins use (E F I J L O P Q Z *), else dna; said on stderr unless ``quiet``. The file is read
+    again by the run, so it must be one that can be (not stdin, not a pipe)."""
+    if path == "-" or not os.path.isfile(path):
+        raise UsageError(f"--alphabet auto reads the start of the queries before the run: give them as a regular "
+                         f"file, or --alphabet dna or protein (got {'stdin' if path == '-' else repr(path)})")
+    from .io import alphabet as letters
+    from .io.fastx import FastxReader
+
+    letters.use(letters.PROTEIN)  # a superset of the nucleotide codes: the peek refuses nothing either takes
+    try:
+        for _, record in zip(range(AUTO_RECORDS), FastxReader(path)):
+            seq = record.seq if isinstance(record.seq, str) else record.seq.decode("ascii")
+            found = next((c for c in seq.upper() if c in letters.PROTEIN_ONLY), None)
+            if found is not None:
+                if not quiet:
+                    click.echo(f"seqalign: alphabet auto: picked protein ({path}: record {record.name!r} holds "
+                               f"{found!r}, a letter only proteins use)", err=True)
+                return letters.PROTEIN
+    finally:
+        letters.use(letters.DNA)
+    if not quiet:
+        click.echo(f"seqalign: alphabet auto: picked dna (no letter only proteins use in the first records of "
+                   f"{path})", err=True)
+    return letters.DNA
 
 
 def matrix_scoring(ctx, alphabet: str, matrix: str | None, scoring: Scoring) -> Scoring:
@@ -236,6 +269,8 @@ def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, ga
         raise UsageError("TARGET is required (or use --interleaved or --pairs)")
     if query == "-" and target == "-" or (pairs_file == "-" and "-" in (query, target)):
         raise UsageError("only one input can be read from stdin ('-')")
+    if alphabet == "auto":
+        alphabet = auto_alphabet(query, opts["quiet"])
     scoring = matrix_scoring(ctx, alphabet, matrix, Scoring(match, mismatch, gap_open, gap_extend, n_penalty))
     align = AlignConfig(scoring=scoring, mode=mode, traceback=not score_only,
                         matrix_budget=max_matrix_mb * 1024 * 1024)
@@ -354,6 +389,8 @@ def search(ctx, queries, database, match, mismatch, gap_open, gap_extend, n_pena
     from .io.inputs import SearchInputs
     from .matrices import statistics
 
+    if alphabet == "auto":
+        alphabet = auto_alphabet(queries, opts["quiet"])
     scoring = matrix_scoring(ctx, alphabet, matrix, Scoring(match, mismatch, gap_open, gap_extend, n_penalty))
     if max_evalue is not None and statistics.params(scoring, mode) is None:
         raise UsageError(f"--evalue: {statistics.why_none(scoring, mode).split(':')[0]}; cut with --min-score "

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from support.clidata import write_fasta
 from support.helpers import messages, parse_tsv
 from support.oracles import biopython_score, parasail_score, ref_align, rescore
 
@@ -292,3 +293,26 @@ def test_worker_processes_read_proteins_too(tmp_path):
                          "-o", out])
         assert proc.returncode == 0, proc.stderr.decode()
     assert one.read_bytes() == two.read_bytes() and len(one.read_text().splitlines()) == 501
+
+
+def test_alphabet_auto_picks_from_the_first_records_and_says_so(tmp_path):
+    """--alphabet auto: protein on the public proteins (the run as --alphabet protein), dna on DNA (as the
+    default), a usage error on stdin; the choice is said on stderr."""
+    out = {}
+    for name, args in (("auto", ["--alphabet", "auto"]), ("protein", ["--alphabet", "protein"])):
+        out[name] = tmp_path / f"{name}.tsv"
+        proc = seqalign(["pair", *args, "--mode", "local", QUERIES, TARGETS, "-o", out[name]])
+        assert proc.returncode == 0, proc.stderr.decode()
+        if name == "auto":
+            said = [line for line in messages(proc.stderr.decode()) if "alphabet auto" in line]
+            assert len(said) == 1 and "picked protein" in said[0] and "record" in said[0], said
+    assert out["auto"].read_bytes() == out["protein"].read_bytes()
+    dna_q = write_fasta(tmp_path / "q.fa", [("r1", "ACGTTGCA" * 4), ("r2", "NNACGTRY")])
+    dna_t = write_fasta(tmp_path / "t.fa", [("t1", "ACGTAGCA" * 4), ("t2", "ACGTACGT")])
+    auto = seqalign(["pair", "--alphabet", "auto", dna_q, dna_t])
+    plain = seqalign(["pair", "-q", dna_q, dna_t])
+    assert auto.returncode == 0 and auto.stdout == plain.stdout
+    assert "alphabet auto: picked dna" in auto.stderr.decode()
+    piped = seqalign(["pair", "--alphabet", "auto", "-", TARGETS], input=QUERIES.read_bytes())
+    err = messages(piped.stderr.decode())
+    assert piped.returncode == 2 and "--alphabet auto reads the start of the queries" in err[-1], err
