@@ -107,8 +107,7 @@ def auto_alphabet(path: str, quiet: bool) -> str:
     letters.use(letters.PROTEIN)  # a superset of the nucleotide codes: the peek refuses nothing either takes
     try:
         for _, record in zip(range(AUTO_RECORDS), FastxReader(path)):
-            seq = record.seq if isinstance(record.seq, str) else record.seq.decode("ascii")
-            found = next((c for c in seq.upper() if c in letters.PROTEIN_ONLY), None)
+            found = next((c for c in record.seq.decode("ascii").upper() if c in letters.PROTEIN_ONLY), None)
             if found is not None:
                 if not quiet:
                     click.echo(f"seqalign: alphabet auto: picked protein ({path}: record {record.name!r} holds "

@@ -64,6 +64,7 @@ JOBS = (
     (["pair", "--alphabet", "protein", "--max-matrix-mb", "1", "{long_q}", "{long_t}"], "tsv"),
     (["search", "{q}", "{t}"], "m8"),
     (["search", "--alphabet", "dna", "--mode", "glocal", "{q}", "{t}"], "tsv"),
+    (["search", "--alphabet", "dna", "{q}", "{t}"], "paf"),  # the striped pass with match/mismatch scores
     (["triplet", "--interleaved", "{tri}"], "tsv"),
     (["triplet", "--interleaved", "{tri}"], "maf"),
     (["triplet", "--interleaved", "--score-only", "{tri}"], "tsv"),

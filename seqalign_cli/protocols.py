@@ -54,7 +54,7 @@ class Batch(Protocol):
 
     def cells(self) -> int:
         """DP cells of the batch (by default the sum of ``cells_each``)."""
-        return int(sum(self.cells_each()))
+        return int(self.cells_each().sum())
 
     def subset(self, idx) -> "Batch":
         """A new batch of the records ``idx``, in that order."""

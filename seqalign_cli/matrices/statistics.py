@@ -74,18 +74,14 @@ def why_none(scoring, mode: str) -> str:
             f"--gap-extend {scoring.gap_extend}: E-values and bit scores are written as '*'")
 
 
-def _trim(text: str) -> str:
-    return text.strip()
-
-
 def evalue_text(e: float) -> str:
     """An E-value as BLAST's tabular output writes it."""
     if e < 1.0e-180:
         return "0.0"
     if e < 1.0e-99:
-        return _trim(f"{e:2.0e}")
+        return f"{e:2.0e}".strip()
     if e < 0.0009:
-        return _trim(f"{e:3.0e}")
+        return f"{e:3.0e}".strip()
     if e < 0.1:
         return f"{e:4.3f}"
     if e < 1.0:
@@ -101,4 +97,4 @@ def bits_text(b: float) -> str:
         return f"{b:5.3e}"
     if b > 99.9:
         return str(int(b))
-    return _trim(f"{b:4.1f}")
+    return f"{b:4.1f}".strip()

@@ -17,8 +17,8 @@ import numpy as np
 
 from ..errors import warn
 from ..matrices import statistics
-from ..protocols import Writer
 from ..results import Op
+from .text import TextWriter
 
 
 def gap_opens(runs) -> np.ndarray:
@@ -67,10 +67,11 @@ def warn_without_statistics(ctx):
     return ka
 
 
-class BlastTabularWriter(Writer):
+class BlastTabularWriter(TextWriter):
+    """No header; rows formatted in Python (``fields``), not in parts."""
+
     def __init__(self, ctx):
-        self.out = ctx.out
-        self.stream = ctx.out.open(threads=ctx.threads)
+        super().__init__(ctx)
         self.ka = warn_without_statistics(ctx)
 
     def write(self, chunk, res):
@@ -78,6 +79,3 @@ class BlastTabularWriter(Writer):
         evalue, bits = statistics_of(self.ka, res.score, m, np.diff(chunk.t.seq_off))
         lines = fields(chunk.q.names_list(), chunk.t.names_list(), res, evalue, bits)
         self.stream.write("".join(line + "\n" for line in lines).encode())
-
-    def close(self):
-        self.out.commit()

@@ -15,28 +15,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..protocols import Writer
-from ..results import CIGAR_LETTERS
 from .blast import fields, warn_without_statistics
 from .paf import PafWriter
+from .text import TextWriter
 
 TSV_COLUMNS = ("qname", "tname", "pident", "length", "mismatch", "gapopen", "qstart", "qend", "tstart", "tend",
                "evalue", "bitscore", "rank", "score", "cigar")
 
 
-class _SearchWriter(Writer):
-    header = b""
+class _SearchWriter(TextWriter):
+    """TextWriter's header and commit; rows formatted in Python (``blast.fields``), not in parts."""
 
     def __init__(self, ctx):
-        self.out = ctx.out
-        self.stream = ctx.out.open(threads=ctx.threads)
-        self.header_written = not self.header or not ctx.header
+        super().__init__(ctx)
         warn_without_statistics(ctx)
-
-    def _header(self):
-        if not self.header_written:
-            self.stream.write(self.header)
-            self.header_written = True
 
     def write(self, chunk, res):
         self._header()
@@ -45,10 +37,6 @@ class _SearchWriter(Writer):
         lines = fields([qnames[q] for q in res.query.tolist()], [dbnames[t] for t in res.target.tolist()],
                        res.alignments, res.evalue, res.bits)
         self.stream.write("".join(self.rows(qnames, res, lines)).encode())
-
-    def close(self):
-        self._header()
-        self.out.commit()
 
 
 class SearchBlastWriter(_SearchWriter):
@@ -62,7 +50,7 @@ class SearchTsvWriter(_SearchWriter):
 
     @staticmethod
     def rows(qnames, res, lines):
-        cigars = res.alignments.cigar.strings(CIGAR_LETTERS, False)
+        cigars = res.alignments.cigars()
         first = np.searchsorted(res.query, np.arange(len(qnames) + 1))
         out = []
         for q, name in enumerate(qnames):

@@ -32,6 +32,7 @@ from ...matrices import statistics
 from ...protocols import CpuEngine, Results
 from ...results import Alignments
 from . import striped
+from .dp import pair_table
 from .pairwise import CpuPairwise
 
 #: database records of one score pass (the query's codes are repeated for each: that many copies in memory)
@@ -63,14 +64,10 @@ class SearchHits(Results):
 
 
 def substitution_array(scoring) -> np.ndarray:
-    """The integer scores of every pair of codes: the matrix's, else match/mismatch/N (``dp.pair_table``'s
-    rule)."""
+    """The integer scores of every pair of codes: the matrix's, else match/mismatch/N (``dp.pair_table``)."""
     if scoring.matrix is not None:
         return scoring.table(np.int64)
-    S = np.full((5, 5), -scoring.mismatch, np.int64)
-    np.fill_diagonal(S, scoring.match)
-    S[4, :] = S[:, 4] = -scoring.n_penalty
-    return S
+    return pair_table(np.array(scoring.as_list(), np.int64), np.zeros(1, np.int64))
 
 
 def select(score: np.ndarray, empty: np.ndarray, evalue: np.ndarray, inputs) -> np.ndarray:
@@ -103,15 +100,16 @@ class CpuSearch(CpuEngine):
         qoffs = np.require(batch.offs, np.int64, "CW")
         mode = Mode.parse(cfg.mode)
         S = substitution_array(cfg.scoring) if mode is Mode.LOCAL else None
+        longest_first = np.ascontiguousarray(db.by_length[::-1])
         nb.set_num_threads(self.threads)
         # one query a pass: its lane groups then hold targets of one size (pairs of several queries, sorted
         # by target length, would alternate query lengths and close a group at each)
         for k in range(nq):
             if S is not None:  # local: the striped vectors, where their lanes hold the scores exactly
                 got = striped.local_scores(batch.codes[qoffs[k]:qoffs[k + 1]], S, db.codes, db.offs,
-                                           db.by_length[::-1], cfg.scoring.gap_open, cfg.scoring.gap_extend)
+                                           longest_first, cfg.scoring.gap_open, cfg.scoring.gap_extend)
                 if got is not None:
-                    score[k, db.by_length[::-1]] = got
+                    score[k, longest_first] = got
                     empty[k] = score[k] == 0  # a local alignment is empty exactly when it scores 0
                     continue
             for a in range(0, nd, PAIRS_PER_PASS):
