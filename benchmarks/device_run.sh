@@ -2,7 +2,8 @@
 # One run on a GPU machine: install wheels from .whl/ (packages the machine lacks: pysam, pyfaidx and the
 # test oracles parasail and biopython), report the GPU, run the GPU tests, then the kernel and
 # end-to-end benchmarks (GASAL2 files copied to .carry/). Logs go to $OUT.
-# Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|suite|sweep|bench|e2e|host|multi|all]
+# Usage (on the GPU machine, repo root): bash benchmarks/device_run.sh [tests|suite|sweep|bench|e2e|host|search|multi|all]
+# search: the search's GPU tests, then benchmarks/bench_search.py (SEARCH_ARGS, default --check 2 --command).
 # host: the host path in one process against worker processes (--workers), one GPU: 10,000,000 GASAL2 pairs
 # (TSV with CIGARs, score only), 1,000,000 (TSV, SAM, BAM; plain, gzip -1 and bgzip inputs), the mix of
 # 16 bp-20 kb and 1,000,000 triplets of 150 bp (.carry/sars_20.fa needed); HOST_WORKERS: the worker counts
@@ -46,6 +47,10 @@ if [[ $what == suite ]]; then
   done
   wait
   for f in "$OUT"/suite_[0-9].txt; do echo "== $f"; tail -n 3 "$f"; done | tee "$OUT/suite.txt"
+fi
+if [[ $what == search ]]; then
+  python3 -m pytest -q -rf -p no:cacheprovider -m gpu tests/test_search.py 2>&1 | tee "$OUT/search_tests.txt"
+  python3 benchmarks/bench_search.py ${SEARCH_ARGS:---check 2 --command} 2>&1 | tee "$OUT/search_bench.txt"
 fi
 if [[ $what == sweep ]]; then
   python3 benchmarks/bench_gpu.py --sweep ${SWEEP_ARGS:-} 2>&1 | tee "$OUT/sweep.tsv"

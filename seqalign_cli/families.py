@@ -124,4 +124,7 @@ register(Family(
     unit="queries",
     chunks="seqalign_cli.io.search:search_chunks",
     cpu="seqalign_cli.backends.cpu.search:CpuSearch",
+    cuda="seqalign_cli.backends.cuda.search:CudaSearch",
+    cuda_hooks="seqalign_cli.backends.cuda.search:HOOKS",
+    checks="seqalign_cli.backends.cuda.search:compile_checks",
 ))

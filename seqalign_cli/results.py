@@ -171,6 +171,19 @@ class Alignments(DeviceResults):
             getattr(self, name)[idx] = getattr(other, name)
         self.cigar.take(idx, other.cigar)
 
+    @classmethod
+    def concat(cls, parts: list["Alignments"], traceback: bool) -> "Alignments":
+        """The pairs of ``parts`` back to back, as new results (each pair's runs copied; a slot more than its runs a
+        pair, so that a store of one run is not taken for a score-only one)."""
+        count = np.concatenate([p.cigar.count for p in parts]) if parts else np.zeros(0, np.int64)
+        out = cls(*(np.zeros(len(count), np.int64) for _ in range(5)), np.zeros((len(count), 4), np.int64),
+                  RunStore.allocate(count + 1 if traceback else None, len(count)), traceback)
+        start = 0
+        for part in parts:
+            out.take(np.arange(start, start + part.size), part)
+            start += part.size
+        return out
+
     def select(self, idx: np.ndarray) -> "Alignments":
         """The pairs ``idx`` in that order, as new results; their runs stay where they are (shared)."""
         cigar = RunStore(self.cigar.off[idx], self.cigar.count[idx], self.cigar.op, self.cigar.length)

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from support.backends import GPU
 from support.helpers import messages
 from support.oracles import ref_align
 
@@ -268,3 +269,110 @@ def test_striped_local_scores_equal_the_plain_gotoh_and_parasail(case):
             small = len(q) * len(t) <= 600
             want = ref_score(q, t, scoring, "local") if small or not t else parasail_score(q, t, scoring, "local")
             assert score == want, (case, q, t)
+
+
+# ------------------------------------------------------------------ the GPU score pass (kernels/search.cu)
+
+
+def _batches(qf, dbf, top: int):
+    """The search batches of a run over ``qf`` x ``dbf``, encoded as proteins."""
+    from seqalign_cli.io import alphabet
+    from seqalign_cli.io.inputs import SearchInputs
+    from seqalign_cli.io.search import search_chunks
+
+    alphabet.use("protein")
+    try:
+        batches = [c.batch() for c in search_chunks(SearchInputs(str(qf), str(dbf), top=top), 1 << 30)]
+        for b in batches:
+            b.db.codes  # encoded now, in this alphabet
+        return batches
+    finally:
+        alphabet.use("dna")
+
+
+def _hits_table(hits):
+    return (hits.query.tolist(), hits.target.tolist(), hits.rank.tolist(), hits.score.tolist(),
+            hits.alignments.cigars())
+
+
+def _gpu_equals_cpu(batches, cfg):
+    from seqalign_cli import families
+    from seqalign_cli.backends import select_backend
+
+    family = families.get("search")
+    gpu = select_backend(family, "cuda", 2, lambda m: None, 0, align=cfg)
+    cpu = family.cpu_engine(2)
+    found = 0
+    for batch in batches:
+        want = cpu.align(batch, cfg)
+        got = gpu.align(batch, cfg)
+        assert _hits_table(got) == _hits_table(want)
+        found += len(want.query)
+    assert found > 0
+
+
+def _protein_cfg(mode="local", **gaps):
+    from seqalign_cli.config import AlignConfig
+
+    gaps = {"gap_open": 11, "gap_extend": 1, **gaps}
+    return AlignConfig(scoring=Scoring(matrix=matrices.load("BLOSUM62"), alphabet="protein", **gaps), mode=mode)
+
+
+def _varied_case(tmp_path, seed: int):
+    """Records of 1 to 700 residues (every group size once its limits are lowered) and queries past one
+    stage of every group, related to some records so that hits have long alignments."""
+    rng = random.Random(seed)
+    amino = "ARNDCQEGHILKMFPSTWYV"
+    db = [(f"d{k}", "".join(rng.choice(amino) for _ in range(rng.choice([1, 5, 30, 90, 200, 700])))) for k in
+          range(120)]
+    queries = [(f"q{k}", "".join(rng.choice(amino) for _ in range(n))) for k, n in enumerate((3, 40, 150, 600))]
+    for k in range(0, 120, 9):  # a query's piece, mutated, inside some records
+        q = queries[k % 4][1]
+        piece = "".join(c if rng.random() < 0.8 else rng.choice(amino) for c in q[: rng.randint(1, len(q))])
+        db[k] = (db[k][0], db[k][1][:20] + piece + db[k][1][20:])
+    db += [(f"dup{k}", db[k][1]) for k in range(0, 120, 13)]  # ties: database order
+    return write_fasta(tmp_path / "q.fa", queries), write_fasta(tmp_path / "db.fa", db)
+
+
+@pytest.mark.gpu
+@GPU
+@pytest.mark.parametrize("case", ["public", "groups", "int32", "parts", "streamed", "gaps"])
+def test_gpu_search_equals_the_cpu_engine(tmp_path, monkeypatch, case):
+    """Every kernel variant (group sizes 1, 8, 32 with several stages; 16-bit and int32 lanes) and the
+    database in parts, kept or brought through, give the CPU engine's hits, scores and alignments."""
+    from seqalign_cli.backends.cuda import search as gpu_search
+
+    cfg = _protein_cfg()
+    if case == "public":
+        qf = write_fasta(tmp_path / "q.fa", records(DATA / "queries.fa")[:6])
+        _gpu_equals_cpu(_batches(qf, DB, 25), cfg)
+        return
+    monkeypatch.setattr(gpu_search, "GROUPS", ((20, 1), (100, 8)))  # records of 1-700: every group
+    if case == "int32":
+        monkeypatch.setattr(gpu_search, "INT16_LIMIT", 60)
+    if case in ("parts", "streamed"):
+        monkeypatch.setattr(gpu_search.CudaSearch, "part_codes", 900)
+    if case == "streamed":
+        monkeypatch.setattr(gpu_search, "DB_SHARE", 0.0)
+    if case == "gaps":
+        cfg = _protein_cfg(gap_open=0, gap_extend=3)
+    qf, dbf = _varied_case(tmp_path, 17)
+    _gpu_equals_cpu(_batches(qf, dbf, 200), cfg)
+
+
+@pytest.mark.gpu
+@GPU
+def test_gpu_search_command_output_is_the_cpu_one(tmp_path, first_queries):
+    """The whole command, byte for byte, in each format; a mode the kernels do not score goes to the CPU
+    engine, said once."""
+    for fmt in ("blast6", "tsv", "paf"):
+        cpu = seqalign(["search", first_queries, DB, "--backend", "cpu", "-q", "--format", fmt])
+        gpu = seqalign(["search", first_queries, DB, "--backend", "cuda", "-q", "--format", fmt])
+        assert cpu.returncode == 0 and gpu.returncode == 0, gpu.stderr.decode()
+        assert gpu.stdout == cpu.stdout and len(cpu.stdout) > 0
+    args = ["search", first_queries, DB, "--mode", "glocal", "--top", 3, "--format", "tsv"]
+    cpu = seqalign([*args, "--backend", "cpu", "-q"])
+    gpu = seqalign([*args, "--backend", "cuda"])
+    assert gpu.returncode == 0 and gpu.stdout == cpu.stdout
+    notes = [line for line in messages(gpu.stderr.decode()) if "CPU engine scores this run" in line]
+    assert len(notes) == 1, gpu.stderr.decode()

@@ -33,10 +33,14 @@ def warm_up(name: str, device) -> None:
         start_driver(device)
 
 
-def cpu_only(align) -> str | None:
+#: families whose GPU engine scores substitution matrices (its hooks route what it cannot hold)
+MATRIX_ON_GPU = ("search",)
+
+
+def cpu_only(align, family=None) -> str | None:
     """Why a run's alignment settings need the CPU engine, or None: substitution matrices (proteins, or DNA
-    with ``--matrix``) have no GPU kernels yet."""
-    if align is not None and align.scoring.matrix is not None:
+    with ``--matrix``) have no GPU kernels yet outside ``MATRIX_ON_GPU``."""
+    if align is not None and align.scoring.matrix is not None and getattr(family, "name", None) not in MATRIX_ON_GPU:
         return "substitution matrices (--matrix, --alphabet protein) are aligned by the CPU engine only in this version"
     return None
 
@@ -63,7 +67,7 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
 
     if name == "cpu":
         return on_cpu()
-    why_cpu = cpu_only(align)
+    why_cpu = cpu_only(align, family)
     if why_cpu is not None:
         if name == "cuda":
             raise UsageError(f"--backend cuda: {why_cpu}")

@@ -13,7 +13,7 @@ Two passes over a batch of queries, both through the pairwise engine
 2. the kept hits of each query (``select``: non-empty alignments, at least
    ``--min-score``, at most ``--evalue``, the best ``--top`` by score, ties
    in database order) aligned again with traceback, all queries' hits in
-   one batch.
+   one batch (``kept_hits``, which the GPU engine's first pass ends in too).
 
 The traceback pass must give each hit the score the first pass gave it;
 a difference is an internal error, never a silent change of the ranking.
@@ -21,7 +21,7 @@ a difference is an internal error, never a silent change of the ranking.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from ...batching import PairBatch, gather_runs
 from ...config import AlignConfig, Mode
 from ...jit import nb
 from ...matrices import statistics
-from ...protocols import CpuEngine, Results
+from ...protocols import CpuEngine, DeviceResults
 from ...results import Alignments
 from . import striped
 from .dp import pair_table
@@ -40,11 +40,15 @@ PAIRS_PER_PASS = 1 << 15
 
 
 @dataclass
-class SearchHits(Results):
+class SearchHits(DeviceResults):
     """The hits of a batch's queries: hit h is query ``query[h]`` (batch index) against database record
     ``target[h]``, rank ``rank[h]`` (from 1) among that query's hits; hits are query-major, best first.
     ``alignments`` holds each hit's alignment (an ``Alignments`` of the hits), ``evalue`` and ``bits``
-    their statistics (NaN where none are published)."""
+    their statistics (NaN where none are published).
+
+    A GPU scheduler's result (``gather``): ``take`` keeps the hits of a piece of the batch's queries,
+    ``finish`` puts every piece's together, query-major.
+    """
 
     query: np.ndarray
     target: np.ndarray
@@ -52,8 +56,16 @@ class SearchHits(Results):
     alignments: Alignments
     evalue: np.ndarray
     bits: np.ndarray
+    #: pieces of the batch taken so far, (query indices, their hits)
+    parts: list = field(default_factory=list, repr=False)
 
     SPAN = Alignments.SPAN
+
+    @classmethod
+    def gather(cls, traceback: bool) -> "SearchHits":
+        """No hits yet: the pieces come through ``take``."""
+        none = np.zeros(0, np.int64)
+        return cls(none, none, none, Alignments.concat([], traceback), np.zeros(0), np.zeros(0))
 
     @property
     def score(self) -> np.ndarray:
@@ -61,6 +73,21 @@ class SearchHits(Results):
 
     def aligned_spans(self):
         return self.alignments.aligned_spans()
+
+    def take(self, idx, other: "SearchHits"):
+        self.parts.append((np.asarray(idx, np.int64), other.finish(None)))
+
+    def finish(self, cfg) -> "SearchHits":
+        if not self.parts:
+            return self
+        parts, self.parts = self.parts, []
+        query = np.concatenate([idx[hits.query] for idx, hits in parts])
+        rank = np.concatenate([hits.rank for _, hits in parts])
+        order = np.lexsort((rank, query))  # query-major, best first
+        cat = lambda name: np.concatenate([getattr(hits, name) for _, hits in parts])[order]  # noqa: E731
+        alignments = Alignments.concat([hits.alignments for _, hits in parts], self.alignments.traceback)
+        return SearchHits(query[order], cat("target"), rank[order], alignments.select(order), cat("evalue"),
+                          cat("bits"))
 
 
 def substitution_array(scoring) -> np.ndarray:
@@ -123,26 +150,32 @@ class CpuSearch(CpuEngine):
 
     def align(self, batch, cfg: AlignConfig) -> SearchHits:
         score, empty = self.scores(batch, cfg)
-        ka = statistics.params(cfg.scoring, cfg.mode)
-        qlen = batch.lengths
-        kept = []
-        for k in range(batch.size):
-            evalue = ka.evalue(score[k], qlen[k], batch.db.residues) if ka is not None else np.zeros(0)
-            kept.append(select(score[k], empty[k], evalue, batch.inputs))
-        query = np.repeat(np.arange(batch.size, dtype=np.int64), [len(x) for x in kept])
-        target = np.concatenate(kept).astype(np.int64) if kept else np.zeros(0, np.int64)
-        rank = np.concatenate([np.arange(1, len(x) + 1) for x in kept]).astype(np.int64) if kept else target
-        qc, qo = gather_runs(batch.codes, np.require(batch.offs, np.int64, "CW"), query)
-        tc, to = batch.db.gather(target)
-        hits = self.pairwise.align(PairBatch(qc, qo, tc, to), cfg)
-        first = score[query, target]
-        if not np.array_equal(hits.score, first):
-            bad = int(np.flatnonzero(hits.score != first)[0])
-            raise RuntimeError(f"internal error: the traceback pass scored hit {bad} {int(hits.score[bad])}, "
-                               f"the score pass {int(first[bad])}")
-        if ka is not None:
-            evalue = ka.evalue(hits.score, qlen[query], batch.db.residues)
-            bits = ka.bits(hits.score.astype(float))
-        else:
-            evalue = bits = np.full(len(query), np.nan)
-        return SearchHits(query, target, rank, hits, np.asarray(evalue, float), np.asarray(bits, float))
+        return kept_hits(batch, cfg, score, empty, self.pairwise)
+
+
+def kept_hits(batch, cfg: AlignConfig, score: np.ndarray, empty: np.ndarray, pairwise: CpuPairwise) -> SearchHits:
+    """The second pass of every engine: each query's kept hits (``select``) from the first pass's (score,
+    empty) of every query x record, aligned with traceback by ``pairwise``, with their statistics."""
+    ka = statistics.params(cfg.scoring, cfg.mode)
+    qlen = batch.lengths
+    kept = []
+    for k in range(batch.size):
+        evalue = ka.evalue(score[k], qlen[k], batch.db.residues) if ka is not None else np.zeros(0)
+        kept.append(select(score[k], empty[k], evalue, batch.inputs))
+    query = np.repeat(np.arange(batch.size, dtype=np.int64), [len(x) for x in kept])
+    target = np.concatenate(kept).astype(np.int64) if kept else np.zeros(0, np.int64)
+    rank = np.concatenate([np.arange(1, len(x) + 1) for x in kept]).astype(np.int64) if kept else target
+    qc, qo = gather_runs(batch.codes, np.require(batch.offs, np.int64, "CW"), query)
+    tc, to = batch.db.gather(target)
+    hits = pairwise.align(PairBatch(qc, qo, tc, to), cfg)
+    first = score[query, target]
+    if not np.array_equal(hits.score, first):
+        bad = int(np.flatnonzero(hits.score != first)[0])
+        raise RuntimeError(f"internal error: the traceback pass scored hit {bad} {int(hits.score[bad])}, "
+                           f"the score pass {int(first[bad])}")
+    if ka is not None:
+        evalue = ka.evalue(hits.score, qlen[query], batch.db.residues)
+        bits = ka.bits(hits.score.astype(float))
+    else:
+        evalue = bits = np.full(len(query), np.nan)
+    return SearchHits(query, target, rank, hits, np.asarray(evalue, float), np.asarray(bits, float))

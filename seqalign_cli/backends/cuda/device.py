@@ -290,6 +290,9 @@ class Job:
 class DeviceEngine:
     """The base of a family's engine on one GPU (see the module's docstring)."""
 
+    #: CPU threads of the run's host work on this engine's results (the scheduler sets the run's ``-t``)
+    threads = 1
+
     def __init__(self, device: int = 0):
         import cupy
 

@@ -130,6 +130,8 @@ class GpuScheduler:
         self.cpu = cpu
         self.hooks = hooks
         self.threads = cpu.threads
+        for engine in self.engines:
+            engine.threads = self.threads
         self.log = log or _stderr
         #: batches in flight the runner may hand over before the first is written
         self.depth = self.batches_per_gpu * len(self.engines)

@@ -1,0 +1,223 @@
+// search.cu: the score pass of a database search. One query against many database records, local mode
+// (Smith-Waterman), scores from a substitution matrix through a query profile, affine gaps (a gap of
+// length k costs gap_open + k * gap_extend), score only. The recurrence is the CPU engine's
+// (seqalign_cli/backends/cpu/dp.py, striped.py), so the scores agree exactly.
+//
+// Kernel search_local<G, R, PACK>
+//   db          uint8 codes of the database (or of a part of it) on the device, records back to back
+//   db_off      int64 (records): where record k starts in db
+//   db_len      int32 (records): its length
+//   items       int32 (nitems, 2): the records of work item w: PACK, two records in the low and high
+//               16-bit halves of every register (-1: none); else one record (the second ignored)
+//   profile     int8 (tiles, 32, R): the score of query row t*R + r against code c; rows past the query
+//               score PAD_SCORE against every code, as does every row against codes past the alphabet
+//               (padding), so no padded cell can pass a real one; tiles is a multiple of G
+//   tiles       query tiles of R rows (a multiple of G)
+//   gap_oe      gap_open + gap_extend; gap_e: gap_extend
+//   border      uint2 scratch (tiles > G only): H and F of a stage's last row at each column, by warp:
+//               item w of a warp of IPW = 32 / G items, column j, at border[border_off[w / IPW] + j * IPW
+//               + w % IPW] (coalesced: a warp's items side by side)
+//   border_off  int64 per warp of items
+//   score       int32 (records): the best local score of each record of the items
+//
+// Thread mapping: a group of G lanes aligns one work item; lane l holds the R rows of query tile
+// s * G + l of stage s in registers and sweeps the record's columns, column j at step j + l (an
+// anti-diagonal of the group), H and F of its last row going to lane l + 1 by a shuffle of width G;
+// lane 0 reads row 0 (stage 0) or the border row the stage above left. G = 1: a thread alone over the
+// whole matrix, tile after tile, for the many short records; G = 8 or 32 for long ones, so that their
+// cells spread over lanes. PACK: 16-bit lanes (DPX instructions on Hopper), where the host has checked
+// that no value of either record passes INT16 bounds; else int32 lanes.
+#include "common.cuh"
+
+using namespace sa;
+
+namespace {
+
+// codes a profile row holds (the protein alphabet's 27 and padding)
+constexpr int PROFILE_CODES = 32;
+// the border's layout unit: 32 lanes' items side by side (LAYOUT / G items), as the host lays it out
+constexpr int LAYOUT = 32;
+
+template <bool B, class T, class F>
+struct pick { using type = T; };
+template <class T, class F>
+struct pick<false, T, F> { using type = F; };
+
+// Cells of two records in 16-bit halves.
+struct Pack16 {
+  using V = uint32_t;
+  __device__ static V splat(int x) { return pk16(x, x); }
+  __device__ static V neg() { return pk16(NEG16, NEG16); }
+  __device__ static V add_max(V a, V b, V c) { return add_max16(a, b, c); }  // max(a + b, c)
+  __device__ static V add(V a, V b) { return add_max16(a, b, neg()); }
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900)
+  __device__ static V add_max_relu(V a, V b, V c) { return max16_relu(add16(a, b), c); }
+#else
+  __device__ static V add_max_relu(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }  // max(a + b, c, 0)
+#endif
+  __device__ static V vmax(V a, V b) { return max16(a, b); }
+  __device__ static V vmax3(V a, V b, V c) { return max3_16(a, b, c); }
+  // the score of profile byte k (0..3) of words a (low record) and b (high record)
+  template <int K>
+  __device__ static V score(uint32_t a, uint32_t b) { return byte_perm(a, b, profile_selector16(K, K)); }
+};
+
+// Cells of one record in int32 lanes.
+struct Wide32 {
+  using V = int;
+  __device__ static V splat(int x) { return x; }
+  __device__ static V neg() { return NEG; }
+  __device__ static V add_max(V a, V b, V c) { return max(a + b, c); }
+  __device__ static V add(V a, V b) { return a + b; }
+  __device__ static V add_max_relu(V a, V b, V c) { return max(max(a + b, c), 0); }
+  __device__ static V vmax(V a, V b) { return max(a, b); }
+  __device__ static V vmax3(V a, V b, V c) { return max3(a, b, c); }
+  template <int K>
+  __device__ static V score(uint32_t a, uint32_t) { return profile_score(a, 0u, profile_selector(K)); }
+};
+
+// What a lane's sweep of one stage needs, fixed for the work item.
+struct Item {
+  const uint8_t* a;  // codes of the low (or only) record
+  const uint8_t* b;  // of the high record (PACK), or null
+  int len_a, len_b, n;  // lengths; n: the columns swept (the longer)
+};
+
+// The code of column j of a record of length len (padding past its end).
+__device__ __forceinline__ uint32_t code_at(const uint8_t* s, int len, int j) {
+  return (s != nullptr && j < len) ? (uint32_t)s[j] : (uint32_t)(PROFILE_CODES - 1);
+}
+
+// One column of a lane's R rows: in hdiag = H[i0-1][j-1], f/hgup = F and H - gap_oe of row i0-1 at j;
+// out f = F of the last row at j. hl/hg/el: H, H - gap_oe and E of each row at column j-1 in, j out.
+template <class C, int R, bool PACK>
+__device__ __forceinline__ void column(const uint32_t (&pa)[R / 4], const uint32_t (&pb)[R / 4],
+                                       typename C::V (&hl)[R], typename C::V (&hg)[R], typename C::V (&el)[R],
+                                       typename C::V hdiag, typename C::V hgup, typename C::V& f,
+                                       typename C::V& best, typename C::V nge, typename C::V ngoe) {
+  using V = typename C::V;
+#pragma unroll
+  for (int r = 0; r < R; r += 2) {
+    V h2[2];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const int q = r + k;
+      V s;
+      switch (q % 4) {  // a constant once unrolled
+        case 0: s = C::template score<0>(pa[q / 4], pb[q / 4]); break;
+        case 1: s = C::template score<1>(pa[q / 4], pb[q / 4]); break;
+        case 2: s = C::template score<2>(pa[q / 4], pb[q / 4]); break;
+        default: s = C::template score<3>(pa[q / 4], pb[q / 4]); break;
+      }
+      const V e = C::add_max(el[q], nge, hg[q]);  // max(E - gap_e, H_left - gap_oe)
+      f = C::add_max(f, nge, hgup);               // max(F_up - gap_e, H_up - gap_oe)
+      const V h = C::vmax(C::add_max_relu(hdiag, s, e), f);
+      hdiag = hl[q];
+      hl[q] = h;
+      el[q] = e;
+      hgup = C::add(h, ngoe);
+      hg[q] = hgup;
+      h2[k] = h;
+    }
+    best = C::vmax3(best, h2[0], h2[1]);
+  }
+}
+
+// R bytes of profile row (tile, code) as R/4 words.
+template <int R>
+__device__ __forceinline__ void profile_words(const int8_t* profile, int tile, uint32_t code, uint32_t (&w)[R / 4]) {
+  const uint4* p = (const uint4*)(profile + ((size_t)tile * PROFILE_CODES + code) * R);
+#pragma unroll
+  for (int k = 0; k < R / 16; ++k) {
+    const uint4 v = __ldg(p + k);
+    w[4 * k] = v.x; w[4 * k + 1] = v.y; w[4 * k + 2] = v.z; w[4 * k + 3] = v.w;
+  }
+}
+
+// One stage of a group: lane l sweeps tile s * G + l over every column of the item.
+template <int G, int R, bool PACK, class C>
+__device__ void stage(const Item& it, const int8_t* profile, int s, int tiles, int lane, uint2* border,
+                      typename C::V nge, typename C::V ngoe, typename C::V& best) {
+  using V = typename C::V;
+  const int tile = s * G + lane;
+  const bool first = (s == 0), last = (s + 1) * G >= tiles;
+  V hl[R], hg[R], el[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) { hl[r] = C::splat(0); hg[r] = ngoe; el[r] = C::neg(); }
+  V hdiag = C::splat(0);     // H[i0-1][j-1]: column 0 is 0 in local mode
+  V hbot = C::splat(0), fbot = C::neg();  // this lane's last row at its last column
+  const int steps = it.n + G - 1;
+  uint32_t pa[R / 4], pb[R / 4];
+  for (int step = 0; step < steps; ++step) {
+    const int j = step - lane;
+    // the row above: the previous lane's last row at column j (it swept it one step ago)
+    V hup = C::splat(0), fup = C::neg();
+    if constexpr (G > 1) {
+      hup = (V)SA_SHFL_UP_W(hbot, 1, G);
+      fup = (V)SA_SHFL_UP_W(fbot, 1, G);
+    }
+    if (j < 0 || j >= it.n) continue;
+    if (lane == 0 && !first) {
+      const uint2 v = border[(size_t)j * (LAYOUT / G)];
+      hup = (V)v.x;
+      fup = (V)v.y;
+    } else if (lane == 0) {
+      hup = C::splat(0);
+      fup = C::neg();
+    }
+    profile_words<R>(profile, tile, code_at(it.a, it.len_a, j), pa);
+    if (PACK) profile_words<R>(profile, tile, code_at(it.b, it.len_b, j), pb);
+    V f = fup;
+    column<C, R, PACK>(pa, pb, hl, hg, el, hdiag, C::add(hup, ngoe), f, best, nge, ngoe);
+    hdiag = hup;
+    hbot = hl[R - 1];
+    fbot = f;
+    if (lane == G - 1 && !last) border[(size_t)j * (LAYOUT / G)] = make_uint2((uint32_t)hbot, (uint32_t)fbot);
+  }
+}
+
+template <int G, int R, bool PACK>
+__device__ void search_item(const uint8_t* db, const int64_t* db_off, const int* db_len, const int* items,
+                            int nitems, const int8_t* profile, int tiles, int gap_oe, int gap_e, uint2* border,
+                            const int64_t* border_off, int* score) {
+  using C = typename pick<PACK, Pack16, Wide32>::type;
+  using V = typename C::V;
+  const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = (int)(tid % G);
+  long long w = tid / G;
+  const bool real = w < nitems;
+  if (!real) w = nitems - 1;  // the group's lanes still take part in the shuffles
+  const int ra = items[2 * w], rb = PACK ? items[2 * w + 1] : -1;
+  Item it;
+  it.a = db + db_off[ra];
+  it.len_a = db_len[ra];
+  it.b = rb >= 0 ? db + db_off[rb] : nullptr;
+  it.len_b = rb >= 0 ? db_len[rb] : 0;
+  it.n = max(it.len_a, it.len_b);
+  constexpr int IPW = LAYOUT / G;
+  uint2* mine = tiles > G ? border + border_off[w / IPW] + w % IPW : nullptr;
+  const V nge = C::splat(-gap_e), ngoe = C::splat(-gap_oe);
+  V best = C::splat(0);
+  for (int s = 0; s * G < tiles; ++s) stage<G, R, PACK, C>(it, profile, s, tiles, lane, mine, nge, ngoe, best);
+  if constexpr (G > 1) {
+#pragma unroll
+    for (int off = G / 2; off > 0; off /= 2) best = C::vmax(best, (V)SA_SHFL_XOR(best, off));
+  }
+  if (!real || lane != 0) return;
+  if (PACK) {
+    score[ra] = lo16((uint32_t)best);
+    if (rb >= 0) score[rb] = hi16((uint32_t)best);
+  } else {
+    score[ra] = (int)best;
+  }
+}
+
+}  // namespace
+
+template <int G, int R, bool PACK>
+__global__ void search_local(const uint8_t* db, const int64_t* db_off, const int* db_len, const int* items,
+                             int nitems, const int8_t* profile, int tiles, int gap_oe, int gap_e, uint2* border,
+                             const int64_t* border_off, int* score) {
+  search_item<G, R, PACK>(db, db_off, db_len, items, nitems, profile, tiles, gap_oe, gap_e, border, border_off,
+                          score);
+}
