@@ -79,6 +79,8 @@ def main() -> int:
     ap.add_argument("--records", type=int, default=500_000)
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--rows", type=int, default=None, help="query rows a lane (the kernel's R)")
+    ap.add_argument("--groups", default=None, help="group sizes by record length, as LEN:G,LEN:G (the last G "
+                    "for longer ones too), e.g. 1024:1,4096:8,0:32")
     ap.add_argument("--check", type=int, default=0, help="queries whose hits are compared with the CPU engine's")
     ap.add_argument("--command", action="store_true", help="time the whole command too")
     ap.add_argument("--workdir", default=os.environ.get("TMPDIR", "/tmp") + "/seqalign-search-bench")
@@ -105,6 +107,9 @@ def main() -> int:
 
     if args.rows:
         gpu_search.ROWS = args.rows
+    if args.groups:
+        rows = [tuple(int(x) for x in g.split(":")) for g in args.groups.split(",")]
+        gpu_search.GROUPS, gpu_search.LONG_GROUP = tuple(rows[:-1]), rows[-1][1]
     alphabet.use("protein")
     t0 = time.perf_counter()
     chunks = list(search_chunks(SearchInputs(str(qf), str(dbf), top=10), 1 << 40))
@@ -113,7 +118,8 @@ def main() -> int:
     residues = db.residues
     print(f"# {device_name(0)}; database {len(db):,} records, {residues:,} residues (read and encoded in "
           f"{time.perf_counter() - t0:.1f} s); {batch.size} queries of {int(batch.lengths.min())}-"
-          f"{int(batch.lengths.max())} residues; BLOSUM62, gaps 11/1, local; ROWS {gpu_search.ROWS}")
+          f"{int(batch.lengths.max())} residues; BLOSUM62, gaps 11/1, local; ROWS {gpu_search.ROWS}, "
+          f"groups {gpu_search.GROUPS} then {gpu_search.LONG_GROUP}")
     cfg = AlignConfig(scoring=Scoring(gap_open=11, gap_extend=1, matrix=matrices.load("BLOSUM62"),
                                       alphabet="protein"), mode="local")
     engine = gpu_search.CudaSearch(0)

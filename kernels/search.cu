@@ -157,7 +157,7 @@ __device__ void stage(const Item& it, const int8_t* profile, int s, int tiles, i
       fup = (V)SA_SHFL_UP_W(fbot, 1, G);
     }
     if (j < 0 || j >= it.n) continue;
-    if (lane == 0 && !first) {
+    if (lane == 0 && !first && border != nullptr) {
       const uint2 v = border[(size_t)j * (LAYOUT / G)];
       hup = (V)v.x;
       fup = (V)v.y;
@@ -172,7 +172,7 @@ __device__ void stage(const Item& it, const int8_t* profile, int s, int tiles, i
     hdiag = hup;
     hbot = hl[R - 1];
     fbot = f;
-    if (lane == G - 1 && !last) border[(size_t)j * (LAYOUT / G)] = make_uint2((uint32_t)hbot, (uint32_t)fbot);
+    if (lane == G - 1 && !last && border != nullptr) border[(size_t)j * (LAYOUT / G)] = make_uint2((uint32_t)hbot, (uint32_t)fbot);
   }
 }
 
@@ -195,7 +195,8 @@ __device__ void search_item(const uint8_t* db, const int64_t* db_off, const int*
   it.len_b = rb >= 0 ? db_len[rb] : 0;
   it.n = max(it.len_a, it.len_b);
   constexpr int IPW = LAYOUT / G;
-  uint2* mine = tiles > G ? border + border_off[w / IPW] + w % IPW : nullptr;
+  // a group past the last item runs the last item's sweep for the shuffles' sake, without the border
+  uint2* mine = (tiles > G && real) ? border + border_off[w / IPW] + w % IPW : nullptr;
   const V nge = C::splat(-gap_e), ngoe = C::splat(-gap_oe);
   V best = C::splat(0);
   for (int s = 0; s * G < tiles; ++s) stage<G, R, PACK, C>(it, profile, s, tiles, lane, mine, nge, ngoe, best);
