@@ -47,8 +47,8 @@ from typing import NamedTuple
 from .config import GRAPH_MODES, MODES, TRIPLET_MODES, AlignConfig, Scoring
 from .errors import InputError, UsageError
 
-__all__ = ["GraphAlignment", "PairAlignment", "TripletAlignment", "align_graph", "align_pairs",
-           "align_triplets", "iter_graph", "iter_pairs", "iter_triplets"]
+__all__ = ["GraphAlignment", "PairAlignment", "SearchHit", "TripletAlignment", "align_graph", "align_pairs",
+           "align_triplets", "iter_graph", "iter_pairs", "iter_search", "iter_triplets", "search"]
 
 #: the largest scoring value the command line takes
 SCORE_MAX = 2**31 - 1
@@ -123,6 +123,28 @@ class GraphAlignment(NamedTuple):
     path_start: int | None
     path_end: int | None
     cigar: str | None
+
+
+class SearchHit(NamedTuple):
+    """One hit of ``search``, as a row of ``seqalign search``'s TSV: BLAST's twelve columns (spans 1-based
+    inclusive), then the hit's rank among its query's (from 1), its score and CIGAR. ``evalue`` and
+    ``bitscore`` are None where no published parameters exist for the scoring."""
+
+    qname: str
+    tname: str
+    pident: float
+    length: int
+    mismatch: int
+    gapopen: int
+    qstart: int
+    qend: int
+    tstart: int
+    tend: int
+    evalue: float | None
+    bitscore: float | None
+    rank: int
+    score: int
+    cigar: str
 
 
 @dataclass(frozen=True)
@@ -516,3 +538,90 @@ def _graph_chunks(graph, text: bool, forward_only: bool, reads, size: int) -> It
     records, where = _source(reads, "<reads>")
     units = _checked(((r,) for r in records), (where,))
     yield from _batches(units, size, lambda seqs: make_graph_batch(graph, seqs))
+
+
+# ------------------------------------------------------------------ database search
+
+def iter_search(queries, database, *, top: int = 10, min_score: int | None = None, evalue: float | None = None,
+                mode: str = "local", alphabet: str = "protein", matrix: str | None = None,
+                gap_open: int | None = None, gap_extend: int | None = None, match: int = 2, mismatch: int = 4,
+                n_penalty: int = 1, backend: str = "auto", device=0, threads: int = 1,
+                batch_size: int = 16384) -> Iterator[SearchHit]:
+    """Search each query against every record of a database; yields each query's hits (``SearchHit``), best
+    first, queries in input order (a query without hits yields nothing).
+
+    ``queries`` and ``database``: FASTA/FASTQ files (paths, plain or gzip).
+    Options as ``seqalign search``'s: proteins by default, scored by
+    ``matrix`` (BLOSUM62 unless given) with BLAST's gap costs for it unless
+    ``gap_open``/``gap_extend`` are given; ``alphabet="dna"`` with ``match``
+    and ``mismatch``, or a ``matrix``. The alphabet is the process's while
+    the hits are made: searches of two alphabets should not be interleaved.
+    """
+    from dataclasses import replace
+
+    from . import matrices
+    from .io import alphabet as letters
+    from .io.inputs import SearchInputs
+    from .matrices import statistics
+
+    if not (_is_path(queries) and _is_path(database)):
+        raise TypeError("search: queries and database are FASTA/FASTQ file paths")
+    if alphabet not in letters.ALPHABETS:
+        raise ValueError(f"alphabet must be one of {', '.join(letters.ALPHABETS)}, got {alphabet!r}")
+    if not isinstance(top, int) or top < 1:
+        raise ValueError(f"top must be a positive integer, got {top!r}")
+    gaps = (Scoring().gap_open, Scoring().gap_extend)  # the command line's defaults, as for DNA
+    scoring = Scoring(match, mismatch, n_penalty=n_penalty)
+    if matrix is not None or alphabet == letters.PROTEIN:
+        loaded = matrices.load(matrix or "BLOSUM62")
+        if alphabet == letters.PROTEIN:  # BLAST's gap costs for the matrix
+            gaps = statistics.DEFAULT_GAPS.get(loaded.name, statistics.DEFAULT_GAPS["BLOSUM62"])
+        scoring = replace(scoring, matrix=loaded, alphabet=alphabet)
+    scoring = replace(scoring, gap_open=gaps[0] if gap_open is None else gap_open,
+                      gap_extend=gaps[1] if gap_extend is None else gap_extend)
+    align = _align_config(MODES, mode, scoring, False, 256)
+    if evalue is not None and statistics.params(scoring, mode) is None:
+        raise ValueError(f"evalue: {statistics.why_none(scoring, mode)}")
+    run = _Run(align, backend, device, threads, batch_size)
+    inputs = SearchInputs(_path(queries), _path(database), top, min_score, evalue)
+    return _in_alphabet(alphabet, _align("search", _read("search", inputs, run, _search_names), run,
+                                         _search_records))
+
+
+def search(queries, database, **options) -> list[SearchHit]:
+    """Search queries against a database: the hits of ``iter_search`` (same arguments and options) as a list."""
+    return list(iter_search(queries, database, **options))
+
+
+def _in_alphabet(name: str, records: Iterator) -> Iterator:
+    """``records`` made with ``name`` as the process's alphabet (the readers encode in it), restored after."""
+    from .io import alphabet as letters
+
+    before = letters.current()
+    letters.use(name)
+    try:
+        yield from records
+    finally:
+        letters.use(before)
+
+
+def _search_names(chunk) -> tuple[list[str], list[str]]:
+    return chunk.block.names_list(), chunk.db.names
+
+
+def _search_records(names, batch, res) -> Iterator[SearchHit]:
+    import math
+
+    from .writers.blast import gap_opens
+
+    qnames, dbnames = names
+    rec = res.alignments
+    stats = rec.stats
+    length = stats.sum(axis=1)
+    pident = (100.0 * stats[:, 0] / length.clip(min=1)).tolist()
+    known = lambda values: [None if math.isnan(v) else v for v in values.tolist()]  # noqa: E731
+    return map(SearchHit._make, zip(
+        [qnames[q] for q in res.query.tolist()], [dbnames[t] for t in res.target.tolist()], pident,
+        length.tolist(), stats[:, 1].tolist(), gap_opens(rec.cigar).tolist(), (rec.qstart + 1).tolist(),
+        rec.qend.tolist(), (rec.tstart + 1).tolist(), rec.tend.tolist(), known(res.evalue), known(res.bits),
+        res.rank.tolist(), rec.score.tolist(), rec.cigars()))

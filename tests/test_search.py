@@ -376,3 +376,22 @@ def test_gpu_search_command_output_is_the_cpu_one(tmp_path, first_queries):
     assert gpu.returncode == 0 and gpu.stdout == cpu.stdout
     notes = [line for line in messages(gpu.stderr.decode()) if "CPU engine scores this run" in line]
     assert len(notes) == 1, gpu.stderr.decode()
+
+
+def test_python_api_gives_the_command_rows(tmp_path, first_queries):
+    """``seqalign_cli.search``: the TSV rows of the command as records, and its options' defaults."""
+    import seqalign_cli as sa
+
+    hits = sa.search(str(first_queries), DB, top=4, backend="cpu")
+    proc = seqalign(["search", first_queries, DB, "--top", 4, "--format", "tsv", "-q", "--backend", "cpu"])
+    rows = tsv_rows(proc.stdout.decode())
+    assert len(hits) == len(rows) == 4 * FIRST
+    for hit, row in zip(hits, rows):
+        assert [f"{v:.3f}" if k == "pident" else str(v) for k, v in hit._asdict().items()
+                if k not in ("evalue", "bitscore")] == [row[k] for k in COLUMNS if k not in ("evalue", "bitscore")]
+        assert hit.evalue > 0 and hit.bitscore > 0
+    assert sa.search(str(first_queries), DB, top=1, gap_open=10, backend="cpu")[0].score >= hits[0].score
+    with pytest.raises(TypeError, match="file paths"):
+        sa.search(["ACDE"], DB)
+    with pytest.raises(ValueError, match="evalue"):
+        sa.search(str(first_queries), DB, mode="global", evalue=1.0)
