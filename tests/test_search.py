@@ -395,3 +395,21 @@ def test_python_api_gives_the_command_rows(tmp_path, first_queries):
         sa.search(["ACDE"], DB)
     with pytest.raises(ValueError, match="evalue"):
         sa.search(str(first_queries), DB, mode="global", evalue=1.0)
+
+
+def test_search_in_pieces_gives_the_whole_batch_hits(tmp_path, monkeypatch):
+    """A batch of queries aligned in pieces (the progress bar's, or a GPU scheduler's) gathers into the hits
+    of the whole batch (``SearchHits.take`` and ``finish``)."""
+    from seqalign_cli import families
+    from seqalign_cli.backends import select_backend
+    from seqalign_cli.backends.cpu import CpuBackend
+
+    qf, dbf = _varied_case(tmp_path, 5)
+    cfg = _protein_cfg()
+    backend = select_backend(families.get("search"), "cpu", 1, lambda m: None, align=cfg, progress=True)
+    assert isinstance(backend, CpuBackend) and backend.allocator is not None
+    # a query a piece, last first: the pieces' hits are put back in query order
+    monkeypatch.setattr(backend, "pieces", lambda batch: [np.array([k]) for k in reversed(range(batch.size))])
+    for batch in _batches(qf, dbf, 30):
+        whole = backend.engine.align(batch, cfg)
+        assert _hits_table(backend.align(batch, cfg)) == _hits_table(whole) and len(whole.query) > 0
