@@ -132,9 +132,9 @@ def column(typingctx, P, c, E, Hs, Hl, state, seg, goe, ge):
 @intrinsic
 def lazy_f(typingctx, E, Hs, state, seg, goe, ge):
     """Farrar's lazy-F pass over the column ``column`` just made (the same arrays): F shifted one lane, then
-    carried down the segments, raising H (and E, and the running max) where it is larger, until it reaches
-    a segment where no lane's F passes H - goe (there it can change nothing, nor any F below it); at most W
-    passes. Returns 0."""
+    carried down the segments, raising H (and E) where it is larger, until it reaches a segment where no
+    lane's F - ge passes H - goe (there it can change nothing, nor any F below it); at most W passes. The
+    running max needs no update: an F is an H above it less goe at least. Returns 0."""
     sig = types.int64(E, Hs, state, types.int64, types.int32, types.int32)
 
     def codegen(context, builder, signature, args):
@@ -147,7 +147,6 @@ def lazy_f(typingctx, E, Hs, state, seg, goe, ge):
         mask = ir.IntType(W)
         vgoe, vge = splat(goe_), splat(ge_)
         floor = ir.Constant(VT, [FLOOR16 if bits == 16 else FLOOR32] * W)
-        vmp = builder.bitcast(sp, VT.as_pointer())
         vfp = builder.bitcast(builder.gep(sp, [i64(W)]), VT.as_pointer())
         entry = builder.block
         khead, kbody, shead, sbody, snext, out = (builder.append_basic_block(n) for n in
@@ -168,15 +167,15 @@ def lazy_f(typingctx, E, Hs, state, seg, goe, ge):
         builder.position_at_end(sbody)
         hptr, eptr = at(hsp, s), at(ep, s)
         old = builder.load(hptr)
-        # F arriving here can change nothing (this H, or any F below it) where it is at most H - goe
-        more = builder.bitcast(builder.icmp_signed(">", vf, sub(old, vgoe)), mask)
+        # F arriving here can change nothing where F - ge is at most H - goe: not this H (F <= H, as goe >= ge),
+        # nor any F below it (the column's pass carried at least H - goe down)
+        more = builder.bitcast(builder.icmp_signed(">", sub(vf, vge), sub(old, vgoe)), mask)
         apply = builder.append_basic_block("apply")
         builder.cbranch(builder.icmp_unsigned("!=", more, mask(0)), apply, out)
         builder.position_at_end(apply)
         h = vmax(old, vf)
         builder.store(h, hptr)
         builder.store(vmax(builder.load(eptr), sub(h, vgoe)), eptr)
-        builder.store(vmax(builder.load(vmp), h), vmp)
         s.add_incoming(builder.add(s, i64(1)), apply)
         vf.add_incoming(sub(vf, vge), apply)
         builder.branch(shead)
