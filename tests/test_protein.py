@@ -97,6 +97,33 @@ def test_score_only_equals_traceback_scores(proteins):
         assert np.array_equal(full.qend, only.qend) and np.array_equal(full.tend, only.tend), mode
 
 
+def test_local_score_only_end_cells_by_the_tie_rule(proteins):
+    """Local score-only pairs through the striped vectors (``striped.local_pair_ends``): the plain Gotoh's end
+    cell under the tie rule (smallest query end, then target end) where many cells tie, lengths on and off
+    the vector width, int16 and int32 lanes (a long query, and a target past int16 columns)."""
+    from support.oracles import ref_end
+
+    rng = random.Random(7)
+    scoring = protein("BLOSUM62", 11, 1)
+    queries, targets = [], []
+    for n in (1, 2, 7, 15, 16, 17, 33, 64):
+        q = "".join(rng.choice("ACDW") for _ in range(n))
+        queries += [q, q * 3, "W" * n]
+        targets += [q * 2 + "A" + q, "".join(rng.choice("ACDW") for _ in range(40)), "W" * (n + 5)]
+    queries += ["G" * 10, "KKK"]  # no positive cell against the target: empty
+    targets += ["PPP", "DDD"]
+    res = align(queries, targets, scoring, "local", traceback=False)
+    for k, (q, t) in enumerate(zip(queries, targets)):
+        want = ref_end(q, t, scoring, "local")
+        assert (int(res.score[k]), int(res.qend[k]), int(res.tend[k])) == want, (q, t)
+    big_q = "".join(rng.choice(AMINO) for _ in range(3000))  # 11 * 3000 passes int16 lanes
+    long_t = "".join(rng.choice(AMINO) for _ in range(70000)) + big_q[100:200]  # columns past int16 codes
+    res = align([big_q, big_q[:50]], [big_q[5:400], long_t], scoring, "local", traceback=False)
+    full = align([big_q, big_q[:50]], [big_q[5:400], long_t], scoring, "local")
+    for name in ("score", "qend", "tend"):
+        assert np.array_equal(getattr(res, name), getattr(full, name)), name
+
+
 # ------------------------------------------------------------------ random proteins, every mode and matrix
 
 

@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ...batching import PairBatch, length_order, pack_groups
-from ...config import AlignConfig
+from ...config import AlignConfig, Mode
 from ...errors import UsageError
 from ...protocols import CpuEngine
 from ...results import Alignments
@@ -220,7 +220,10 @@ class CpuPairwise(CpuEngine):
         inner = long_pair.routed(qlen, tlen, cfg, matrix_bytes > cfg.matrix_budget, LANES)
         long = cfg.traceback & (matrix_bytes > cfg.matrix_budget) & ~inner
         nb.set_num_threads(self.threads)
-        for dtype, sel in ((np.float32, ~wide & ~long & ~inner), (np.float64, wide & ~long & ~inner)):
+        lanes = ~long & ~inner
+        if cfg.scoring.matrix is not None and cfg.mode_code is Mode.LOCAL and not cfg.traceback:
+            lanes = self._striped(batch, np.flatnonzero(lanes), cfg, out)
+        for dtype, sel in ((np.float32, ~wide & lanes), (np.float64, wide & lanes)):
             subset = np.flatnonzero(sel)
             if len(subset):
                 self._groups(batch, qlen, tlen, subset, dtype, cfg, out)
@@ -232,6 +235,21 @@ class CpuPairwise(CpuEngine):
         if len(inner_idx):
             long_pair.align_pairs(batch, inner_idx, cfg, self.threads, checkpoint_block, out)
         return out.finish(cfg)
+
+    @staticmethod
+    def _striped(batch, subset: np.ndarray, cfg: AlignConfig, out) -> np.ndarray:
+        """Local scores and end cells of a substitution matrix, score only, through the striped vectors (one
+        profile a pair; ``striped.local_pair_ends``); returns the mask of the pairs left to the lane groups."""
+        from . import striped
+
+        sc = cfg.scoring
+        rest = striped.local_pair_ends(batch, sc.table(np.int64), sc.gap_open, sc.gap_extend, subset, out)
+        done = np.setdiff1d(subset, rest)
+        out.qstart[done] = -1  # free in local mode, as the lane groups' score-only starts
+        out.tstart[done] = -1
+        mask = np.zeros(out.size, bool)
+        mask[rest] = True
+        return mask
 
     def _groups(self, batch, qlen, tlen, subset, dtype, cfg, out):
         order = length_order(qlen, tlen, subset)

@@ -81,25 +81,23 @@ def _shifted(builder, v, fill, W):
     return builder.shuffle_vector(v, fill, ir.Constant(ir.VectorType(i32, W), [W] + list(range(W - 1))))
 
 
-@intrinsic
-def column(typingctx, P, c, E, Hs, Hl, state, seg, goe, ge):
-    """One target letter's column. P: (kinds, seg, W) the profile, c: the letter (its row P[c], read in place:
-    a view a column costs a tenth of the column at protein lengths); E: (seg, W) updated; Hs: (seg, W)
-    receives the column's H; Hl: (seg, W) the column before; state: (2W,) the running max in state[:W], the
-    F leaving the column written to state[W:] (for ``lazy_f``); seg, goe, ge: int64, int32, int32. Returns
-    0."""
-    sig = types.int64(P, types.int64, E, Hs, Hl, state, types.int64, types.int32, types.int32)
+def _column_codegen(track: bool):
+    """The code of ``column`` (and, ``track``, of ``column_ends``: each row's largest H and its first column)."""
 
     def codegen(context, builder, signature, args):
-        base, ep, hsp, hlp, sp = (context.make_array(t)(context, builder, v).data
-                                  for t, v in zip(signature.args[:1] + signature.args[2:6], args[:1] + args[2:6]))
-        seg_, goe_, ge_ = args[6:9]
+        arrays = (0, 2, 3, 4, 5) + ((6, 7) if track else ())
+        ptrs = [context.make_array(signature.args[k])(context, builder, args[k]).data for k in arrays]
+        base, ep, hsp, hlp, sp = ptrs[:5]
+        seg_, goe_, ge_ = args[-3:]
         i64 = ir.IntType(64)
         bits = signature.args[2].dtype.bitwidth
         VT, W, splat, at, vmax, add, sub = _vector_helpers(builder, bits)
         pp = builder.gep(base, [builder.mul(builder.mul(args[1], seg_), i64(W))])
         zero = ir.Constant(VT, [0] * W)
         vgoe, vge = splat(goe_), splat(ge_)
+        if track:
+            rmp, rcp = ptrs[5:]
+            vj = splat(args[8])
         vh0 = _shifted(builder, builder.load(at(hlp, builder.sub(seg_, i64(1)))), zero, W)
         vm0 = builder.load(builder.bitcast(sp, VT.as_pointer()))
         entry = builder.block
@@ -115,6 +113,11 @@ def column(typingctx, P, c, E, Hs, Hl, state, seg, goe, ge):
         e = builder.load(at(ep, s))
         h = vmax(vmax(vmax(add(vh, builder.load(at(pp, s))), e), vf), zero)
         builder.store(h, at(hsp, s))
+        if track:  # the row's first column of its largest H
+            rm = builder.load(at(rmp, s))
+            up = builder.icmp_signed(">", h, rm)
+            builder.store(builder.select(up, h, rm), at(rmp, s))
+            builder.store(builder.select(up, vj, builder.load(at(rcp, s))), at(rcp, s))
         opened = sub(h, vgoe)
         builder.store(vmax(sub(e, vge), opened), at(ep, s))
         for phi, value in ((s, builder.add(s, i64(1))), (vh, builder.load(at(hlp, s))),
@@ -126,7 +129,27 @@ def column(typingctx, P, c, E, Hs, Hl, state, seg, goe, ge):
         builder.store(vf, builder.bitcast(builder.gep(sp, [i64(W)]), VT.as_pointer()))
         return i64(0)
 
-    return sig, codegen
+    return codegen
+
+
+@intrinsic
+def column(typingctx, P, c, E, Hs, Hl, state, seg, goe, ge):
+    """One target letter's column. P: (kinds, seg, W) the profile, c: the letter (its row P[c], read in place:
+    a view a column costs a tenth of the column at protein lengths); E: (seg, W) updated; Hs: (seg, W)
+    receives the column's H; Hl: (seg, W) the column before; state: (2W,) the running max in state[:W], the
+    F leaving the column written to state[W:] (for ``lazy_f``); seg, goe, ge: int64, int32, int32. Returns
+    0."""
+    sig = types.int64(P, types.int64, E, Hs, Hl, state, types.int64, types.int32, types.int32)
+    return sig, _column_codegen(False)
+
+
+@intrinsic
+def column_ends(typingctx, P, c, E, Hs, Hl, state, rowmax, rowcol, j, seg, goe, ge):
+    """``column``, and each row's largest H so far (rowmax, (seg, W)) with the first column that reached it
+    (rowcol: ``j``, an int32 in the lanes' type, where H passes rowmax). Returns 0."""
+    sig = types.int64(P, types.int64, E, Hs, Hl, state, rowmax, rowcol, types.int32, types.int64, types.int32,
+                      types.int32)
+    return sig, _column_codegen(True)
 
 
 @intrinsic
@@ -190,7 +213,8 @@ def lazy_f(typingctx, E, Hs, state, seg, goe, ge):
 
 
 def lane_dtype(qlen: int, S: np.ndarray):
-    """The lanes that hold every H of a query of ``qlen`` letters exactly: int16, int32, or None (too large)."""
+    """The lanes that hold every H of a query of ``qlen`` letters exactly: int16, int32, or None (too large;
+    ``local_pair_ends`` applies the same bound to arrays of lengths)."""
     top = max(int(S.max()), 0) * (qlen + 1)  # a local alignment scores at most the best match a query letter
     if top < INT16_TOP:
         return np.int16
@@ -254,3 +278,68 @@ def local_scores(query: np.ndarray, S: np.ndarray, codes, offs, idx, gap_open: i
         scores(P, codes, offs, np.ascontiguousarray(idx, np.int64), np.int32(gap_open + gap_extend),
                np.int32(gap_extend), out)
     return out
+
+
+#: the column code of int16 lanes: column j as j + COLUMN16 (targets of up to 65,536 letters)
+COLUMN16 = -(1 << 15)
+
+
+@nb.njit(**_JIT)
+def _score_ends(P, m, t, goe, ge, work, state):
+    """(score, query end, target end) of the profile's query (``m`` letters) against ``t``: the best H, the
+    smallest row reaching it, the first column of that row reaching it (the engines' tie rule); (0, 0, 0)
+    for an empty alignment. ``work``: (5, seg, W) in the lanes' type."""
+    Hs, Hl, E, rowmax, rowcol = work[0], work[1], work[2], work[3], work[4]
+    Hl[:] = 0
+    E[:] = FLOOR16 if P.itemsize == 2 else FLOOR32
+    state[:] = 0
+    rowmax[:] = 0
+    seg, W = P.shape[1], P.shape[2]
+    shift = COLUMN16 if P.itemsize == 2 else 0
+    for j in range(t.shape[0]):
+        column_ends(P, np.int64(t[j]), E, Hs, Hl, state, rowmax, rowcol, np.int32(j + shift), seg, goe, ge)
+        lazy_f(E, Hs, state, seg, goe, ge)
+        Hs, Hl = Hl, Hs
+    best = np.int64(state[:W].max())
+    if best <= 0:
+        return 0, 0, 0
+    # an H that the lazy-F pass raised is an H above it less goe at least: never the best's smallest row
+    bi, bj = m, 0
+    for s in range(seg):
+        for w in range(W):
+            i = w * seg + s
+            if i < bi and rowmax[s, w] == best:
+                bi, bj = i, np.int64(rowcol[s, w]) - shift
+    return best, bi + 1, bj + 1
+
+
+@nb.njit(parallel=True, **_JIT)
+def pair_ends(S, qcodes, qoff, tcodes, toff, idx, goe, ge, score, qend, tend):
+    """score, qend, tend[p] of every pair p of ``idx`` (``_score_ends``), its query's profile made for it,
+    in the lanes of S's type; threads across the pairs."""
+    W = VEC_BYTES // S.itemsize
+    for k in nb.prange(idx.shape[0]):
+        p = idx[k]
+        q = qcodes[qoff[p]:qoff[p + 1]]
+        P = profile(q, S, W)
+        work = np.empty((5, P.shape[1], W), S.dtype)
+        state = np.empty(2 * W, S.dtype)
+        score[p], qend[p], tend[p] = _score_ends(P, q.shape[0], tcodes[toff[p]:toff[p + 1]], goe, ge, work, state)
+
+
+def local_pair_ends(batch, S: np.ndarray, gap_open: int, gap_extend: int, subset: np.ndarray, out) -> np.ndarray:
+    """Local scores and end cells of the pairs ``subset`` of a ``PairBatch`` into ``out`` (score, qend, tend),
+    score only, in int16 lanes or int32 lanes where they hold the pair exactly (``lane_dtype``, and the
+    target's columns); returns the pairs of ``subset`` neither holds."""
+    qlen, tlen = batch.qlen.astype(np.int64)[subset], batch.tlen.astype(np.int64)[subset]
+    top = max(int(S.max()), 0) * (qlen + 1)  # ``lane_dtype``'s bound, pair by pair
+    narrow = (top < INT16_TOP) & (tlen <= -COLUMN16 * 2)
+    wide = ~narrow & (top < -FLOOR32)
+    args = (np.require(batch.q_codes, np.uint8), np.require(batch.q_off, np.int64, "CW"),
+            np.require(batch.t_codes, np.uint8), np.require(batch.t_off, np.int64, "CW"))
+    with nb.parallel_chunksize(1):
+        for sel, dtype in ((narrow, np.int16), (wide, np.int32)):
+            if sel.any():
+                pair_ends(S.astype(dtype), *args, np.ascontiguousarray(subset[sel], np.int64),
+                          np.int32(gap_open + gap_extend), np.int32(gap_extend), out.score, out.qend, out.tend)
+    return subset[~narrow & ~wide]
