@@ -21,7 +21,6 @@ Usage: python benchmarks/bench_search.py [--records 500000] [--queries 100] [--r
 from __future__ import annotations
 
 import argparse
-import gzip
 import os
 import subprocess
 import sys
@@ -36,12 +35,11 @@ AMINO = "ARNDCQEGHILKMFPSTWYV"
 
 
 def read_fasta(path) -> list[tuple[str, str]]:
-    text = (gzip.open if str(path).endswith(".gz") else open)(path, "rt").read()
-    out = []
-    for rec in text.split(">")[1:]:
-        head, _, seq = rec.partition("\n")
-        out.append((head.split()[0], seq.replace("\n", "")))
-    return out
+    from seqalign_cli.io import alphabet
+    from seqalign_cli.io.fastx import FastxReader
+
+    alphabet.use("protein")  # the run's alphabet (the readers check letters in it)
+    return [(r.name, r.seq.decode()) for r in FastxReader(str(path))]
 
 
 def make_database(path: Path, records: int) -> None:

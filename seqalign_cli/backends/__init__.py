@@ -40,7 +40,7 @@ MATRIX_ON_GPU = ("search",)
 def cpu_only(align, family=None) -> str | None:
     """Why a run's alignment settings need the CPU engine, or None: substitution matrices (proteins, or DNA
     with ``--matrix``) have no GPU kernels yet outside ``MATRIX_ON_GPU``."""
-    if align is not None and align.scoring.matrix is not None and getattr(family, "name", None) not in MATRIX_ON_GPU:
+    if align is not None and align.scoring.matrix is not None and (family is None or family.name not in MATRIX_ON_GPU):
         return "substitution matrices (--matrix, --alphabet protein) are aligned by the CPU engine only in this version"
     return None
 
