@@ -9,7 +9,8 @@ every kernel family shares on the host: the byte-profile limit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -51,3 +52,26 @@ class Launch:
             between()
         if self.back is not None:
             self.back((self.back_grid,), (self.block,), fill(self.back_args))
+
+
+class KernelArgs:
+    """A kernel's arguments, stated once: a dataclass whose fields are the kernel's parameters in their order
+    and with their names (``KERNEL``: the source file, ``NAME``: the ``__global__`` function);
+    ``tests/test_kernel_contracts.py`` reads each subclass's kernel and holds the two to the same list.
+    ``values()`` is the tuple a launch passes."""
+
+    KERNEL = ""
+    NAME = ""
+
+    def values(self) -> tuple:
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+
+def kernel_parameters(source: str, name: str) -> list[str]:
+    """The parameter names of the ``__global__`` function ``name`` in CUDA ``source`` (comments dropped)."""
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+    found = re.search(r"__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s*)?" + re.escape(name) + r"\s*\(([^)]*)\)",
+                      text)
+    if found is None:
+        raise ValueError(f"no __global__ function {name} in the source")
+    return [re.findall(r"\w+", p)[-1] for p in found.group(1).split(",") if p.strip()]

@@ -34,7 +34,7 @@ from ...protocols import Hooks
 from ..cpu.pairwise import CpuPairwise
 from ..cpu.search import SearchHits, kept_hits, substitution_array
 from .device import DeviceEngine, Job, copy_back, offsets
-from .launch import flag
+from .launch import KernelArgs, flag
 from .loader import module
 from .pairwise_plan import INT16_LIMIT
 
@@ -87,6 +87,27 @@ def pack16(lengths: np.ndarray, qlen: int, largest: int, gap_oe: int) -> np.ndar
     if gap_oe > PACK_GAP_LIMIT:
         return np.zeros(len(lengths), bool)
     return max(largest, 0) * np.minimum(lengths, qlen) < INT16_LIMIT
+
+
+@dataclass
+class SearchArgs(KernelArgs):
+    """The arguments of ``search_local`` (its header in kernels/search.cu says what each holds)."""
+
+    KERNEL = KERNEL
+    NAME = "search_local"
+
+    db: object
+    db_off: object
+    db_len: object
+    items: object
+    nitems: np.int32
+    profile: object
+    tiles: np.int32
+    gap_oe: np.int32
+    gap_e: np.int32
+    border: object
+    border_off: object
+    score: object
 
 
 @dataclass
@@ -230,9 +251,10 @@ class CudaSearch(DeviceEngine):
 
         def run():
             border = self.scratch(f"border{launch.G}", 8 * launch.border_len if tiles > launch.G else 8)
-            fn((grid,), (THREADS,), (part.codes, part.off, part.len, launch.items, np.int32(launch.nitems), prof,
-                                     np.int32(tiles), np.int32(sc.gap_open + sc.gap_extend),
-                                     np.int32(sc.gap_extend), border, launch.border_off, row))
+            args = SearchArgs(part.codes, part.off, part.len, launch.items, np.int32(launch.nitems), prof,
+                              np.int32(tiles), np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend), border,
+                              launch.border_off, row)
+            fn((grid,), (THREADS,), args.values())
         return run
 
     def results(self, job: Job, clock, whole: bool):
