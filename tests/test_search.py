@@ -413,3 +413,18 @@ def test_search_in_pieces_gives_the_whole_batch_hits(tmp_path, monkeypatch):
     for batch in _batches(qf, dbf, 30):
         whole = backend.engine.align(batch, cfg)
         assert _hits_table(backend.align(batch, cfg)) == _hits_table(whole) and len(whole.query) > 0
+
+
+def test_auto_takes_the_cpu_engine_until_the_gpu_engine_is_asked_for(monkeypatch):
+    """A usable GPU: ``auto`` still runs a search on the CPU engine and says why (its GPU engine is new);
+    the other families are not held back."""
+    from seqalign_cli import backends, families
+    from seqalign_cli.backends.cpu import CpuBackend
+
+    monkeypatch.setattr(backends, "gpu_status", lambda: (True, "1 CUDA device(s)"))
+    said = []
+    backend = backends.select_backend(families.get("search"), "auto", 1, said.append, align=_protein_cfg())
+    assert isinstance(backend, CpuBackend)
+    assert said == ["backend auto: picked cpu (search's GPU engine is new in this version: ask for it with "
+                    "--backend cuda)"]
+    assert not set(backends.GPU_WHEN_ASKED) & {"pairwise", "triplet", "graph"}

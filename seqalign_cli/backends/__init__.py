@@ -35,6 +35,9 @@ def warm_up(name: str, device) -> None:
 
 #: families whose GPU engine scores substitution matrices (its hooks route what it cannot hold)
 MATRIX_ON_GPU = ("search",)
+#: families whose GPU engine runs only when asked for (``--backend cuda``): engines not yet held to the CPU
+#: engine on a GPU by the GPU suite; ``auto`` picks the CPU for them and says so
+GPU_WHEN_ASKED = ("search",)
 
 
 def cpu_only(align, family=None) -> str | None:
@@ -83,6 +86,10 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
         if name == "cuda":
             raise UsageError(f"--backend cuda: no usable GPU: {why}")
         log(f"backend auto: picked cpu ({why})")
+        return on_cpu()
+    if name == "auto" and family.name in GPU_WHEN_ASKED:
+        log(f"backend auto: picked cpu ({family.command}'s GPU engine is new in this version: ask for it with "
+            f"--backend cuda)")
         return on_cpu()
     from .cuda import device_count
     from .cuda.scheduler import GpuScheduler
