@@ -34,5 +34,7 @@ def test_parameter_parsing_reads_templates_bounds_and_comments():
                                                  uint2* border) {}
     """
     assert kernel_parameters(source, "k") == ["a", "n", "border"]
+    nested = "template <int W>\n__global__ void __launch_bounds__(W > 1 ? (W * 32) : 128, (1)) k2(int x, int* y) { k(x); }"
+    assert kernel_parameters(nested, "k2") == ["x", "y"]
     with pytest.raises(ValueError):
         kernel_parameters(source, "missing")

@@ -68,10 +68,17 @@ class KernelArgs:
 
 
 def kernel_parameters(source: str, name: str) -> list[str]:
-    """The parameter names of the ``__global__`` function ``name`` in CUDA ``source`` (comments dropped)."""
+    """The parameter names of the ``__global__`` function ``name`` in CUDA ``source`` (comments dropped;
+    launch bounds and template heads may hold parentheses of their own)."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
-    found = re.search(r"__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s*)?" + re.escape(name) + r"\s*\(([^)]*)\)",
-                      text)
-    if found is None:
-        raise ValueError(f"no __global__ function {name} in the source")
-    return [re.findall(r"\w+", p)[-1] for p in found.group(1).split(",") if p.strip()]
+    for found in re.finditer(r"\b" + re.escape(name) + r"\s*\(", text):
+        head = text[:found.start()]
+        if "__global__" not in head[max(head.rfind(";"), head.rfind("}")) + 1:]:
+            continue  # a call, or a declaration of something else
+        depth, k = 1, found.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(text[k], 0)
+            k += 1
+        params = text[found.end():k - 1]
+        return [re.findall(r"\w+", p)[-1] for p in params.split(",") if p.strip()]
+    raise ValueError(f"no __global__ function {name} in the source")
