@@ -278,11 +278,11 @@ SOURCES = {
         "python -m seqalign_cli graph --backend cpu -t 1 --mode MODE cactus-BRCA2.gfa <its first 64 reads> "
         "-o out.gaf", "as of 701e2ea", "2026-11-23"),
     # proteins, development machine
-    "protein-cpu-search": Source(
-        "2026-12-06_cpu_protein_striped.txt",
-        r"^engine=(?P<engine>\S+) mode=search seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
-        "python benchmarks/bench_protein_cpu.py --modes local,global --repeat 3 --queries 6", "as of 14d530a",
-        "2026-12-06"),
+    "protein-cpu-striped": Source(
+        "2026-12-07_cpu_protein_pairs_striped.txt",
+        r"^engine=(?P<engine>\S+) mode=(?P<mode>[a-z-]+) seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
+        "python benchmarks/bench_protein_cpu.py --modes local --queries 3 --repeat 3 (two runs)", "as of 4f73522",
+        "2026-12-07"),
     "protein-cpu": Source(
         "2026-12-06_cpu_protein.txt",
         r"^engine=(?P<engine>\S+) mode=(?P<mode>[a-z-]+) seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
@@ -644,23 +644,27 @@ def graph_cpu(d: Data) -> str:
 
 
 def protein_cpu(d: Data) -> str:
+    """Each run's seqalign figure and parasail's fastest in the same run (the logs hold runs one after
+    another: the k-th line of an engine is its k-th run's)."""
     lg = Legend(d)
-    rows = []
-    for mode in ("local", "global"):
-        got = {r["engine"]: r["gcups"] for r in d.find("protein-cpu", mode=mode)}
-        peers = {k: v for k, v in got.items() if k.startswith("parasail")}
-        best = max(peers, key=lambda k: number(peers[k]))
-        rows.append([mode, got["seqalign-score"], got["seqalign-traceback"], f"{peers[best]} (`{best[9:]}`)",
-                     f"{number(got['seqalign-score']) / number(peers[best]):.2f}x"])
-    lg.mark("protein-cpu")
-    got = {r["engine"]: r["gcups"] for r in d.find("protein-cpu-search")}
-    peer = got["parasail-sw_striped_profile_16"]
-    rows.append([f"search, local ({lg.mark('protein-cpu-search')})", got["seqalign-search-striped"], "(hits: as above)",
-                 f"{peer} (`sw_striped_profile_16`)",
-                 f"{number(got['seqalign-search-striped']) / number(peer):.2f}x"])
-    body = table(["mode", "seqalign, score only", "seqalign, traceback", "parasail, its fastest",
-                  "score only over parasail"], rows)
-    return with_legend(lg, body)
+
+    def row(label, key, mode, ours, peers, note=""):
+        runs = {e: [r["gcups"] for r in d.find(key, mode=mode, engine=e)] for e in (ours, *peers)}
+        best = [max((runs[p][k] for p in peers), key=number) for k in range(len(runs[ours]))]
+        which = {p for k in range(len(best)) for p in peers if runs[p][k] == best[k]}
+        ratios = [f"{number(a) / number(b):.2f}" for a, b in zip(runs[ours], best)]
+        names = ", ".join(f"`{p[len('parasail-'):]}`" for p in sorted(which))
+        peer = note or f"{span(best)} ({names})"
+        return [f"{label} ({lg.mark(key)})", span(runs[ours]), peer, "" if note else span(ratios) + "x"]
+
+    sw = ("parasail-sw_striped_profile_16", "parasail-sw_scan_profile_16")
+    nw = ("parasail-nw_striped_profile_16", "parasail-nw_scan_profile_16")
+    rows = [row("local pairs, score only", "protein-cpu-striped", "local", "seqalign-score", sw),
+            row("local pairs, traceback", "protein-cpu-striped", "local", "seqalign-traceback", sw,
+                "(parasail: score only)"),
+            row("global pairs, score only", "protein-cpu", "global", "seqalign-score", nw),
+            row("search, local, score pass", "protein-cpu-striped", "search", "seqalign-search-striped", sw)]
+    return with_legend(lg, table(["run", "seqalign", "parasail, its fastest", "over parasail"], rows))
 
 
 def host_path(d: Data) -> str:
@@ -724,7 +728,7 @@ def overview(d: Data) -> str:
                              ["graph-h100-sim", "graph-h100-gaf", "graph-h100-long-tsv", "graph-h100-cactus"]),
         ("graphs", "H200"): ([], ["graph-h200"]),
         ("graphs", "CPU, 2 cores"): (["graph-cpu"], []),
-        ("proteins", "CPU, 2 cores"): (["protein-cpu", "protein-cpu-search"], []),
+        ("proteins", "CPU, 2 cores"): (["protein-cpu", "protein-cpu-striped"], []),
     }
 
     def dates(keys):
@@ -886,17 +890,20 @@ Score only, 16 reads side by side: 4.0-4.6 GCUPS glocal on the Intel Xeon (2026-
 
 ## Proteins (`pair --alphabet protein`, `search`)
 
-The CPU engine, one thread, GCUPS (the AMD EPYC), parasail 1.3.4's striped and scan 16-bit profile
-functions in the same run: the 500 public protein pairs (`tests/data/protein`, 55-991 aa, 47.9 M cells),
-BLOSUM62 with gaps 11 + k, the profile made for each pair; and the search's score pass, the six shortest
-public queries against the 2,989-record database, one profile a query:
+The CPU engine, one thread, GCUPS (the AMD EPYC, 2 cores; shared, so its figures move by 20-40 % between
+runs: compare within a run), parasail 1.3.4's striped and scan 16-bit profile functions in the same run:
+the 500 public protein pairs (`tests/data/protein`, 55-991 aa, 47.9 M cells), BLOSUM62 with gaps 11 + k,
+the profile made for each pair; and the search's score pass, the shortest public queries against the
+2,989-record database, one profile a query:
 
 {protein_cpu}
 
-Pairs go through the DNA engine's lane groups with a substitution array: far from parasail's striped
-profile. The search's local score pass is a striped engine of its own (explicit vectors, 16 int16 lanes;
-[`decisions/striped_width.md`](decisions/striped_width.md)), within 0.84x of parasail's fastest; the hits
-are aligned again by the lane groups. The GPU has no matrix kernels yet (a matrix run goes to the CPU).
+Local mode runs Farrar's striped layout in explicit vectors (`backends/cpu/striped.py`; 16 int16 lanes,
+[`decisions/striped_width.md`](decisions/striped_width.md)): the search's score pass, and local score-only
+pairs with their end cells (each row's largest H and its first column, the tie rule). Other modes, and
+every traceback, go through the DNA engine's lane groups with a substitution array: far from parasail.
+On the GPU, `seqalign search --backend cuda` scores local mode in `kernels/search.cu`, not yet measured
+on a GPU (no machine could be started on 2026-12-07); `pair` with a matrix stays on the CPU.
 
 ## The host path (2026-12-06, one H100)
 

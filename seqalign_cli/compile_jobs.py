@@ -62,6 +62,9 @@ JOBS = (
     (["pair", "--alphabet", "protein", "--mode", "local", "{q}", "{t}"], "m8"),
     (["pair", "--alphabet", "protein", "--score-only", "{q}", "{t}"], "tsv"),
     (["pair", "--alphabet", "protein", "--max-matrix-mb", "1", "{long_q}", "{long_t}"], "tsv"),
+    # local score-only pairs: the striped vectors with end cells, int16 lanes, and int32 past them (3 kb)
+    (["pair", "--alphabet", "protein", "--mode", "local", "--score-only", "{q}", "{t}"], "tsv"),
+    (["pair", "--alphabet", "protein", "--mode", "local", "--score-only", "{longer_q}", "{longer_t}"], "tsv"),
     (["search", "{q}", "{t}"], "m8"),
     (["search", "--alphabet", "dna", "--mode", "glocal", "{q}", "{t}"], "tsv"),
     (["search", "--alphabet", "dna", "{q}", "{t}"], "paf"),  # the striped pass with match/mismatch scores
