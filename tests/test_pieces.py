@@ -87,3 +87,46 @@ def test_pieces_keep_enough_records_a_thread():
     assert backend.pieces(Batch()) is None  # 10 records, 4 threads: 8 records a piece, one piece
     backend.threads = 2
     assert [len(p) for p in backend.pieces(Batch())] == [5, 5]  # at least two records a thread a piece
+
+
+def test_gpu_batches_go_in_counted_pieces_when_a_bar_is_shown(tmp_path):
+    """With a bar, a GPU batch of many cells goes to the GPU's pipeline in pieces, each counted in
+    ``partial`` as it ends and handed over with the batch (results those of the whole batch); without a
+    bar, or with few cells, the batch is one job (a fake GPU that aligns with the CPU engine)."""
+    import threading
+
+    from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+    from seqalign_cli.backends.cuda.pairwise import HOOKS
+    from seqalign_cli.backends.cuda.scheduler import GpuScheduler
+    from support.helpers import FakeDeviceEngine
+
+    family, _, chunk, cfg = _run("pairwise", precompile.write_inputs(str(tmp_path)))
+    batch = chunk.batch()
+    whole = CpuPairwise(1).align(batch, cfg)
+
+    class Engine(FakeDeviceEngine):
+        lock = threading.Lock()
+
+        def __init__(self, device):
+            super().__init__(device)
+            self.calls = []
+
+        def align(self, batch, cfg, subset, out):
+            with self.lock:
+                self.calls.append((len(subset), scheduler.partial))
+                out.take(subset, CpuPairwise(1).align(batch.subset(subset), cfg))
+
+    for progress, cells, pieces in ((True, 1, 16), (False, 1, 1), (True, 10**15, 1)):  # pieces: at most
+        engine = Engine(0)
+        scheduler = GpuScheduler([engine], CpuPairwise(1), HOOKS, device="fake GPU", progress=progress)
+        scheduler.progress_cells = cells
+        got = scheduler.align(batch, cfg)
+        for name in ("score", "qstart", "qend", "tstart", "tend"):
+            assert np.array_equal(getattr(got, name), getattr(whole, name)), name
+        assert got.cigars() == whole.cigars()
+        assert sum(n for n, _ in engine.calls) == batch.size
+        assert (2 <= len(engine.calls) <= 16) if pieces > 1 else len(engine.calls) == 1
+        seen = [before for _, before in engine.calls]  # the count as each piece began: the ones ended before it
+        assert seen == sorted(seen) and all(b <= sum(n for n, _ in engine.calls[:k]) for k, b in enumerate(seen))
+        assert (seen[-1] > 0) == (pieces > 1)  # it moves within the batch
+        assert scheduler.partial == 0  # handed over with the batch

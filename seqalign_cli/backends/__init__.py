@@ -53,8 +53,8 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
     """The backend ``name`` for ``family`` (a ``families.Family``); ``auto`` says on the log what it picked.
 
     ``device``: a GPU number, a sequence of them, or "all". ``align``: the run's ``AlignConfig``, where
-    it asks for what only the CPU engine does (``cpu_only``). ``progress``: a bar is shown, so the CPU
-    backend aligns a batch of long records in pieces and counts them as they end (``CpuBackend``).
+    it asks for what only the CPU engine does (``cpu_only``). ``progress``: a bar is shown, so a batch of
+    long records is aligned in pieces counted as they end (``CpuBackend``; ``GpuScheduler.progress_cells``).
     """
     from ..io.encode import set_code_buffers
     from .cpu import CpuBackend, LazyEngine
@@ -99,7 +99,7 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
     devices = (device,) if isinstance(device, int) else tuple(device)
     try:
         backend = GpuScheduler([family.cuda_engine(dev) for dev in devices], LazyEngine(family, threads),
-                               family.load(family.cuda_hooks), log=log)
+                               family.load(family.cuda_hooks), log=log, progress=progress)
     except Exception as exc:  # bad device number, driver trouble
         if name == "cuda":
             raise UsageError(f"--backend cuda: cannot use GPU {device} ({exc})") from None

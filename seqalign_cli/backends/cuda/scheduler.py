@@ -123,10 +123,17 @@ class GpuScheduler:
     piece_records = 4096
     #: cells a record on average from which a batch goes to the GPUs' pipelines (see the class docstring)
     spread_cells = 1 << 20
+    #: with a progress bar shown (``progress``), a batch of more cells than this (about a second of a GPU's
+    #: work, and many times the host work of its records) goes to the GPUs' pipelines in pieces of about as
+    #: many cells, at most ``progress_pieces`` a GPU, so that the bar moves as each piece ends (``partial``;
+    #: benchmarks/decisions/progress_pieces.md)
+    progress_cells = 10**12
+    progress_pieces = 16
 
     def __init__(self, engines: list, cpu, hooks, log: Callable[[str], None] | None = None,
-                 device: str | None = None):
+                 device: str | None = None, progress: bool = False):
         self.engines = list(engines)
+        self.progress = progress
         self.cpu = cpu
         self.hooks = hooks
         self.threads = cpu.threads
@@ -135,8 +142,10 @@ class GpuScheduler:
         self.log = log or _stderr
         #: batches in flight the runner may hand over before the first is written
         self.depth = self.batches_per_gpu * len(self.engines)
-        #: records of a batch under way already aligned (the progress bar's; a batch's results come whole)
+        #: records of the batches under way already aligned: the pieces that ended, until their batch's
+        #: results are handed over (the progress bar adds them to the records written)
         self.partial = 0
+        self._partial_lock = threading.Lock()
         self._queue: queue.SimpleQueue = queue.SimpleQueue()  # pieces for the GPUs' pipelines
         self._lanes: list[_Lanes] = []  # made with the first piece
         self._submitting = {id(e): threading.Lock() for e in self.engines}  # one submit at a time an engine
@@ -173,7 +182,10 @@ class GpuScheduler:
         cpu_idx = np.flatnonzero(~on_gpu)
         job, pieces = None, []
         spilled = gpu_idx[:0]
-        if len(gpu_idx) and (len(self.engines) == 1 or not self._spread(batch, gpu_idx)):
+        counted = self._counted_pieces(batch, gpu_idx)
+        if counted > 1:
+            pieces = self._queue_pieces(self._cut(batch, cfg, gpu_idx, counted))
+        elif len(gpu_idx) and (len(self.engines) == 1 or not self._spread(batch, gpu_idx)):
             job, spilled = self._submit(self.engines[0], batch, cfg, gpu_idx, out)
         elif len(gpu_idx):
             pieces = self._deal(batch, cfg, gpu_idx, out)
@@ -195,21 +207,36 @@ class GpuScheduler:
         """Whether the records ``idx`` hold enough cells a record to go to the GPUs' pipelines."""
         return int(batch.cells_each()[idx].sum()) >= self.spread_cells * len(idx)
 
-    def _deal(self, batch, cfg, idx, out) -> list["_Piece"]:
-        """Queue the records ``idx`` for the GPUs' pipelines: whole, or in pieces when they hold many cells."""
+    def _counted_pieces(self, batch, idx) -> int:
+        """The pieces the records ``idx`` go in so that a progress bar moves within their batch (0: none)."""
+        if not self.progress or len(idx) < 2:
+            return 0
+        cells = int(batch.cells_each()[idx].sum())
+        return min(cells // self.progress_cells, self.progress_pieces * len(self.engines), len(idx))
+
+    def count(self, records: int):
+        """``records`` more aligned (a piece ended), or, negative, handed over with their batch's results."""
+        with self._partial_lock:
+            self.partial += records
+
+    def _queue_pieces(self, pieces: list["_Piece"]) -> list["_Piece"]:
         if not self._lanes:
             self._lanes = [_Lanes(e, self) for e in self.engines]
+        for piece in pieces:
+            self._queue.put(piece)
+        return pieces
+
+    def _deal(self, batch, cfg, idx, out) -> list["_Piece"]:
+        """Queue the records ``idx`` for the GPUs' pipelines: whole, or in pieces when they hold many cells."""
         cells = batch.cells_each()
         total = int(cells[idx].sum())
         if total <= max(self.split_cells, self.hooks.whole_cells) or len(idx) < 2:
             pieces = [_Piece(batch, cfg, idx, out, None)]
         else:
-            count = max(2, min(self.pieces_per_gpu * len(self._lanes), 2 * total // max(self.split_cells, 1),
+            count = max(2, min(self.pieces_per_gpu * len(self.engines), 2 * total // max(self.split_cells, 1),
                                len(idx) // max(self.piece_records, 1)))
             pieces = self._cut(batch, cfg, idx, count)
-        for piece in pieces:
-            self._queue.put(piece)
-        return pieces
+        return self._queue_pieces(pieces)
 
     def _cut(self, batch, cfg, idx, count: int) -> list["_Piece"]:
         """The records ``idx`` of ``batch`` in about ``count`` pieces of similar cells, each a batch of its
@@ -325,6 +352,7 @@ class _Lanes:
         from concurrent.futures import ThreadPoolExecutor
 
         self.engine = engine
+        self.scheduler = scheduler
         self.room = threading.Semaphore(self.AHEAD)
         self.in_flight = 0  # pieces taken and not yet collected
         self._counting = threading.Lock()
@@ -363,6 +391,7 @@ class _Lanes:
             job, spilled = submitted
             if job is not None:
                 self.engine.collect(job)
+            self.scheduler.count(len(piece.idx))  # before its batch can hand the records over
             piece.done.set_result(spilled)
         except BaseException as exc:
             piece.done.set_exception(exc)
@@ -415,6 +444,7 @@ class Pending:
                 self.out.take(piece.where, piece.out)
                 lost = piece.where[lost]
             spilled.append(lost)
+        self.scheduler.count(-sum(len(piece.idx) for piece in self.pieces))  # each counted as it ended
         self.pieces = []
         if self.cpu_res is not None:
             self.out.take(self.cpu_idx, self.cpu_res)
