@@ -98,7 +98,7 @@ def test_score_only_equals_traceback_scores(proteins):
 
 
 def test_local_score_only_end_cells_by_the_tie_rule(proteins):
-    """Local score-only pairs through the striped vectors (``striped.local_pair_ends``): the plain Gotoh's end
+    """Local score-only pairs through the striped vectors (``striped.pair_scores``): the plain Gotoh's end
     cell under the tie rule (smallest query end, then target end) where many cells tie, lengths on and off
     the vector width, int16 and int32 lanes (a long query, and a target past int16 columns)."""
     from support.oracles import ref_end
@@ -122,6 +122,35 @@ def test_local_score_only_end_cells_by_the_tie_rule(proteins):
     full = align([big_q, big_q[:50]], [big_q[5:400], long_t], scoring, "local")
     for name in ("score", "qend", "tend"):
         assert np.array_equal(getattr(res, name), getattr(full, name)), name
+
+
+def test_global_score_only_through_the_striped_vectors(proteins):
+    """Global score-only pairs (``striped.pair_scores`` with ``glob``): the plain Gotoh's score and (m, n) on
+    small pairs of every matrix and gap cost (free openings, a matrix far below zero), the traceback path's on
+    long ones (int32 lanes); an empty side goes to the lane groups."""
+    from support.oracles import ref_score
+
+    rng = random.Random(11)
+    for name, go, ge in (("BLOSUM62", 11, 1), ("PAM30", 0, 3), ("BLOSUM50", 13, 2), ("PAM250", 2, 0)):
+        scoring = protein(name, go, ge)
+        queries = ["".join(rng.choice(AMINO) for _ in range(rng.randint(1, 40))) for _ in range(30)]
+        targets = [q[rng.randint(0, len(q) // 2):] + "".join(rng.choice(AMINO) for _ in range(rng.randint(0, 9)))
+                   if k % 2 else "".join(rng.choice(AMINO) for _ in range(rng.randint(1, 40)))
+                   for k, q in enumerate(queries)]
+        targets = [t or "A" for t in targets]
+        res = align(queries + ["", "ACD"], targets + ["ACD", ""], scoring, "global", traceback=False)
+        for k, (q, t) in enumerate(zip(queries, targets)):
+            assert (int(res.score[k]), int(res.qend[k]), int(res.tend[k])) == (ref_score(q, t, scoring, "global"),
+                                                                                len(q), len(t)), (name, q, t)
+        full = align(["", "ACD"], ["ACD", ""], scoring, "global")
+        assert res.score[-2:].tolist() == full.score.tolist()
+    scoring = protein("BLOSUM62", 11, 1)
+    big = ["".join(rng.choice(AMINO) for _ in range(n)) for n in (3000, 700)]  # 11 * 3000 passes int16 lanes
+    targets = [big[0][10:2900], big[1] + big[1][:300]]
+    only = align(big, targets, scoring, "global", traceback=False)
+    full = align(big, targets, scoring, "global")
+    for field in ("score", "qstart", "qend", "tstart", "tend"):
+        assert np.array_equal(getattr(only, field), getattr(full, field)), field
 
 
 # ------------------------------------------------------------------ random proteins, every mode and matrix

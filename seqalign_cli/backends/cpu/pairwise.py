@@ -221,7 +221,7 @@ class CpuPairwise(CpuEngine):
         long = cfg.traceback & (matrix_bytes > cfg.matrix_budget) & ~inner
         nb.set_num_threads(self.threads)
         lanes = ~long & ~inner
-        if cfg.scoring.matrix is not None and cfg.mode_code is Mode.LOCAL and not cfg.traceback:
+        if cfg.scoring.matrix is not None and cfg.mode_code in (Mode.LOCAL, Mode.GLOBAL) and not cfg.traceback:
             lanes = self._striped(batch, np.flatnonzero(lanes), cfg, out)
         for dtype, sel in ((np.float32, ~wide & lanes), (np.float64, wide & lanes)):
             subset = np.flatnonzero(sel)
@@ -238,15 +238,18 @@ class CpuPairwise(CpuEngine):
 
     @staticmethod
     def _striped(batch, subset: np.ndarray, cfg: AlignConfig, out) -> np.ndarray:
-        """Local scores and end cells of a substitution matrix, score only, through the striped vectors (one
-        profile a pair; ``striped.local_pair_ends``); returns the mask of the pairs left to the lane groups."""
+        """Local or global scores and end cells of a substitution matrix, score only, through the striped
+        vectors (one profile a pair; ``striped.pair_scores``); returns the mask of the pairs left to the lane
+        groups."""
         from . import striped
 
         sc = cfg.scoring
-        rest = striped.local_pair_ends(batch, sc.table(np.int64), sc.gap_open, sc.gap_extend, subset, out)
+        glob = cfg.mode_code is Mode.GLOBAL
+        rest = striped.pair_scores(batch, sc.table(np.int64), sc.gap_open, sc.gap_extend, subset, out, glob)
         done = np.setdiff1d(subset, rest)
-        out.qstart[done] = -1  # free in local mode, as the lane groups' score-only starts
-        out.tstart[done] = -1
+        start = 0 if glob else -1  # fixed at 0 in global mode, free in local: the lane groups' score-only starts
+        out.qstart[done] = start
+        out.tstart[done] = start
         mask = np.zeros(out.size, bool)
         mask[rest] = True
         return mask

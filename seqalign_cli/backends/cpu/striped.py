@@ -81,8 +81,9 @@ def _shifted(builder, v, fill, W):
     return builder.shuffle_vector(v, fill, ir.Constant(ir.VectorType(i32, W), [W] + list(range(W - 1))))
 
 
-def _column_codegen(track: bool):
-    """The code of ``column`` (and, ``track``, of ``column_ends``: each row's largest H and its first column)."""
+def _column_codegen(track: bool = False, border: bool = False):
+    """The code of ``column`` (and, ``track``, of ``column_ends``: each row's largest H and its first column;
+    ``border``, of ``column_global``: no floor at 0, row -1 from the arguments)."""
 
     def codegen(context, builder, signature, args):
         arrays = (0, 2, 3, 4, 5) + ((6, 7) if track else ())
@@ -98,20 +99,27 @@ def _column_codegen(track: bool):
         if track:
             rmp, rcp = ptrs[5:]
             vj = splat(args[8])
-        vh0 = _shifted(builder, builder.load(at(hlp, builder.sub(seg_, i64(1)))), zero, W)
+        i32 = ir.IntType(32)
+        floor = ir.Constant(VT, [FLOOR16 if bits == 16 else FLOOR32] * W)
+        vf0, fill = floor, zero
+        if border:  # lane 0's first row: H[-1][j-1] on its diagonal, and its F from H[-1][j]
+            fill = splat(args[6])
+            vf0 = builder.insert_element(floor, builder.trunc(args[7], VT.element) if bits < 32 else args[7], i32(0))
+        vh0 = _shifted(builder, builder.load(at(hlp, builder.sub(seg_, i64(1)))), fill, W)
         vm0 = builder.load(builder.bitcast(sp, VT.as_pointer()))
         entry = builder.block
         head, body, done = (builder.append_basic_block(n) for n in ("head", "body", "done"))
         builder.branch(head)
         builder.position_at_end(head)
         s, vh, vf, vm = builder.phi(i64), builder.phi(VT), builder.phi(VT), builder.phi(VT)
-        vf0 = ir.Constant(VT, [FLOOR16 if bits == 16 else FLOOR32] * W)
         for phi, start in ((s, i64(0)), (vh, vh0), (vf, vf0), (vm, vm0)):
             phi.add_incoming(start, entry)
         builder.cbranch(builder.icmp_signed("<", s, seg_), body, done)
         builder.position_at_end(body)
         e = builder.load(at(ep, s))
-        h = vmax(vmax(vmax(add(vh, builder.load(at(pp, s))), e), vf), zero)
+        h = vmax(vmax(add(vh, builder.load(at(pp, s))), e), vf)
+        if not border:
+            h = vmax(h, zero)  # local: floored at 0
         builder.store(h, at(hsp, s))
         if track:  # the row's first column of its largest H
             rm = builder.load(at(rmp, s))
@@ -140,7 +148,16 @@ def column(typingctx, P, c, E, Hs, Hl, state, seg, goe, ge):
     F leaving the column written to state[W:] (for ``lazy_f``); seg, goe, ge: int64, int32, int32. Returns
     0."""
     sig = types.int64(P, types.int64, E, Hs, Hl, state, types.int64, types.int32, types.int32)
-    return sig, _column_codegen(False)
+    return sig, _column_codegen()
+
+
+@intrinsic
+def column_global(typingctx, P, c, E, Hs, Hl, state, diag, f0, seg, goe, ge):
+    """``column`` without the floor at 0 (global mode): ``diag`` is H[-1][j-1] (the top border left of this
+    column) and ``f0`` row 0's F (from H[-1][j]), both int32. Returns 0."""
+    sig = types.int64(P, types.int64, E, Hs, Hl, state, types.int32, types.int32, types.int64, types.int32,
+                      types.int32)
+    return sig, _column_codegen(border=True)
 
 
 @intrinsic
@@ -149,7 +166,7 @@ def column_ends(typingctx, P, c, E, Hs, Hl, state, rowmax, rowcol, j, seg, goe, 
     (rowcol: ``j``, an int32 in the lanes' type, where H passes rowmax). Returns 0."""
     sig = types.int64(P, types.int64, E, Hs, Hl, state, rowmax, rowcol, types.int32, types.int64, types.int32,
                       types.int32)
-    return sig, _column_codegen(True)
+    return sig, _column_codegen(track=True)
 
 
 @intrinsic
@@ -214,7 +231,7 @@ def lazy_f(typingctx, E, Hs, state, seg, goe, ge):
 
 def lane_dtype(qlen: int, S: np.ndarray):
     """The lanes that hold every H of a query of ``qlen`` letters exactly: int16, int32, or None (too large;
-    ``local_pair_ends`` applies the same bound to arrays of lengths)."""
+    ``pair_scores`` applies the same bound to arrays of lengths)."""
     top = max(int(S.max()), 0) * (qlen + 1)  # a local alignment scores at most the best match a query letter
     if top < INT16_TOP:
         return np.int16
@@ -313,33 +330,69 @@ def _score_ends(P, m, t, goe, ge, work, state):
     return best, bi + 1, bj + 1
 
 
+@nb.njit(**_JIT)
+def _score_global(P, m, t, go, ge, work, state):
+    """(score, m, n) of the global alignment of the profile's query (``m`` > 0 letters) against ``t`` (n > 0):
+    H[m-1][n-1], the borders those of the engines (a gap of k letters costs go + k * ge on either side,
+    E and F opened from the border's H)."""
+    Hs, Hl, E = work[0], work[1], work[2]
+    seg, W = P.shape[1], P.shape[2]
+    goe = go + ge
+    for s in range(seg):
+        for w in range(W):
+            border = -(go + (w * seg + s + 1) * ge)  # H[i][-1]
+            Hl[s, w] = border
+            E[s, w] = border - goe  # E[i][0], opened from the border
+    state[:] = 0
+    for j in range(t.shape[0]):
+        diag = 0 if j == 0 else -(go + j * ge)  # H[-1][j-1]
+        column_global(P, np.int64(t[j]), E, Hs, Hl, state, np.int32(diag), np.int32(-(go + (j + 1) * ge) - goe),
+                      seg, np.int32(goe), np.int32(ge))
+        lazy_f(E, Hs, state, seg, np.int32(goe), np.int32(ge))
+        Hs, Hl = Hl, Hs
+    i = m - 1
+    return np.int64(Hl[i % seg, i // seg]), m, t.shape[0]
+
+
 @nb.njit(parallel=True, **_JIT)
-def pair_ends(S, qcodes, qoff, tcodes, toff, idx, goe, ge, score, qend, tend):
-    """score, qend, tend[p] of every pair p of ``idx`` (``_score_ends``), its query's profile made for it,
-    in the lanes of S's type; threads across the pairs."""
+def pair_ends(S, qcodes, qoff, tcodes, toff, idx, go, ge, glob, score, qend, tend):
+    """score, qend, tend[p] of every pair p of ``idx``, local (``_score_ends``) or, ``glob``, global
+    (``_score_global``), its query's profile made for it, in the lanes of S's type; threads across the pairs."""
     W = VEC_BYTES // S.itemsize
     for k in nb.prange(idx.shape[0]):
         p = idx[k]
         q = qcodes[qoff[p]:qoff[p + 1]]
+        t = tcodes[toff[p]:toff[p + 1]]
         P = profile(q, S, W)
         work = np.empty((5, P.shape[1], W), S.dtype)
         state = np.empty(2 * W, S.dtype)
-        score[p], qend[p], tend[p] = _score_ends(P, q.shape[0], tcodes[toff[p]:toff[p + 1]], goe, ge, work, state)
+        if glob:
+            score[p], qend[p], tend[p] = _score_global(P, q.shape[0], t, go, ge, work, state)
+        else:
+            score[p], qend[p], tend[p] = _score_ends(P, q.shape[0], t, np.int32(go + ge), np.int32(ge), work, state)
 
 
-def local_pair_ends(batch, S: np.ndarray, gap_open: int, gap_extend: int, subset: np.ndarray, out) -> np.ndarray:
-    """Local scores and end cells of the pairs ``subset`` of a ``PairBatch`` into ``out`` (score, qend, tend),
-    score only, in int16 lanes or int32 lanes where they hold the pair exactly (``lane_dtype``, and the
-    target's columns); returns the pairs of ``subset`` neither holds."""
+def pair_scores(batch, S: np.ndarray, gap_open: int, gap_extend: int, subset: np.ndarray, out,
+                glob: bool = False) -> np.ndarray:
+    """Score-only local (or, ``glob``, global) scores and end cells of the pairs ``subset`` of a ``PairBatch``
+    into ``out`` (score, qend, tend), in int16 lanes or int32 lanes where they hold the pair exactly
+    (``lane_dtype``'s bound, below; the target's columns; global: the borders' values too); returns the
+    pairs of ``subset`` neither holds (and, global, those with an empty side)."""
     qlen, tlen = batch.qlen.astype(np.int64)[subset], batch.tlen.astype(np.int64)[subset]
     top = max(int(S.max()), 0) * (qlen + 1)  # ``lane_dtype``'s bound, pair by pair
+    if glob:  # every H lies above the all-gaps path to its cell, E and F one opening below an H
+        top = np.maximum(top, 3 * (gap_open + gap_extend) + (qlen + tlen + 2) * gap_extend
+                         + max(-int(S.min()), 0) * np.minimum(qlen, tlen))
     narrow = (top < INT16_TOP) & (tlen <= -COLUMN16 * 2)
     wide = ~narrow & (top < -FLOOR32)
+    if glob:
+        narrow &= (qlen > 0) & (tlen > 0)
+        wide &= (qlen > 0) & (tlen > 0)
     args = (np.require(batch.q_codes, np.uint8), np.require(batch.q_off, np.int64, "CW"),
             np.require(batch.t_codes, np.uint8), np.require(batch.t_off, np.int64, "CW"))
     with nb.parallel_chunksize(1):
         for sel, dtype in ((narrow, np.int16), (wide, np.int32)):
             if sel.any():
-                pair_ends(S.astype(dtype), *args, np.ascontiguousarray(subset[sel], np.int64),
-                          np.int32(gap_open + gap_extend), np.int32(gap_extend), out.score, out.qend, out.tend)
+                pair_ends(S.astype(dtype), *args, np.ascontiguousarray(subset[sel], np.int64), np.int64(gap_open),
+                          np.int64(gap_extend), glob, out.score, out.qend, out.tend)
     return subset[~narrow & ~wide]
