@@ -279,14 +279,10 @@ SOURCES = {
         "-o out.gaf", "as of 701e2ea", "2026-11-23"),
     # proteins, development machine
     "protein-cpu-striped": Source(
-        "2026-12-07_cpu_protein_pairs_striped.txt",
+        "2026-12-07_cpu_protein_striped_modes.txt",
         r"^engine=(?P<engine>\S+) mode=(?P<mode>[a-z-]+) seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
-        "python benchmarks/bench_protein_cpu.py --modes local --queries 3 --repeat 3 (two runs)", "as of 4f73522",
-        "2026-12-07"),
-    "protein-cpu": Source(
-        "2026-12-06_cpu_protein.txt",
-        r"^engine=(?P<engine>\S+) mode=(?P<mode>[a-z-]+) seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
-        "python benchmarks/bench_protein_cpu.py --modes local,global --repeat 3", "fa6acdd", "2026-12-06"),
+        "python benchmarks/bench_protein_cpu.py --modes local,global --queries 3 --repeat 3 (two runs)",
+        "a3cdd3a", "2026-12-07"),
     # the host's steps alone, development machine
     "host-io": Source(
         "2026-12-06_dev_host_io.txt", r"^(?P<step>[^:]+): (?P<secs>[\d.]+) s, (?P<mbs>\d+) MB/s$",
@@ -662,7 +658,9 @@ def protein_cpu(d: Data) -> str:
     rows = [row("local pairs, score only", "protein-cpu-striped", "local", "seqalign-score", sw),
             row("local pairs, traceback", "protein-cpu-striped", "local", "seqalign-traceback", sw,
                 "(parasail: score only)"),
-            row("global pairs, score only", "protein-cpu", "global", "seqalign-score", nw),
+            row("global pairs, score only", "protein-cpu-striped", "global", "seqalign-score", nw),
+            row("global pairs, traceback", "protein-cpu-striped", "global", "seqalign-traceback", nw,
+                "(parasail: score only)"),
             row("search, local, score pass", "protein-cpu-striped", "search", "seqalign-search-striped", sw)]
     return with_legend(lg, table(["run", "seqalign", "parasail, its fastest", "over parasail"], rows))
 
@@ -728,7 +726,7 @@ def overview(d: Data) -> str:
                              ["graph-h100-sim", "graph-h100-gaf", "graph-h100-long-tsv", "graph-h100-cactus"]),
         ("graphs", "H200"): ([], ["graph-h200"]),
         ("graphs", "CPU, 2 cores"): (["graph-cpu"], []),
-        ("proteins", "CPU, 2 cores"): (["protein-cpu", "protein-cpu-striped"], []),
+        ("proteins", "CPU, 2 cores"): (["protein-cpu-striped"], []),
     }
 
     def dates(keys):
@@ -898,10 +896,11 @@ the profile made for each pair; and the search's score pass, the shortest public
 
 {protein_cpu}
 
-Local mode runs Farrar's striped layout in explicit vectors (`backends/cpu/striped.py`; 16 int16 lanes,
-[`decisions/striped_width.md`](decisions/striped_width.md)): the search's score pass, and local score-only
-pairs with their end cells (each row's largest H and its first column, the tie rule). Other modes, and
-every traceback, go through the DNA engine's lane groups with a substitution array: far from parasail.
+Score only, local and global modes run Farrar's striped layout in explicit vectors
+(`backends/cpu/striped.py`; 16 int16 lanes, [`decisions/striped_width.md`](decisions/striped_width.md)):
+the search's score pass, local pairs with their end cells (each row's largest H and its first column, the
+tie rule) and global pairs (H[m][n], the engines' borders). Semi-global and glocal, and every traceback,
+go through the DNA engine's lane groups with a substitution array: far from parasail.
 On the GPU, `seqalign search --backend cuda` scores local mode in `kernels/search.cu`, not yet measured
 on a GPU (no machine could be started on 2026-12-07); `pair` with a matrix stays on the CPU.
 
