@@ -96,6 +96,10 @@ class GpuScheduler:
 
     A piece that runs out of device memory is aligned in halves by the
     engine that took it (see the module's docstring); ``log`` says so once.
+
+    With a progress bar (``progress``), a batch of many cells goes to the
+    pipelines in pieces even on one GPU (``progress_cells``), each counted in
+    ``partial`` as it ends, so that the bar moves within the batch.
     """
 
     name = "cuda"
