@@ -124,11 +124,13 @@ def test_local_score_only_end_cells_by_the_tie_rule(proteins):
         assert np.array_equal(getattr(res, name), getattr(full, name)), name
 
 
-def test_global_score_only_through_the_striped_vectors(proteins):
-    """Global score-only pairs (``striped.pair_scores`` with ``glob``): the plain Gotoh's score and (m, n) on
-    small pairs of every matrix and gap cost (free openings, a matrix far below zero), the traceback path's on
-    long ones (int32 lanes); an empty side goes to the lane groups."""
-    from support.oracles import ref_score
+@pytest.mark.parametrize("mode", ["global", "semi-global", "glocal"])
+def test_bordered_score_only_through_the_striped_vectors(proteins, mode):
+    """Score-only pairs of the modes without a floor (``striped.pair_scores``): the plain Gotoh's end cell
+    by the tie rule on small pairs of every matrix and gap cost (free openings and extensions, a matrix far
+    below zero, pairs whose best is a border's), the traceback path's on long ones (int32 lanes); an empty
+    side goes to the lane groups."""
+    from support.oracles import ref_end
 
     rng = random.Random(11)
     for name, go, ge in (("BLOSUM62", 11, 1), ("PAM30", 0, 3), ("BLOSUM50", 13, 2), ("PAM250", 2, 0)):
@@ -137,19 +139,21 @@ def test_global_score_only_through_the_striped_vectors(proteins):
         targets = [q[rng.randint(0, len(q) // 2):] + "".join(rng.choice(AMINO) for _ in range(rng.randint(0, 9)))
                    if k % 2 else "".join(rng.choice(AMINO) for _ in range(rng.randint(1, 40)))
                    for k, q in enumerate(queries)]
+        queries += ["W", "WW", "PPPP", "CCC"]  # bests on the borders, and ties along the last row and column
+        targets += ["GG", "G", "WWWWPPPP", "CCCCCC"]
         targets = [t or "A" for t in targets]
-        res = align(queries + ["", "ACD"], targets + ["ACD", ""], scoring, "global", traceback=False)
+        res = align(queries + ["", "ACD"], targets + ["ACD", ""], scoring, mode, traceback=False)
         for k, (q, t) in enumerate(zip(queries, targets)):
-            assert (int(res.score[k]), int(res.qend[k]), int(res.tend[k])) == (ref_score(q, t, scoring, "global"),
-                                                                                len(q), len(t)), (name, q, t)
-        full = align(["", "ACD"], ["ACD", ""], scoring, "global")
+            got = (int(res.score[k]), int(res.qend[k]), int(res.tend[k]))
+            assert got == ref_end(q, t, scoring, mode), (name, q, t)
+        full = align(["", "ACD"], ["ACD", ""], scoring, mode)
         assert res.score[-2:].tolist() == full.score.tolist()
     scoring = protein("BLOSUM62", 11, 1)
     big = ["".join(rng.choice(AMINO) for _ in range(n)) for n in (3000, 700)]  # 11 * 3000 passes int16 lanes
     targets = [big[0][10:2900], big[1] + big[1][:300]]
-    only = align(big, targets, scoring, "global", traceback=False)
-    full = align(big, targets, scoring, "global")
-    for field in ("score", "qstart", "qend", "tstart", "tend"):
+    only = align(big, targets, scoring, mode, traceback=False)
+    full = align(big, targets, scoring, mode)
+    for field in ("score", "qend", "tend"):
         assert np.array_equal(getattr(only, field), getattr(full, field)), field
 
 

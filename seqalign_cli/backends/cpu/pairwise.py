@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ...batching import PairBatch, length_order, pack_groups
-from ...config import AlignConfig, Mode
+from ...config import AlignConfig
 from ...errors import UsageError
 from ...protocols import CpuEngine
 from ...results import Alignments
@@ -221,7 +221,7 @@ class CpuPairwise(CpuEngine):
         long = cfg.traceback & (matrix_bytes > cfg.matrix_budget) & ~inner
         nb.set_num_threads(self.threads)
         lanes = ~long & ~inner
-        if cfg.scoring.matrix is not None and cfg.mode_code in (Mode.LOCAL, Mode.GLOBAL) and not cfg.traceback:
+        if cfg.scoring.matrix is not None and not cfg.traceback:
             lanes = self._striped(batch, np.flatnonzero(lanes), cfg, out)
         for dtype, sel in ((np.float32, ~wide & lanes), (np.float64, wide & lanes)):
             subset = np.flatnonzero(sel)
@@ -238,18 +238,15 @@ class CpuPairwise(CpuEngine):
 
     @staticmethod
     def _striped(batch, subset: np.ndarray, cfg: AlignConfig, out) -> np.ndarray:
-        """Local or global scores and end cells of a substitution matrix, score only, through the striped
-        vectors (one profile a pair; ``striped.pair_scores``); returns the mask of the pairs left to the lane
-        groups."""
+        """Scores and end cells of a substitution matrix, score only, through the striped vectors (one profile
+        a pair; ``striped.pair_scores``); returns the mask of the pairs left to the lane groups."""
         from . import striped
 
         sc = cfg.scoring
-        glob = cfg.mode_code is Mode.GLOBAL
-        rest = striped.pair_scores(batch, sc.table(np.int64), sc.gap_open, sc.gap_extend, subset, out, glob)
+        mode = cfg.mode_code
+        rest = striped.pair_scores(batch, sc.table(np.int64), sc.gap_open, sc.gap_extend, subset, out, int(mode))
         done = np.setdiff1d(subset, rest)
-        start = 0 if glob else -1  # fixed at 0 in global mode, free in local: the lane groups' score-only starts
-        out.qstart[done] = start
-        out.tstart[done] = start
+        out.qstart[done], out.tstart[done] = mode.score_only_starts()  # the lane groups' score-only starts
         mask = np.zeros(out.size, bool)
         mask[rest] = True
         return mask

@@ -330,34 +330,63 @@ def _score_ends(P, m, t, goe, ge, work, state):
     return best, bi + 1, bj + 1
 
 
+#: the modes of ``_score_bordered`` (``config.Mode``'s codes)
+GLOBAL, SEMI_GLOBAL, GLOCAL, LOCAL = 0, 1, 2, 3
+
+
 @nb.njit(**_JIT)
-def _score_global(P, m, t, go, ge, work, state):
-    """(score, m, n) of the global alignment of the profile's query (``m`` > 0 letters) against ``t`` (n > 0):
-    H[m-1][n-1], the borders those of the engines (a gap of k letters costs go + k * ge on either side,
-    E and F opened from the border's H)."""
+def _score_bordered(P, m, t, go, ge, mode, work, state):
+    """(score, query end, target end) of the profile's query (``m`` > 0 letters) against ``t`` (n > 0) in a
+    mode without a floor: the borders those of the engines (a leading gap of k letters costs go + k * ge
+    where the mode charges it, nothing where it is free; E and F opened from the border's H), the end cell
+    by the tie rule among the mode's: (m, n) in global mode; row m in glocal mode (its first best column,
+    H[m][0] included); row m and column n in semi-global mode (the smallest query end, then target end;
+    the free borders' 0 included, so that a best of 0 is the empty alignment, (0, 0, 0))."""
     Hs, Hl, E = work[0], work[1], work[2]
     seg, W = P.shape[1], P.shape[2]
     goe = go + ge
     for s in range(seg):
         for w in range(W):
-            border = -(go + (w * seg + s + 1) * ge)  # H[i][-1]
-            Hl[s, w] = border
-            E[s, w] = border - goe  # E[i][0], opened from the border
+            left = 0 if mode == SEMI_GLOBAL else -(go + (w * seg + s + 1) * ge)  # H[i][-1]
+            Hl[s, w] = left
+            E[s, w] = left - goe  # E[i][0], opened from the border
     state[:] = 0
+    last_s, last_w = (m - 1) % seg, (m - 1) // seg
+    row_best, row_j = -(go + m * ge), -1  # glocal's H[m][0]
     for j in range(t.shape[0]):
-        diag = 0 if j == 0 else -(go + j * ge)  # H[-1][j-1]
-        column_global(P, np.int64(t[j]), E, Hs, Hl, state, np.int32(diag), np.int32(-(go + (j + 1) * ge) - goe),
-                      seg, np.int32(goe), np.int32(ge))
+        diag, top = 0, 0  # H[-1][j-1] and H[-1][j], free in semi-global and glocal mode
+        if mode == GLOBAL:
+            diag = 0 if j == 0 else -(go + j * ge)
+            top = -(go + (j + 1) * ge)
+        column_global(P, np.int64(t[j]), E, Hs, Hl, state, np.int32(diag), np.int32(top - goe), seg,
+                      np.int32(goe), np.int32(ge))
         lazy_f(E, Hs, state, seg, np.int32(goe), np.int32(ge))
+        v = np.int64(Hs[last_s, last_w])
+        if v > row_best or row_j < 0 and mode == SEMI_GLOBAL:
+            row_best, row_j = v, j
         Hs, Hl = Hl, Hs
-    i = m - 1
-    return np.int64(Hl[i % seg, i // seg]), m, t.shape[0]
+    n = t.shape[0]
+    if mode == GLOBAL:
+        return np.int64(Hl[last_s, last_w]), m, n
+    if mode == GLOCAL:
+        return row_best, m, row_j + 1
+    best, bi, bj = np.int64(0), 0, 0  # semi-global: H[0][n], the free top border, first
+    for i in range(m - 1):  # column n above row m (row m is the row's candidate, which has the smaller tend)
+        v = np.int64(Hl[i % seg, i // seg])
+        if v > best:
+            best, bi, bj = v, i + 1, n
+    if row_best > best:
+        best, bi, bj = row_best, m, row_j + 1
+    if best <= 0:
+        return 0, 0, 0
+    return best, bi, bj
 
 
 @nb.njit(parallel=True, **_JIT)
-def pair_ends(S, qcodes, qoff, tcodes, toff, idx, go, ge, glob, score, qend, tend):
-    """score, qend, tend[p] of every pair p of ``idx``, local (``_score_ends``) or, ``glob``, global
-    (``_score_global``), its query's profile made for it, in the lanes of S's type; threads across the pairs."""
+def pair_ends(S, qcodes, qoff, tcodes, toff, idx, go, ge, mode, score, qend, tend):
+    """score, qend, tend[p] of every pair p of ``idx`` in ``mode`` (``config.Mode``'s code): local
+    (``_score_ends``) or another (``_score_bordered``), its query's profile made for it, in the lanes of S's
+    type; threads across the pairs."""
     W = VEC_BYTES // S.itemsize
     for k in nb.prange(idx.shape[0]):
         p = idx[k]
@@ -366,26 +395,26 @@ def pair_ends(S, qcodes, qoff, tcodes, toff, idx, go, ge, glob, score, qend, ten
         P = profile(q, S, W)
         work = np.empty((5, P.shape[1], W), S.dtype)
         state = np.empty(2 * W, S.dtype)
-        if glob:
-            score[p], qend[p], tend[p] = _score_global(P, q.shape[0], t, go, ge, work, state)
+        if mode != LOCAL:
+            score[p], qend[p], tend[p] = _score_bordered(P, q.shape[0], t, go, ge, mode, work, state)
         else:
             score[p], qend[p], tend[p] = _score_ends(P, q.shape[0], t, np.int32(go + ge), np.int32(ge), work, state)
 
 
 def pair_scores(batch, S: np.ndarray, gap_open: int, gap_extend: int, subset: np.ndarray, out,
-                glob: bool = False) -> np.ndarray:
-    """Score-only local (or, ``glob``, global) scores and end cells of the pairs ``subset`` of a ``PairBatch``
-    into ``out`` (score, qend, tend), in int16 lanes or int32 lanes where they hold the pair exactly
-    (``lane_dtype``'s bound, below; the target's columns; global: the borders' values too); returns the
-    pairs of ``subset`` neither holds (and, global, those with an empty side)."""
+                mode: int = LOCAL) -> np.ndarray:
+    """Score-only scores and end cells in ``mode`` (``config.Mode``'s code) of the pairs ``subset`` of a
+    ``PairBatch`` into ``out`` (score, qend, tend), in int16 lanes or int32 lanes where they hold the pair
+    exactly (``lane_dtype``'s bound, below; the target's columns; without a floor, the borders' values
+    too); returns the pairs of ``subset`` neither holds (and, but in local mode, those with an empty side)."""
     qlen, tlen = batch.qlen.astype(np.int64)[subset], batch.tlen.astype(np.int64)[subset]
     top = max(int(S.max()), 0) * (qlen + 1)  # ``lane_dtype``'s bound, pair by pair
-    if glob:  # every H lies above the all-gaps path to its cell, E and F one opening below an H
+    if mode != LOCAL:  # every H lies above the all-gaps path to its cell, E and F one opening below an H
         top = np.maximum(top, 3 * (gap_open + gap_extend) + (qlen + tlen + 2) * gap_extend
                          + max(-int(S.min()), 0) * np.minimum(qlen, tlen))
     narrow = (top < INT16_TOP) & (tlen <= -COLUMN16 * 2)
     wide = ~narrow & (top < -FLOOR32)
-    if glob:
+    if mode != LOCAL:
         narrow &= (qlen > 0) & (tlen > 0)
         wide &= (qlen > 0) & (tlen > 0)
     args = (np.require(batch.q_codes, np.uint8), np.require(batch.q_off, np.int64, "CW"),
@@ -394,5 +423,5 @@ def pair_scores(batch, S: np.ndarray, gap_open: int, gap_extend: int, subset: np
         for sel, dtype in ((narrow, np.int16), (wide, np.int32)):
             if sel.any():
                 pair_ends(S.astype(dtype), *args, np.ascontiguousarray(subset[sel], np.int64), np.int64(gap_open),
-                          np.int64(gap_extend), glob, out.score, out.qend, out.tend)
+                          np.int64(gap_extend), np.int64(mode), out.score, out.qend, out.tend)
     return subset[~narrow & ~wide]
