@@ -279,10 +279,10 @@ SOURCES = {
         "-o out.gaf", "as of 701e2ea", "2026-11-23"),
     # proteins, development machine
     "protein-cpu-striped": Source(
-        "2026-12-07_cpu_protein_striped_modes.txt",
+        "2026-12-07_cpu_protein_striped_all_modes.txt",
         r"^engine=(?P<engine>\S+) mode=(?P<mode>[a-z-]+) seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
-        "python benchmarks/bench_protein_cpu.py --modes local,global --queries 3 --repeat 3 (two runs)",
-        "a3cdd3a", "2026-12-07"),
+        "python benchmarks/bench_protein_cpu.py --modes local,global,semi-global,glocal --queries 3 --repeat 3 "
+        "(two runs)", "6346c71", "2026-12-07"),
     # the host's steps alone, development machine
     "host-io": Source(
         "2026-12-06_dev_host_io.txt", r"^(?P<step>[^:]+): (?P<secs>[\d.]+) s, (?P<mbs>\d+) MB/s$",
@@ -653,15 +653,14 @@ def protein_cpu(d: Data) -> str:
         peer = note or f"{span(best)} ({names})"
         return [f"{label} ({lg.mark(key)})", span(runs[ours]), peer, "" if note else span(ratios) + "x"]
 
-    sw = ("parasail-sw_striped_profile_16", "parasail-sw_scan_profile_16")
-    nw = ("parasail-nw_striped_profile_16", "parasail-nw_scan_profile_16")
-    rows = [row("local pairs, score only", "protein-cpu-striped", "local", "seqalign-score", sw),
-            row("local pairs, traceback", "protein-cpu-striped", "local", "seqalign-traceback", sw,
-                "(parasail: score only)"),
-            row("global pairs, score only", "protein-cpu-striped", "global", "seqalign-score", nw),
-            row("global pairs, traceback", "protein-cpu-striped", "global", "seqalign-traceback", nw,
-                "(parasail: score only)"),
-            row("search, local, score pass", "protein-cpu-striped", "search", "seqalign-search-striped", sw)]
+    peers = {mode: tuple(f"parasail-{fn}_{kind}_profile_16" for kind in ("striped", "scan"))
+             for mode, fn in (("local", "sw"), ("global", "nw"), ("semi-global", "sg"), ("glocal", "sg_dx"))}
+    rows = [row(f"{mode} pairs, score only", "protein-cpu-striped", mode, "seqalign-score", peers[mode])
+            for mode in peers]
+    rows += [row(f"{mode} pairs, traceback", "protein-cpu-striped", mode, "seqalign-traceback", peers[mode],
+                 "(parasail: score only)") for mode in ("local", "global")]
+    rows.append(row("search, local, score pass", "protein-cpu-striped", "search", "seqalign-search-striped",
+                    peers["local"]))
     return with_legend(lg, table(["run", "seqalign", "parasail, its fastest", "over parasail"], rows))
 
 
@@ -896,11 +895,12 @@ the profile made for each pair; and the search's score pass, the shortest public
 
 {protein_cpu}
 
-Score only, local and global modes run Farrar's striped layout in explicit vectors
-(`backends/cpu/striped.py`; 16 int16 lanes, [`decisions/striped_width.md`](decisions/striped_width.md)):
-the search's score pass, local pairs with their end cells (each row's largest H and its first column, the
-tie rule) and global pairs (H[m][n], the engines' borders). Semi-global and glocal, and every traceback,
-go through the DNA engine's lane groups with a substitution array: far from parasail.
+Score only, every mode runs Farrar's striped layout in explicit vectors (`backends/cpu/striped.py`; 16
+int16 lanes, [`decisions/striped_width.md`](decisions/striped_width.md)): the search's score pass, local
+pairs with their end cells (each row's largest H and its first column, the tie rule), and the modes
+without a floor with their borders and end cells along row m (and column n). Every traceback goes
+through the DNA engine's lane groups with a substitution array: far from parasail. parasail's `sg` and
+`sg_dx` stand beside semi-global and glocal (the nearest of its free-end variants).
 On the GPU, `seqalign search --backend cuda` scores local mode in `kernels/search.cu`, not yet measured
 on a GPU (no machine could be started on 2026-12-07); `pair` with a matrix stays on the CPU.
 
