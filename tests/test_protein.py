@@ -110,8 +110,8 @@ def test_local_score_only_end_cells_by_the_tie_rule(proteins):
         q = "".join(rng.choice("ACDW") for _ in range(n))
         queries += [q, q * 3, "W" * n]
         targets += [q * 2 + "A" + q, "".join(rng.choice("ACDW") for _ in range(40)), "W" * (n + 5)]
-    queries += ["G" * 10, "KKK"]  # no positive cell against the target: empty
-    targets += ["PPP", "DDD"]
+    queries += ["G" * 10, "KKK", "", "ACD"]  # no positive cell against the target, and empty sides: empty
+    targets += ["PPP", "DDD", "ACD", ""]
     res = align(queries, targets, scoring, "local", traceback=False)
     for k, (q, t) in enumerate(zip(queries, targets)):
         want = ref_end(q, t, scoring, "local")

@@ -406,17 +406,15 @@ def pair_scores(batch, S: np.ndarray, gap_open: int, gap_extend: int, subset: np
     """Score-only scores and end cells in ``mode`` (``config.Mode``'s code) of the pairs ``subset`` of a
     ``PairBatch`` into ``out`` (score, qend, tend), in int16 lanes or int32 lanes where they hold the pair
     exactly (``lane_dtype``'s bound, below; the target's columns; without a floor, the borders' values
-    too); returns the pairs of ``subset`` neither holds (and, but in local mode, those with an empty side)."""
+    too); returns the pairs of ``subset`` neither holds, and those with an empty side."""
     qlen, tlen = batch.qlen.astype(np.int64)[subset], batch.tlen.astype(np.int64)[subset]
     top = max(int(S.max()), 0) * (qlen + 1)  # ``lane_dtype``'s bound, pair by pair
     if mode != LOCAL:  # every H lies above the all-gaps path to its cell, E and F one opening below an H
         top = np.maximum(top, 3 * (gap_open + gap_extend) + (qlen + tlen + 2) * gap_extend
                          + max(-int(S.min()), 0) * np.minimum(qlen, tlen))
-    narrow = (top < INT16_TOP) & (tlen <= -COLUMN16 * 2)
-    wide = ~narrow & (top < -FLOOR32)
-    if mode != LOCAL:
-        narrow &= (qlen > 0) & (tlen > 0)
-        wide &= (qlen > 0) & (tlen > 0)
+    sides = (qlen > 0) & (tlen > 0)  # an empty side has no segment to sweep: the lane groups take it
+    narrow = (top < INT16_TOP) & (tlen <= -COLUMN16 * 2) & sides
+    wide = ~narrow & (top < -FLOOR32) & sides
     args = (np.require(batch.q_codes, np.uint8), np.require(batch.q_off, np.int64, "CW"),
             np.require(batch.t_codes, np.uint8), np.require(batch.t_off, np.int64, "CW"))
     with nb.parallel_chunksize(1):
