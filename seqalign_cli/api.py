@@ -557,8 +557,6 @@ def iter_search(queries, database, *, top: int = 10, min_score: int | None = Non
     and ``mismatch``, or a ``matrix``. The alphabet is the process's while
     the hits are made: searches of two alphabets should not be interleaved.
     """
-    from dataclasses import replace
-
     from . import matrices
     from .io import alphabet as letters
     from .io.inputs import SearchInputs
@@ -570,15 +568,12 @@ def iter_search(queries, database, *, top: int = 10, min_score: int | None = Non
         raise ValueError(f"alphabet must be one of {', '.join(letters.ALPHABETS)}, got {alphabet!r}")
     if not isinstance(top, int) or top < 1:
         raise ValueError(f"top must be a positive integer, got {top!r}")
-    gaps = (Scoring().gap_open, Scoring().gap_extend)  # the command line's defaults, as for DNA
-    scoring = Scoring(match, mismatch, n_penalty=n_penalty)
-    if matrix is not None or alphabet == letters.PROTEIN:
-        loaded = matrices.load(matrix or "BLOSUM62")
-        if alphabet == letters.PROTEIN:  # BLAST's gap costs for the matrix
-            gaps = statistics.DEFAULT_GAPS.get(loaded.name, statistics.DEFAULT_GAPS["BLOSUM62"])
-        scoring = replace(scoring, matrix=loaded, alphabet=alphabet)
-    scoring = replace(scoring, gap_open=gaps[0] if gap_open is None else gap_open,
-                      gap_extend=gaps[1] if gap_extend is None else gap_extend)
+    gaps = {"gap_open": gap_open, "gap_extend": gap_extend}
+    scoring = Scoring(match, mismatch, n_penalty=n_penalty, **{n: v for n, v in gaps.items() if v is not None})
+    try:
+        scoring = matrices.with_matrix(scoring, alphabet, matrix, {n for n, v in gaps.items() if v is not None})
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
     align = _align_config(MODES, mode, scoring, False, 256)
     if evalue is not None and statistics.params(scoring, mode) is None:
         raise ValueError(f"evalue: {statistics.why_none(scoring, mode)}")

@@ -29,11 +29,10 @@ from .backends import BACKENDS
 from .config import ALPHABETS, GRAPH_MODES, MODES, TRIPLET_MODES, AlignConfig, RunConfig, Scoring
 from .errors import SeqalignError, UsageError
 from .matrices import BUILTIN as MATRICES
+from .matrices import INT32_MAX
 from .writers import formats, output_format
 
 SCORE = click.IntRange(0, 2**31 - 1)
-#: the largest score SAM's AS:i and BAM's 32-bit integer tags hold
-INT32_MAX = 2**31 - 1
 CONTEXT = dict(help_option_names=["-h", "--help"], max_content_width=100)
 STRANDS = ("forward", "both")
 
@@ -86,10 +85,6 @@ def alphabet_options(default: str):
     return decorate
 
 
-#: the protein matrix when --matrix is not given (BLAST's)
-PROTEIN_MATRIX = "BLOSUM62"
-
-
 #: the records of the queries ``--alphabet auto`` reads
 AUTO_RECORDS = 100
 
@@ -122,31 +117,13 @@ def auto_alphabet(path: str, quiet: bool) -> str:
 
 
 def matrix_scoring(ctx, alphabet: str, matrix: str | None, scoring: Scoring) -> Scoring:
-    """``scoring`` with the substitution matrix of ``--matrix`` (proteins: BLOSUM62 by default) and, for proteins,
-    BLAST's gap costs for that matrix where none were given (11/1 for a matrix file); --match, --mismatch and
-    --n-penalty given beside a matrix are refused."""
-    from dataclasses import replace
-
+    """``scoring`` with ``--matrix`` and BLAST's gap costs for proteins (``matrices.with_matrix``), the options
+    the user gave read from the command line."""
     from . import matrices
-    from .matrices.statistics import DEFAULT_GAPS
 
-    def given(name):
-        return ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
-
-    if alphabet == "dna" and matrix is None:
-        return scoring
-    clash = [f"--{n.replace('_', '-')}" for n in ("match", "mismatch", "n_penalty") if given(n)]
-    if clash:
-        raise UsageError(f"{' and '.join(clash)} cannot be combined with a substitution matrix (--matrix, "
-                         f"--alphabet protein): the matrix scores every pair of letters")
-    loaded = matrices.load(matrix or PROTEIN_MATRIX)
-    blast = dict(zip(("gap_open", "gap_extend"), DEFAULT_GAPS.get(loaded.name, DEFAULT_GAPS[PROTEIN_MATRIX])))
-    gaps = {n: v for n, v in blast.items() if alphabet == "protein" and not given(n)}
-    scoring = replace(scoring, matrix=loaded, alphabet=alphabet, **gaps)
-    if scoring.score_bound(1, 1) > INT32_MAX:
-        raise UsageError(f"--matrix {matrix}: scores of {loaded.largest:,} (with the gap costs) pass 32-bit integers "
-                         f"even for one residue against one; scale the matrix down")
-    return scoring
+    given = {n for n in ("match", "mismatch", "n_penalty", "gap_open", "gap_extend")
+             if ctx.get_parameter_source(n) not in (click.core.ParameterSource.DEFAULT, None)}
+    return matrices.with_matrix(scoring, alphabet, matrix, given)
 
 
 def run_options(family_name: str):

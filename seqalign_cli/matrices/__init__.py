@@ -125,3 +125,35 @@ def load(name_or_path: str) -> SubstitutionMatrix:
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"{name_or_path}: cannot read the matrix: {getattr(e, 'strerror', None) or e}") from None
     return parse(text, name_or_path)
+
+
+#: the protein matrix when none is named (BLAST's)
+PROTEIN_MATRIX = "BLOSUM62"
+#: the largest score the engines and the outputs hold
+INT32_MAX = 2**31 - 1
+
+
+def with_matrix(scoring, alphabet: str, name: str | None, given=frozenset()):
+    """``scoring`` (a ``config.Scoring``) with the substitution matrix ``name`` (proteins: ``PROTEIN_MATRIX``
+    when none is named; DNA without one: ``scoring`` as it is) and, for proteins, BLAST's gap costs for that
+    matrix (11/1 for a matrix file) unless ``given`` names them. ``given``: the scoring fields the user set
+    (``gap_open``, ``match``, ...); match, mismatch or n_penalty among them beside a matrix is a usage error,
+    as is a matrix whose scores pass 32-bit integers. The one rule of the command line and the Python API."""
+    from dataclasses import replace
+
+    from .statistics import DEFAULT_GAPS
+
+    if alphabet == "dna" and name is None:
+        return scoring
+    clash = [f"--{n.replace('_', '-')}" for n in ("match", "mismatch", "n_penalty") if n in given]
+    if clash:
+        raise UsageError(f"{' and '.join(clash)} cannot be combined with a substitution matrix (--matrix, "
+                         f"--alphabet protein): the matrix scores every pair of letters")
+    loaded = load(name or PROTEIN_MATRIX)
+    blast = dict(zip(("gap_open", "gap_extend"), DEFAULT_GAPS.get(loaded.name, DEFAULT_GAPS[PROTEIN_MATRIX])))
+    gaps = {n: v for n, v in blast.items() if alphabet == "protein" and n not in given}
+    scoring = replace(scoring, matrix=loaded, alphabet=alphabet, **gaps)
+    if scoring.score_bound(1, 1) > INT32_MAX:
+        raise UsageError(f"--matrix {name}: scores of {loaded.largest:,} (with the gap costs) pass 32-bit integers "
+                         f"even for one residue against one; scale the matrix down")
+    return scoring
