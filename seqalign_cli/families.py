@@ -46,6 +46,10 @@ class Family:
     cuda_hooks: str | None = None  # "module:object": what the GPU scheduler asks of the family
     checks: str | None = None  # "module:function": {kernel file: template variants} for ``seqalign info``
     bench: str | None = None  # "module:function": the kernel benchmark of ``seqalign bench``
+    gpu_matrices: bool = False  # its GPU engine scores substitution matrices (its hooks route what it cannot)
+    #: its GPU engine runs only when asked for (``--backend cuda``): an engine the GPU suite has not yet held to
+    #: the CPU engine on a GPU; ``auto`` picks the CPU and says so
+    gpu_when_asked: bool = False
 
     load = staticmethod(load)
 
@@ -127,4 +131,6 @@ register(Family(
     cuda="seqalign_cli.backends.cuda.search:CudaSearch",
     cuda_hooks="seqalign_cli.backends.cuda.search:HOOKS",
     checks="seqalign_cli.backends.cuda.search:compile_checks",
+    gpu_matrices=True,
+    gpu_when_asked=True,
 ))

@@ -427,4 +427,4 @@ def test_auto_takes_the_cpu_engine_until_the_gpu_engine_is_asked_for(monkeypatch
     assert isinstance(backend, CpuBackend)
     assert said == ["backend auto: picked cpu (search's GPU engine is new in this version: ask for it with "
                     "--backend cuda)"]
-    assert not set(backends.GPU_WHEN_ASKED) & {"pairwise", "triplet", "graph"}
+    assert [f.name for f in families.FAMILIES.values() if f.gpu_when_asked] == ["search"]

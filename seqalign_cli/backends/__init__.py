@@ -33,17 +33,10 @@ def warm_up(name: str, device) -> None:
         start_driver(device)
 
 
-#: families whose GPU engine scores substitution matrices (its hooks route what it cannot hold)
-MATRIX_ON_GPU = ("search",)
-#: families whose GPU engine runs only when asked for (``--backend cuda``): engines not yet held to the CPU
-#: engine on a GPU by the GPU suite; ``auto`` picks the CPU for them and says so
-GPU_WHEN_ASKED = ("search",)
-
-
-def cpu_only(align, family=None) -> str | None:
+def cpu_only(align, family) -> str | None:
     """Why a run's alignment settings need the CPU engine, or None: substitution matrices (proteins, or DNA
-    with ``--matrix``) have no GPU kernels yet outside ``MATRIX_ON_GPU``."""
-    if align is not None and align.scoring.matrix is not None and (family is None or family.name not in MATRIX_ON_GPU):
+    with ``--matrix``) have no GPU kernels yet but in the families that say so (``Family.gpu_matrices``)."""
+    if align is not None and align.scoring.matrix is not None and not family.gpu_matrices:
         return "substitution matrices (--matrix, --alphabet protein) are aligned by the CPU engine only in this version"
     return None
 
@@ -87,7 +80,7 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
             raise UsageError(f"--backend cuda: no usable GPU: {why}")
         log(f"backend auto: picked cpu ({why})")
         return on_cpu()
-    if name == "auto" and family.name in GPU_WHEN_ASKED:
+    if name == "auto" and family.gpu_when_asked:
         log(f"backend auto: picked cpu ({family.command}'s GPU engine is new in this version: ask for it with "
             f"--backend cuda)")
         return on_cpu()
