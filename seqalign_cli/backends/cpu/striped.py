@@ -45,6 +45,8 @@ INT16_TOP = 30000
 #: the profile's score of a padding position (past the query's end): never part of a best alignment
 PAD_SCORE = -16000
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
+#: the modes (``config.Mode``'s codes)
+GLOBAL, SEMI_GLOBAL, GLOCAL, LOCAL = 0, 1, 2, 3
 
 
 def _vector_helpers(builder, bits: int):
@@ -83,7 +85,7 @@ def _shifted(builder, v, fill, W):
 
 def _column_codegen(track: bool = False, border: bool = False):
     """The code of ``column`` (and, ``track``, of ``column_ends``: each row's largest H and its first column;
-    ``border``, of ``column_global``: no floor at 0, row -1 from the arguments)."""
+    ``border``, of ``column_bordered``: no floor at 0, row -1 from the arguments)."""
 
     def codegen(context, builder, signature, args):
         arrays = (0, 2, 3, 4, 5) + ((6, 7) if track else ())
@@ -152,9 +154,9 @@ def column(typingctx, P, c, E, Hs, Hl, state, seg, goe, ge):
 
 
 @intrinsic
-def column_global(typingctx, P, c, E, Hs, Hl, state, diag, f0, seg, goe, ge):
-    """``column`` without the floor at 0 (global mode): ``diag`` is H[-1][j-1] (the top border left of this
-    column) and ``f0`` row 0's F (from H[-1][j]), both int32. Returns 0."""
+def column_bordered(typingctx, P, c, E, Hs, Hl, state, diag, f0, seg, goe, ge):
+    """``column`` without the floor at 0 (global, semi-global and glocal mode): ``diag`` is H[-1][j-1] (the
+    top border left of this column) and ``f0`` row 0's F (from H[-1][j]), both int32. Returns 0."""
     sig = types.int64(P, types.int64, E, Hs, Hl, state, types.int32, types.int32, types.int64, types.int32,
                       types.int32)
     return sig, _column_codegen(border=True)
@@ -229,10 +231,22 @@ def lazy_f(typingctx, E, Hs, state, seg, goe, ge):
     return sig, codegen
 
 
+def value_bound(S: np.ndarray, qlen: np.ndarray, tlen: np.ndarray, mode: int = LOCAL, gap_open: int = 0,
+                gap_extend: int = 0) -> np.ndarray:
+    """A bound on the magnitude of every value of pairs of ``qlen`` x ``tlen`` letters: a local alignment
+    scores at most the best match a query letter; without a floor (other modes), every H also lies above
+    the all-gaps path to its cell, E and F one opening below an H."""
+    top = max(int(S.max()), 0) * (qlen + 1)
+    if mode != LOCAL:
+        top = np.maximum(top, 3 * (gap_open + gap_extend) + (qlen + tlen + 2) * gap_extend
+                         + max(-int(S.min()), 0) * np.minimum(qlen, tlen))
+    return top
+
+
 def lane_dtype(qlen: int, S: np.ndarray):
-    """The lanes that hold every H of a query of ``qlen`` letters exactly: int16, int32, or None (too large;
-    ``pair_scores`` applies the same bound to arrays of lengths)."""
-    top = max(int(S.max()), 0) * (qlen + 1)  # a local alignment scores at most the best match a query letter
+    """The lanes that hold every local H of a query of ``qlen`` letters exactly: int16, int32, or None (too
+    large)."""
+    top = int(value_bound(S, np.int64(qlen), np.int64(0)))
     if top < INT16_TOP:
         return np.int16
     return np.int32 if top < -FLOOR32 else None
@@ -330,10 +344,6 @@ def _score_ends(P, m, t, goe, ge, work, state):
     return best, bi + 1, bj + 1
 
 
-#: the modes of ``_score_bordered`` (``config.Mode``'s codes)
-GLOBAL, SEMI_GLOBAL, GLOCAL, LOCAL = 0, 1, 2, 3
-
-
 @nb.njit(**_JIT)
 def _score_bordered(P, m, t, go, ge, mode, work, state):
     """(score, query end, target end) of the profile's query (``m`` > 0 letters) against ``t`` (n > 0) in a
@@ -358,7 +368,7 @@ def _score_bordered(P, m, t, go, ge, mode, work, state):
         if mode == GLOBAL:
             diag = 0 if j == 0 else -(go + j * ge)
             top = -(go + (j + 1) * ge)
-        column_global(P, np.int64(t[j]), E, Hs, Hl, state, np.int32(diag), np.int32(top - goe), seg,
+        column_bordered(P, np.int64(t[j]), E, Hs, Hl, state, np.int32(diag), np.int32(top - goe), seg,
                       np.int32(goe), np.int32(ge))
         lazy_f(E, Hs, state, seg, np.int32(goe), np.int32(ge))
         v = np.int64(Hs[last_s, last_w])
@@ -408,10 +418,7 @@ def pair_scores(batch, S: np.ndarray, gap_open: int, gap_extend: int, subset: np
     exactly (``lane_dtype``'s bound, below; the target's columns; without a floor, the borders' values
     too); returns the pairs of ``subset`` neither holds, and those with an empty side."""
     qlen, tlen = batch.qlen.astype(np.int64)[subset], batch.tlen.astype(np.int64)[subset]
-    top = max(int(S.max()), 0) * (qlen + 1)  # ``lane_dtype``'s bound, pair by pair
-    if mode != LOCAL:  # every H lies above the all-gaps path to its cell, E and F one opening below an H
-        top = np.maximum(top, 3 * (gap_open + gap_extend) + (qlen + tlen + 2) * gap_extend
-                         + max(-int(S.min()), 0) * np.minimum(qlen, tlen))
+    top = value_bound(S, qlen, tlen, mode, gap_open, gap_extend)
     sides = (qlen > 0) & (tlen > 0)  # an empty side has no segment to sweep: the lane groups take it
     narrow = (top < INT16_TOP) & (tlen <= -COLUMN16 * 2) & sides
     wide = ~narrow & (top < -FLOOR32) & sides
