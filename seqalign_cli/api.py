@@ -568,10 +568,10 @@ def iter_search(queries, database, *, top: int = 10, min_score: int | None = Non
         raise ValueError(f"alphabet must be one of {', '.join(letters.ALPHABETS)}, got {alphabet!r}")
     if not isinstance(top, int) or top < 1:
         raise ValueError(f"top must be a positive integer, got {top!r}")
-    gaps = {"gap_open": gap_open, "gap_extend": gap_extend}
-    scoring = Scoring(match, mismatch, n_penalty=n_penalty, **{n: v for n, v in gaps.items() if v is not None})
+    gaps = {n: v for n, v in (("gap_open", gap_open), ("gap_extend", gap_extend)) if v is not None}
+    scoring = Scoring(match, mismatch, n_penalty=n_penalty, **gaps)
     try:
-        scoring = matrices.with_matrix(scoring, alphabet, matrix, {n for n, v in gaps.items() if v is not None})
+        scoring = matrices.with_matrix(scoring, alphabet, matrix, set(gaps))
     except UsageError as exc:
         raise ValueError(str(exc)) from None
     align = _align_config(MODES, mode, scoring, False, 256)
@@ -607,16 +607,13 @@ def _search_names(chunk) -> tuple[list[str], list[str]]:
 def _search_records(names, batch, res) -> Iterator[SearchHit]:
     import math
 
-    from .writers.blast import gap_opens
+    from .writers.blast import counts
 
     qnames, dbnames = names
     rec = res.alignments
-    stats = rec.stats
-    length = stats.sum(axis=1)
-    pident = (100.0 * stats[:, 0] / length.clip(min=1)).tolist()
     known = lambda values: [None if math.isnan(v) else v for v in values.tolist()]  # noqa: E731
     return map(SearchHit._make, zip(
-        [qnames[q] for q in res.query.tolist()], [dbnames[t] for t in res.target.tolist()], pident,
-        length.tolist(), stats[:, 1].tolist(), gap_opens(rec.cigar).tolist(), (rec.qstart + 1).tolist(),
-        rec.qend.tolist(), (rec.tstart + 1).tolist(), rec.tend.tolist(), known(res.evalue), known(res.bits),
-        res.rank.tolist(), rec.score.tolist(), rec.cigars()))
+        [qnames[q] for q in res.query.tolist()], [dbnames[t] for t in res.target.tolist()],
+        *(column.tolist() for column in counts(rec)), (rec.qstart + 1).tolist(), rec.qend.tolist(),
+        (rec.tstart + 1).tolist(), rec.tend.tolist(), known(res.evalue), known(res.bits), res.rank.tolist(),
+        rec.score.tolist(), rec.cigars()))

@@ -42,17 +42,23 @@ def statistics_of(ka, score, m, n) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(ka.evalue(score, m, n), float), np.asarray(ka.bits(np.asarray(score, float)), float)
 
 
+def counts(rec) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(pident, length, mismatch, gapopen) of each record of ``rec`` (an ``Alignments``), as BLAST counts
+    them: the alignment's columns, its ``=`` columns in per cent of them (0 for no column), its ``X``
+    columns and its gaps."""
+    stats = rec.stats
+    length = stats.sum(axis=1)
+    return 100.0 * stats[:, 0] / length.clip(min=1), length, stats[:, 1], gap_opens(rec.cigar)
+
+
 def fields(qnames, tnames, rec, evalue, bits) -> list[str]:
     """The twelve BLAST columns of each record of ``rec`` (an ``Alignments``) that holds an alignment, as
     one string each (no newline); names are lists, ``evalue`` and ``bits`` arrays (NaN: ``*``)."""
-    stats = rec.stats
-    length = stats[:, 0] + stats[:, 1] + stats[:, 2] + stats[:, 3]
-    opens = gap_opens(rec.cigar)
+    pident, length, mismatch, opens = counts(rec)
     out = []
     for p in np.flatnonzero(rec.cigar.count[:len(length)] > 0).tolist():
-        cols = length[p]
         e = "*\t*" if np.isnan(evalue[p]) else f"{statistics.evalue_text(evalue[p])}\t{statistics.bits_text(bits[p])}"
-        out.append(f"{qnames[p]}\t{tnames[p]}\t{100.0 * stats[p, 0] / cols:.3f}\t{cols}\t{stats[p, 1]}\t{opens[p]}"
+        out.append(f"{qnames[p]}\t{tnames[p]}\t{pident[p]:.3f}\t{length[p]}\t{mismatch[p]}\t{opens[p]}"
                    f"\t{rec.qstart[p] + 1}\t{rec.qend[p]}\t{rec.tstart[p] + 1}\t{rec.tend[p]}\t{e}")
     return out
 
