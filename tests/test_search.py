@@ -160,6 +160,32 @@ def test_hits_equal_brute_force(tmp_path, mode, cuts):
     assert [r["qname"] for r in rows] == sorted((r["qname"] for r in rows), key=[q for q, _ in queries].index)
 
 
+def test_kept_hits_are_a_sort_of_every_record_cut():
+    """The one-pass cut (``select`` after ``score_floor``) keeps what sorting every record would: ties in
+    database order, the --min-score and --evalue edges exact (the E-value by the formula the output prints)."""
+    from seqalign_cli.backends.cpu.search import score_floor, select
+    from seqalign_cli.io.inputs import SearchInputs
+
+    ka = statistics.params(Scoring(gap_open=11, gap_extend=1, matrix=matrices.load("BLOSUM62"),
+                                   alphabet="protein"), "local")
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        n, hi = int(rng.integers(0, 200)), int(rng.integers(1, 60))
+        score = rng.integers(0, hi, n).astype(np.int64)
+        empty = rng.random(n) < rng.random()
+        cuts = SearchInputs("q", "d", top=int(rng.integers(1, 30)),
+                            min_score=None if rng.random() < 0.5 else int(rng.integers(0, hi)),
+                            max_evalue=None if rng.random() < 0.5 else float(rng.choice([0, 1e-3, 1, 10, 1e9])))
+        m, residues = int(rng.integers(1, 1000)), int(rng.integers(1, 10**8))
+        ok = ~empty
+        if cuts.min_score is not None:
+            ok &= score >= cuts.min_score
+        if cuts.max_evalue is not None:
+            ok &= ka.evalue(score, m, residues) <= cuts.max_evalue
+        want = sorted(np.flatnonzero(ok), key=lambda k: (-score[k], k))[:cuts.top]
+        assert select(score, empty, score_floor(cuts, ka, m, residues), cuts.top).tolist() == want
+
+
 def test_query_without_hits_writes_nothing_in_blast_tabular(tmp_path):
     qf = write_fasta(tmp_path / "q.fa", [("w", "WWW"), ("a", "AAAA")])
     dbf = write_fasta(tmp_path / "db.fa", [("d0", "GGGG"), ("d1", "AAAAA")])

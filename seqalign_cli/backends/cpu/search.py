@@ -97,17 +97,46 @@ def substitution_array(scoring) -> np.ndarray:
     return pair_table(np.array(scoring.as_list(), np.int64), np.zeros(1, np.int64))
 
 
-def select(score: np.ndarray, empty: np.ndarray, evalue: np.ndarray, inputs) -> np.ndarray:
-    """The database records kept for one query, best first: non-empty, score and E-value within the cuts,
-    the best ``inputs.top`` by score, ties in database order."""
-    ok = ~empty
-    if inputs.min_score is not None:
-        ok &= score >= inputs.min_score
-    if inputs.max_evalue is not None:
-        ok &= evalue <= inputs.max_evalue
-    cand = np.flatnonzero(ok)
-    order = np.lexsort((cand, -score[cand]))  # score descending, then database order
-    return cand[order[:inputs.top]]
+def select(score: np.ndarray, empty: np.ndarray, floor: int, top: int) -> np.ndarray:
+    """The database records kept for one query, best first: non-empty, scoring at least ``floor``, the best
+    ``top`` by score, ties in database order. One pass over the records (``_best``): a search's database
+    may hold millions, and every query's scores are cut here."""
+    return _best(score, empty, np.int64(floor), top)
+
+
+@nb.njit(nogil=True, cache=True)
+def _best(score, empty, floor, top):
+    kept = np.empty(top, np.int64)
+    n = 0
+    for i in range(len(score)):
+        s = score[i]
+        if empty[i] or s < floor or (n == top and s <= score[kept[top - 1]]):
+            continue
+        p = min(n, top - 1)  # the last place; a full list drops its last
+        while p > 0 and score[kept[p - 1]] < s:  # after every earlier record of an equal score
+            kept[p] = kept[p - 1]
+            p -= 1
+        kept[p] = i
+        n = min(n + 1, top)
+    return kept[:n]
+
+
+def score_floor(inputs, ka, qlen: int, residues: int) -> int:
+    """The least score a hit of a query of ``qlen`` letters may have: ``--min-score``, and the least score
+    whose E-value (``ka``'s formula, which the output prints) is within ``--evalue``."""
+    floor = inputs.min_score if inputs.min_score is not None else -(1 << 62)
+    if inputs.max_evalue is None or ka is None:
+        return floor
+    within = lambda s: bool(ka.evalue(np.array([s], float), qlen, residues)[0] <= inputs.max_evalue)  # noqa: E731
+    lo, hi = -1, 1 << 62  # local scores are at least 0; E-values fall as scores grow: the edge lies between
+    if within(lo):
+        return max(floor, lo)
+    if not within(hi):
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if within(mid) else (mid, hi)
+    return max(floor, hi)
 
 
 class CpuSearch(CpuEngine):
@@ -158,10 +187,8 @@ def kept_hits(batch, cfg: AlignConfig, score: np.ndarray, empty: np.ndarray, pai
     empty) of every query x record, aligned with traceback by ``pairwise``, with their statistics."""
     ka = statistics.params(cfg.scoring, cfg.mode)
     qlen = batch.lengths
-    kept = []
-    for k in range(batch.size):
-        evalue = ka.evalue(score[k], qlen[k], batch.db.residues) if ka is not None else np.zeros(0)
-        kept.append(select(score[k], empty[k], evalue, batch.inputs))
+    kept = [select(score[k], empty[k], score_floor(batch.inputs, ka, int(qlen[k]), batch.db.residues),
+                   batch.inputs.top) for k in range(batch.size)]
     query = np.repeat(np.arange(batch.size, dtype=np.int64), [len(x) for x in kept])
     target = np.concatenate(kept).astype(np.int64) if kept else np.zeros(0, np.int64)
     rank = np.concatenate([np.arange(1, len(x) + 1) for x in kept]).astype(np.int64) if kept else target
