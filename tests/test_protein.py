@@ -199,6 +199,25 @@ def test_alignments_follow_the_tie_rule(proteins):
             assert got[k] == ref_align(q, t, scoring, mode), (mode, q, t)
 
 
+@pytest.mark.parametrize("name, go, ge", [("BLOSUM62", 11, 1), ("PAM30", 0, 1), ("BLOSUM45", 5, 3),
+                                           ("BLOSUM80", 10, 0)])
+def test_striped_traceback_equals_the_lane_groups(proteins, monkeypatch, name, go, ge):
+    """Traceback through the striped vectors (their H kept, ``striped_trace``) gives the lane groups' alignments,
+    counts included, in every mode: related and unrelated pairs, few letters (ties), gaps free to open or to
+    extend, and queries past int16 lanes."""
+    pairs = random_pairs(3, 120, 1, 90) + random_pairs(4, 60, 1, 40, "AWCX*") + random_pairs(5, 3, 2800, 3100)
+    batch = make_batch([q.encode() for q, _ in pairs], [t.encode() for _, t in pairs])
+    for mode in ("global", "semi-global", "glocal", "local"):
+        cfg = AlignConfig(scoring=protein(name, go, ge), mode=mode)
+        got = CpuPairwise(2).align(batch, cfg)
+        with monkeypatch.context() as m:
+            m.setattr(CpuPairwise, "_striped_traces", staticmethod(lambda b, subset, c, out: np.ones(out.size, bool)))
+            want = CpuPairwise(2).align(batch, cfg)
+        for field in ("score", "qstart", "qend", "tstart", "tend", "stats"):
+            assert np.array_equal(getattr(got, field), getattr(want, field)), (mode, field)
+        assert got.cigars() == want.cigars(), mode
+
+
 def test_checkpointed_traceback_equals_the_full_matrix(proteins):
     """Pairs past the traceback budget go through the checkpointed walk: the same alignments."""
     pairs = random_pairs(11, 6, 300, 700)

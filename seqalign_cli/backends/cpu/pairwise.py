@@ -223,6 +223,9 @@ class CpuPairwise(CpuEngine):
         lanes = ~long & ~inner
         if cfg.scoring.matrix is not None and not cfg.traceback:
             lanes = self._striped(batch, np.flatnonzero(lanes), cfg, out)
+        elif cfg.scoring.matrix is not None:
+            rest = self._striped_traces(batch, np.flatnonzero(lanes | long), cfg, out)
+            lanes, long = lanes & rest, long & rest
         for dtype, sel in ((np.float32, ~wide & lanes), (np.float64, wide & lanes)):
             subset = np.flatnonzero(sel)
             if len(subset):
@@ -247,6 +250,20 @@ class CpuPairwise(CpuEngine):
         rest = striped.pair_scores(batch, sc.table(np.int64), sc.gap_open, sc.gap_extend, subset, out, int(mode))
         done = np.setdiff1d(subset, rest)
         out.qstart[done], out.tstart[done] = mode.score_only_starts()  # the lane groups' score-only starts
+        mask = np.zeros(out.size, bool)
+        mask[rest] = True
+        return mask
+
+    @staticmethod
+    def _striped_traces(batch, subset: np.ndarray, cfg: AlignConfig, out) -> np.ndarray:
+        """Alignments of a substitution matrix, with traceback, through the striped vectors where their store of
+        columns is within the matrix budget (``striped_trace.align_traces``); returns the mask of the pairs
+        left to the other routes."""
+        from . import striped_trace
+
+        sc = cfg.scoring
+        rest = striped_trace.align_traces(batch, sc.table(np.int64), sc.gap_open, sc.gap_extend, subset, out,
+                                          int(cfg.mode_code), _eq_below(cfg), cfg.matrix_budget)
         mask = np.zeros(out.size, bool)
         mask[rest] = True
         return mask

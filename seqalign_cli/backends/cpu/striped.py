@@ -316,21 +316,32 @@ COLUMN16 = -(1 << 15)
 
 
 @nb.njit(**_JIT)
-def _score_ends(P, m, t, goe, ge, work, state):
+def columns(H, j):
+    """(this column's H, the column before's) for target letter ``j`` in the store ``H``: (2, seg, W) for a
+    score (two columns taking turns) or (n + 1, seg, W) for a traceback (every column kept: column j's H in
+    H[j + 1], the left border in H[0])."""
+    if H.shape[0] > 2:
+        return H[j + 1], H[j]
+    return H[(j + 1) & 1], H[j & 1]
+
+
+@nb.njit(**_JIT)
+def _score_ends(P, m, t, goe, ge, H, work, state):
     """(score, query end, target end) of the profile's query (``m`` letters) against ``t``: the best H, the
     smallest row reaching it, the first column of that row reaching it (the engines' tie rule); (0, 0, 0)
-    for an empty alignment. ``work``: (5, seg, W) in the lanes' type."""
-    Hs, Hl, E, rowmax, rowcol = work[0], work[1], work[2], work[3], work[4]
-    Hl[:] = 0
+    for an empty alignment. ``H``: the columns' store (``columns``); ``work``: (3, seg, W), both in the
+    lanes' type."""
+    E, rowmax, rowcol = work[0], work[1], work[2]
+    H[0][:] = 0
     E[:] = FLOOR16 if P.itemsize == 2 else FLOOR32
     state[:] = 0
     rowmax[:] = 0
     seg, W = P.shape[1], P.shape[2]
     shift = COLUMN16 if P.itemsize == 2 else 0
     for j in range(t.shape[0]):
+        Hs, Hl = columns(H, j)
         column_ends(P, np.int64(t[j]), E, Hs, Hl, state, rowmax, rowcol, np.int32(j + shift), seg, goe, ge)
         lazy_f(E, Hs, state, seg, goe, ge)
-        Hs, Hl = Hl, Hs
     best = np.int64(state[:W].max())
     if best <= 0:
         return 0, 0, 0
@@ -345,25 +356,26 @@ def _score_ends(P, m, t, goe, ge, work, state):
 
 
 @nb.njit(**_JIT)
-def _score_bordered(P, m, t, go, ge, mode, work, state):
+def _score_bordered(P, m, t, go, ge, mode, H, E, state):
     """(score, query end, target end) of the profile's query (``m`` > 0 letters) against ``t`` (n > 0) in a
     mode without a floor: the borders those of the engines (a leading gap of k letters costs go + k * ge
     where the mode charges it, nothing where it is free; E and F opened from the border's H), the end cell
     by the tie rule among the mode's: (m, n) in global mode; row m in glocal mode (its first best column,
     H[m][0] included); row m and column n in semi-global mode (the smallest query end, then target end;
-    the free borders' 0 included, so that a best of 0 is the empty alignment, (0, 0, 0))."""
-    Hs, Hl, E = work[0], work[1], work[2]
+    the free borders' 0 included, so that a best of 0 is the empty alignment, (0, 0, 0)). ``H``: the
+    columns' store (``columns``); ``E``: (seg, W)."""
     seg, W = P.shape[1], P.shape[2]
     goe = go + ge
     for s in range(seg):
         for w in range(W):
             left = 0 if mode == SEMI_GLOBAL else -(go + (w * seg + s + 1) * ge)  # H[i][-1]
-            Hl[s, w] = left
+            H[0][s, w] = left
             E[s, w] = left - goe  # E[i][0], opened from the border
     state[:] = 0
     last_s, last_w = (m - 1) % seg, (m - 1) // seg
     row_best, row_j = -(go + m * ge), -1  # glocal's H[m][0]
     for j in range(t.shape[0]):
+        Hs, Hl = columns(H, j)
         diag, top = 0, 0  # H[-1][j-1] and H[-1][j], free in semi-global and glocal mode
         if mode == GLOBAL:
             diag = 0 if j == 0 else -(go + j * ge)
@@ -374,8 +386,8 @@ def _score_bordered(P, m, t, go, ge, mode, work, state):
         v = np.int64(Hs[last_s, last_w])
         if v > row_best or row_j < 0 and mode == SEMI_GLOBAL:
             row_best, row_j = v, j
-        Hs, Hl = Hl, Hs
     n = t.shape[0]
+    Hl = columns(H, n - 1)[0]  # the last column
     if mode == GLOBAL:
         return np.int64(Hl[last_s, last_w]), m, n
     if mode == GLOCAL:
@@ -403,12 +415,24 @@ def pair_ends(S, qcodes, qoff, tcodes, toff, idx, go, ge, mode, score, qend, ten
         q = qcodes[qoff[p]:qoff[p + 1]]
         t = tcodes[toff[p]:toff[p + 1]]
         P = profile(q, S, W)
-        work = np.empty((5, P.shape[1], W), S.dtype)
+        H = np.empty((2, P.shape[1], W), S.dtype)
+        work = np.empty((3, P.shape[1], W), S.dtype)
         state = np.empty(2 * W, S.dtype)
         if mode != LOCAL:
-            score[p], qend[p], tend[p] = _score_bordered(P, q.shape[0], t, go, ge, mode, work, state)
+            score[p], qend[p], tend[p] = _score_bordered(P, q.shape[0], t, go, ge, mode, H, work[0], state)
         else:
-            score[p], qend[p], tend[p] = _score_ends(P, q.shape[0], t, np.int32(go + ge), np.int32(ge), work, state)
+            score[p], qend[p], tend[p] = _score_ends(P, q.shape[0], t, np.int32(go + ge), np.int32(ge), H, work,
+                                                     state)
+
+
+def pair_lanes(S: np.ndarray, qlen: np.ndarray, tlen: np.ndarray, mode: int, gap_open: int, gap_extend: int):
+    """(narrow, wide): the pairs of ``qlen`` x ``tlen`` letters that int16 lanes hold exactly (``value_bound``;
+    the target's columns), and those that int32 lanes hold where int16 do not; neither where a side is empty
+    (no segment to sweep: the lane groups take it)."""
+    top = value_bound(S, qlen, tlen, mode, gap_open, gap_extend)
+    sides = (qlen > 0) & (tlen > 0)
+    narrow = (top < INT16_TOP) & (tlen <= -COLUMN16 * 2) & sides
+    return narrow, ~narrow & (top < -FLOOR32) & sides
 
 
 def pair_scores(batch, S: np.ndarray, gap_open: int, gap_extend: int, subset: np.ndarray, out,
@@ -416,12 +440,9 @@ def pair_scores(batch, S: np.ndarray, gap_open: int, gap_extend: int, subset: np
     """Score-only scores and end cells in ``mode`` (``config.Mode``'s code) of the pairs ``subset`` of a
     ``PairBatch`` into ``out`` (score, qend, tend), in int16 lanes or int32 lanes where they hold the pair
     exactly (``lane_dtype``'s bound, below; the target's columns; without a floor, the borders' values
-    too); returns the pairs of ``subset`` neither holds, and those with an empty side."""
+    too: ``pair_lanes``); returns the pairs of ``subset`` neither holds, and those with an empty side."""
     qlen, tlen = batch.qlen.astype(np.int64)[subset], batch.tlen.astype(np.int64)[subset]
-    top = value_bound(S, qlen, tlen, mode, gap_open, gap_extend)
-    sides = (qlen > 0) & (tlen > 0)  # an empty side has no segment to sweep: the lane groups take it
-    narrow = (top < INT16_TOP) & (tlen <= -COLUMN16 * 2) & sides
-    wide = ~narrow & (top < -FLOOR32) & sides
+    narrow, wide = pair_lanes(S, qlen, tlen, mode, gap_open, gap_extend)
     args = (np.require(batch.q_codes, np.uint8), np.require(batch.q_off, np.int64, "CW"),
             np.require(batch.t_codes, np.uint8), np.require(batch.t_off, np.int64, "CW"))
     with nb.parallel_chunksize(1):
