@@ -5,7 +5,8 @@ Usage: python benchmarks/bench_protein_cpu.py [--threads 1] [--repeat 3] [--mode
 Pairs: the 500 public protein pairs (tests/data/protein, 55-991 aa, 47.9 M cells), BLOSUM62 with gap costs
 11 + k (parasail open 12, extend 1): the CPU engine score only and with traceback, and parasail 1.3.4's
 ``*_striped_profile_16`` and ``*_scan_profile_16`` (the query's profile made for each pair, as a pair
-run must). Search (``--queries`` N > 0): the N shortest public queries against the 2,989-record database,
+run must), and their traceback functions (``*_trace_striped_profile_16``, ``*_trace_scan_profile_16``, each
+result's CIGAR made, as the engine makes its). Search (``--queries`` N > 0): the N shortest public queries against the 2,989-record database,
 local, score only: the search's score pass (``striped.local_scores``, one profile a query) beside
 parasail's two functions with one profile a query. Each the best of ``--repeat`` rounds; scores are
 compared (the run fails if any differs). One line a measurement: ``engine=... mode=... seconds=...
@@ -69,20 +70,33 @@ def main():
         assert results[False] == results[True]
         if args.threads != 1:
             continue
-        for kind in ("striped", "scan"):
-            fn = getattr(parasail, f"{PARASAIL[mode]}_{kind}_profile_16")
-
-            def run():
-                return [fn(parasail.profile_create_16(q, parasail.blosum62), t, 12, 1).score for q, t in zip(pq, pt)]
-
-            sec, scores = bench(run, args.repeat)
-            if mode == "semi-global":
-                scores = [max(0, s) for s in scores]
-            assert scores == results[False], f"parasail {kind} differs"
-            print(f"engine=parasail-{PARASAIL[mode]}_{kind}_profile_16 mode={mode} seconds={sec:.3f} "
-                  f"gcups={cells / sec / 1e9:.3f}")
+        for trace in (False, True):
+            for kind in ("striped", "scan"):
+                peer(parasail, mode, kind, trace, pq, pt, results[False], cells, args.repeat)
     if args.queries:
         search(args, scoring, parasail)
+
+
+def peer(parasail, mode, kind, trace, pq, pt, want, cells, repeat):
+    """One of parasail's profile functions on the pairs (``trace``: its traceback function, each CIGAR made),
+    its scores checked against ``want``; prints its line."""
+    name = f"{PARASAIL[mode]}_{'trace_' if trace else ''}{kind}_profile_16"
+    fn = getattr(parasail, name)
+
+    def run():
+        out = []
+        for q, t in zip(pq, pt):
+            res = fn(parasail.profile_create_16(q, parasail.blosum62), t, 12, 1)
+            if trace:
+                res.get_cigar()
+            out.append(res.score)
+        return out
+
+    sec, scores = bench(run, repeat)
+    if mode == "semi-global":
+        scores = [max(0, s) for s in scores]
+    assert scores == want, f"parasail {name} differs"
+    print(f"engine=parasail-{name} mode={mode} seconds={sec:.3f} gcups={cells / sec / 1e9:.3f}")
 
 
 def search(args, scoring, parasail):

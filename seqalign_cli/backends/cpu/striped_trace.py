@@ -106,34 +106,41 @@ def _gap(H, mode, go, ge, top, v, i, j, down):
     return 0
 
 
+@nb.njit(**_JIT)
+def _align(S, q, t, go, ge, mode, ops):
+    """(score, start row, start column, end row, end column, ops) of one pair (its walk's ops in ``ops``; a start
+    row of -1: the walk found no move)."""
+    W = VEC_BYTES // S.itemsize
+    m, n = q.shape[0], t.shape[0]
+    P = striped.profile(q, S, W)
+    H = np.empty((n + 1, P.shape[1], W), S.dtype)
+    work = np.empty((3, P.shape[1], W), S.dtype)
+    state = np.empty(2 * W, S.dtype)
+    if mode == LOCAL:
+        best, bi, bj = striped._score_ends(P, m, t, np.int32(go + ge), np.int32(ge), H, work, state)
+        top = best
+    else:
+        best, bi, bj = striped._score_bordered(P, m, t, go, ge, mode, H, work[0], state)
+        top = max(np.int64(H.max()), np.int64(0))  # the borders: 0 or below
+    i, j, nops = walk(H, S, q, t, mode, go, ge, top, bi, bj, ops)
+    return best, i, j, bi, bj, nops
+
+
 @nb.njit(parallel=True, **_JIT)
 def pair_traces(S, qcodes, qoff, tcodes, toff, idx, go, ge, mode, eq_below, score, qs, qe, ts, te, run_off, nruns,
                 run_op, run_len, stats):
     """Every pair p of ``idx`` aligned with traceback in ``mode`` (``config.Mode``'s code), in the lanes of S's
-    type: its forward pass with every column kept, its walk, its CIGAR runs (at ``run_off[p]``) and counts
-    (``stats[p]``); threads across the pairs."""
-    W = VEC_BYTES // S.itemsize
+    type (``_align``), its CIGAR runs (at ``run_off[p]``) and counts (``stats[p]``); threads across the pairs."""
     for k in nb.prange(idx.shape[0]):
         p = idx[k]
         q = qcodes[qoff[p]:qoff[p + 1]]
         t = tcodes[toff[p]:toff[p + 1]]
-        m, n = q.shape[0], t.shape[0]
-        P = striped.profile(q, S, W)
-        H = np.empty((n + 1, P.shape[1], W), S.dtype)
-        work = np.empty((3, P.shape[1], W), S.dtype)
-        state = np.empty(2 * W, S.dtype)
-        if mode == LOCAL:
-            best, bi, bj = striped._score_ends(P, m, t, np.int32(go + ge), np.int32(ge), H, work, state)
-            top = best
-        else:
-            best, bi, bj = striped._score_bordered(P, m, t, go, ge, mode, H, work[0], state)
-            top = max(np.int64(H.max()), np.int64(0))  # the borders: 0 or below
-        ops = np.empty(m + n + 1, np.uint8)
-        i, j, nops = walk(H, S, q, t, mode, go, ge, top, bi, bj, ops)
+        ops = np.empty(q.shape[0] + t.shape[0] + 1, np.uint8)
+        score[p], i, j, qe[p], te[p], nops = _align(S, q, t, go, ge, mode, ops)
         if i < 0:
             nruns[p] = -1  # the caller raises
             continue
-        score[p], qs[p], qe[p], ts[p], te[p] = best, i, bi, j, bj
+        qs[p], ts[p] = i, j
         st = np.zeros(4, np.int64)
         r0 = run_off[p]
         nruns[p] = finish_ops(ops, nops, q, t, i, j, run_op[r0:], run_len[r0:], st, eq_below)
