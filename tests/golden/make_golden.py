@@ -33,7 +33,24 @@ What verification asserts, record by record (``verify``):
   rescored against the bases it spells gives the score
   (``graph_oracles.check_alignment``); the score equals parasail's best over
   every source-to-sink walk; the whole record equals the tie rules' walk of
-  ``graph_oracles.ref_align``; GAF's columns agree with ``cg:Z``.
+  ``graph_oracles.ref_align``; GAF's columns agree with ``cg:Z``;
+* protein pairs (TSV, PAF, BLAST tabular): as DNA pairs, every score from the
+  substitution matrix as Biopython ships it (the classic NCBI file; parasail
+  and Biopython read their own copies), gaps at BLAST's cost for the matrix
+  unless given; BLAST tabular's pident, length, mismatch, gapopen and 1-based
+  spans recounted from the CIGAR, its E-value and bit score recomputed from
+  NCBI's published Karlin-Altschul lambda and K (``KARLIN_ALTSCHUL``) over the
+  query's and the target's lengths and printed as BLAST prints them
+  (``blast_evalue``, ``blast_bits``), ``*`` where none are published;
+* searches (BLAST tabular, TSV, PAF): each query's hits are a brute-force
+  ranking: every database record scored by parasail and Biopython (which must
+  agree), the non-empty ones sorted by score, best first, then database
+  order, cut by ``--min-score`` and ``--evalue`` (E-values over the
+  database's residues) and ``--top``; each hit's whole alignment is the tie
+  rules' Gotoh walk, its CIGAR rescores to its score, and every column
+  (BLAST's as above, rank, score, CIGAR; PAF's as for pairs) is recomputed;
+  a query without hits is TSV's row of ``*``, and nothing in BLAST tabular
+  and PAF.
 
 Score-only outputs: the score and the end coordinates against the oracles,
 ``*`` where the README says nothing is computed.
@@ -45,6 +62,7 @@ import argparse
 import difflib
 import functools
 import gzip
+import math
 import os
 import re
 import shlex
@@ -89,6 +107,15 @@ BAM_LEVEL = ("--compress-level", "0")
 #: the largest triplet (longest sequence) the plain-Python 3-D DP aligns here
 TRIPLET_DP_MAX = 60
 
+ProteinScoring = namedtuple("ProteinScoring", "match mismatch gap_open gap_extend n_penalty matrix alphabet")
+#: BLAST's gap costs (open, extend: a gap of length k costs open + k*extend) when only the matrix is given
+BLAST_GAPS = {"BLOSUM62": (11, 1), "BLOSUM50": (13, 2)}
+#: NCBI BLAST's published (lambda, K) of gapped local alignment (blast_stat.c of the NCBI C++ toolkit)
+KARLIN_ALTSCHUL = {("BLOSUM62", 11, 1): (0.267, 0.041)}
+PROTEIN = ("--alphabet", "protein")
+#: what ``seqalign search`` keeps of each query without --top
+SEARCH_TOP = 10
+
 
 class GoldenError(AssertionError):
     """A golden output that does not verify (the message names the file and the record)."""
@@ -102,10 +129,17 @@ class Case:
     """One command and its golden output ``expected/<name>``; the name's extension is the format."""
 
     name: str
-    family: str  # pair, triplet, graph
+    family: str  # pair, triplet, graph, search
     mode: str
     inputs: tuple
     options: tuple = ()
+    #: False: the command gives neither --format nor --mode (the case's are seqalign's defaults)
+    given: bool = True
+    #: the backends the case runs on (test_golden.py): the cuda backend refuses pairs with a matrix, and
+    #: hands a search in a mode other than local to the CPU engine (said on stderr)
+    backends: tuple = ("cpu", "cuda")
+    #: the one line the command writes on stderr (on the CPU backend), if any
+    warning: str = ""
 
     @property
     def fmt(self) -> str:
@@ -113,11 +147,20 @@ class Case:
 
     def argv(self, backend: str) -> list[str]:
         """The arguments after ``seqalign`` (inputs named relative to the folder the command runs in)."""
-        return [self.family, "-q", "--backend", backend, "--format", self.fmt, "--mode", self.mode,
-                *self.options, *self.inputs]
+        given = ["--format", self.fmt, "--mode", self.mode] if self.given else []
+        return [self.family, "-q", "--backend", backend, *given, *self.options, *self.inputs]
 
     @property
-    def scoring(self) -> Scoring:
+    def protein(self) -> bool:
+        return self.family == "search" or self.value("--alphabet") == "protein"
+
+    @property
+    def scoring(self):
+        if self.protein:
+            name = self.value("--matrix") or "BLOSUM62"
+            go, ge = BLAST_GAPS[name]
+            go, ge = int(self.value("--gap-open") or go), int(self.value("--gap-extend") or ge)
+            return ProteinScoring(0, 0, go, ge, 0, substitution_matrix(name), "protein")
         sc = DEFAULTS[self.family]
         opts = list(self.options)
         for k, opt in enumerate(opts[:-1]):
@@ -184,7 +227,36 @@ def _graph_cases():
     return out
 
 
-CASES = _pair_cases() + _triplet_cases() + _graph_cases()
+def _protein_cases():
+    pp = ("protein.q.fa", "protein.t.fa")
+    b62 = PROTEIN + ("--matrix", "BLOSUM62", "--gap-open", "11", "--gap-extend", "1")
+    b50 = PROTEIN + ("--matrix", "BLOSUM50", "--gap-open", "13", "--gap-extend", "2")
+    cpu = ("cpu",)  # the cuda backend aligns no substitution matrix in pairs (a usage error)
+    out = [Case(f"pair.protein.{m}.{f}", "pair", m, pp, b62, backends=cpu)
+           for m, f in (("local", "tsv"), ("global", "tsv"), ("local", "blast6"), ("local", "paf"),
+                        ("global", "paf"))]
+    out += [
+        Case("pair.protein.local.score-only.tsv", "pair", "local", pp, b62 + ("--score-only",), backends=cpu),
+        Case("pair.protein.BLOSUM50.global.tsv", "pair", "global", pp, b50, backends=cpu),
+    ]
+    return out
+
+
+def _search_cases():
+    s = ("search.q.fa", "search.db.fa")
+    return [
+        Case("search.defaults.blast6", "search", "local", s, given=False),
+        Case("search.local.tsv", "search", "local", s),
+        Case("search.local.paf", "search", "local", s),
+        Case("search.local.top3.min-score.tsv", "search", "local", s, ("--top", "3", "--min-score", "50")),
+        Case("search.local.evalue.blast6", "search", "local", s, ("--top", "20", "--evalue", "0.005")),
+        Case("search.global.top3.tsv", "search", "global", s, ("--top", "3"), backends=("cpu",),
+             warning="seqalign: warning: E-values and bit scores are for local alignments; "
+                     "--mode global writes '*' for them"),
+    ]
+
+
+CASES = _pair_cases() + _triplet_cases() + _graph_cases() + _protein_cases() + _search_cases()
 
 
 def expected_files(case: Case) -> list[Path]:
@@ -206,9 +278,9 @@ def copy_inputs(folder: Path) -> Path:
 
 
 def run_case(case: Case, backend: str, folder: Path) -> bytes:
-    """The command's stdout; GoldenError when it fails or says anything on stderr."""
+    """The command's stdout; GoldenError when it fails or says anything on stderr but the case's warning."""
     proc = subprocess.run([str(SEQALIGN), *case.argv(backend)], cwd=folder, capture_output=True, timeout=600)
-    if proc.returncode or proc.stderr:
+    if proc.returncode or proc.stderr.decode(errors="replace") != (case.warning + "\n" if case.warning else ""):
         raise GoldenError(f"{case.name}: seqalign {' '.join(case.argv(backend))} exited {proc.returncode}: "
                           f"{proc.stderr.decode(errors='replace').strip()}")
     return proc.stdout
@@ -339,19 +411,63 @@ def revcomp(seq: str) -> str:
 # ---------------------------------------------------------------- pair oracles
 
 
+class SubstitutionMatrix:
+    """A matrix as Biopython ships it (the classic NCBI file), in the shape the oracles read: ``name``,
+    ``letters``, ``scores`` (rows in letter order) and ``score(a, b)``."""
+
+    def __init__(self, name: str):
+        from Bio.Align import substitution_matrices
+
+        array = substitution_matrices.load(name)
+        self.name = name
+        self.letters = "".join(array.alphabet)
+        self.scores = tuple(tuple(int(array[a, b]) for b in self.letters) for a in self.letters)
+        self._rows = {a: dict(zip(self.letters, row)) for a, row in zip(self.letters, self.scores)}
+
+    def score(self, a: str, b: str) -> int:
+        return self._rows[a][b]
+
+    def __eq__(self, other):
+        return isinstance(other, SubstitutionMatrix) and (self.name, self.scores) == (other.name, other.scores)
+
+    def __hash__(self):
+        return hash((self.name, self.scores))
+
+    def __repr__(self):
+        return self.name
+
+
 @functools.lru_cache(maxsize=None)
-def pair_truth(q: str, t: str, sc: Scoring, mode: str):
-    """The tie rules' alignment (score, qstart, qend, tstart, tend, cigar) and end cell, its score checked
-    against parasail and Biopython (three implementations that must agree)."""
+def substitution_matrix(name: str) -> SubstitutionMatrix:
+    return SubstitutionMatrix(name)
+
+
+@functools.lru_cache(maxsize=None)
+def peer_score(q: str, t: str, sc, mode: str) -> int:
+    """The optimal score of a pair with two non-empty sides by parasail and by Biopython, which must agree."""
+    score = oracles.parasail_score(q, t, sc, mode)
+    bio = oracles.biopython_score(q, t, sc, mode)
+    if bio != score:
+        raise GoldenError(f"oracles disagree: Biopython {bio}, parasail {score} ({mode}, {sc})")
+    return score
+
+
+@functools.lru_cache(maxsize=None)
+def align_truth(q: str, t: str, sc, mode: str):
+    """The tie rules' alignment (score, qstart, qend, tstart, tend, cigar), its score checked against
+    parasail and Biopython (three implementations that must agree)."""
     ref = oracles.ref_align(q, t, sc, mode)
-    end = oracles.ref_end(q, t, sc, mode)
     if q and t:
-        peers = {"parasail": oracles.parasail_score(q, t, sc, mode),
-                 "Biopython": oracles.biopython_score(q, t, sc, mode)}
-        for who, score in peers.items():
-            if score != ref[0]:
-                raise GoldenError(f"oracles disagree: {who} {score}, Gotoh {ref[0]} ({mode}, {sc})")
-    return ref, end
+        score = peer_score(q, t, sc, mode)
+        if score != ref[0]:
+            raise GoldenError(f"oracles disagree: parasail and Biopython {score}, Gotoh {ref[0]} ({mode}, {sc})")
+    return ref
+
+
+@functools.lru_cache(maxsize=None)
+def pair_truth(q: str, t: str, sc, mode: str):
+    """The tie rules' alignment (``align_truth``) and end cell (``oracles.ref_end``)."""
+    return align_truth(q, t, sc, mode), oracles.ref_end(q, t, sc, mode)
 
 
 def pair_choice(p: Pair, case: Case):
@@ -526,6 +642,209 @@ def verify_pair_sam(case, text, pairs):
         if rg is not None:
             tags.append("RG:Z:" + rg.split("ID:", 1)[1].split("\\t")[0])
         _check(rec[11:] == tags, where, f"tags {rec[11:]}, expected {tags}")
+
+
+# ---------------------------------------------------------------- BLAST tabular and searches
+
+
+def _int(where: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise GoldenError(f"{where}: {text!r} is not a number") from None
+
+
+def karlin_altschul(case: Case):
+    """NCBI's (lambda, K) of the case's matrix and gap costs, or None where none are published (and in every
+    mode but local)."""
+    if case.mode != "local" or not case.protein:
+        return None
+    sc = case.scoring
+    return KARLIN_ALTSCHUL.get((sc.matrix.name, sc.gap_open, sc.gap_extend))
+
+
+def evalue(ka, score: int, m: int, n: int) -> float:
+    """Karlin-Altschul's E = K m n exp(-lambda S), no length correction (the README's)."""
+    lam, k = ka
+    return k * m * n * math.exp(-lam * score)
+
+
+def blast_evalue(e: float) -> str:
+    """An E-value as BLAST's tabular output prints it (the NCBI C++ toolkit's
+    CAlignFormatUtil::GetScoreString, spaces trimmed)."""
+    if e < 1.0e-180:
+        return "0.0"
+    fmt = ("%2.0e" if e < 1.0e-99 else "%3.0e" if e < 0.0009 else "%4.3f" if e < 0.1 else "%3.2f" if e < 1.0
+           else "%2.1f" if e < 10.0 else "%2.0f")
+    return (fmt % e).strip()
+
+
+def blast_bits(b: float) -> str:
+    """A bit score as BLAST prints it: whole bits, truncated, past 99.9 (the same function)."""
+    if b > 99999:
+        return "%5.3e" % b
+    if b > 99.9:
+        return str(int(b))
+    return ("%4.1f" % b).strip()
+
+
+def blast_stats(case: Case, score: int, m: int, n: int) -> list[str]:
+    """BLAST's evalue and bitscore columns of a score over a search space of m x n letters ('*' without
+    published parameters)."""
+    ka = karlin_altschul(case)
+    if ka is None:
+        return ["*", "*"]
+    lam, k = ka
+    return [blast_evalue(evalue(ka, score, m, n)), blast_bits((lam * score - math.log(k)) / math.log(2))]
+
+
+def blast_columns(ref) -> list[str]:
+    """BLAST's pident length mismatch gapopen qstart qend sstart send of an alignment
+    (score, qstart, qend, tstart, tend, cigar), recounted from its CIGAR."""
+    _, qs, qe, ts, te, cigar = ref
+    runs = oracles.parse_cigar(cigar)
+    eq, x, _, _ = oracles.cigar_counts(cigar)
+    length = sum(n for n, _ in runs)
+    gapopen = sum(1 for _, op in runs if op in "ID")
+    return [f"{100 * eq / length:.3f}", str(length), str(x), str(gapopen), str(qs + 1), str(qe), str(ts + 1),
+            str(te)]
+
+
+def paf_columns(qname: str, q: str, tname: str, t: str, ref) -> list[str]:
+    """A forward-strand PAF line of an alignment: the 12 columns, cg:Z, AS:i, NM:i."""
+    score, qs, qe, ts, te, cigar = ref
+    eq, x, i, d = oracles.cigar_counts(cigar)
+    return [qname, str(len(q)), str(qs), str(qe), "+", tname, str(len(t)), str(ts), str(te), str(eq),
+            str(eq + x + i + d), "255", f"cg:Z:{cigar}", f"AS:i:{score}", f"NM:i:{x + i + d}"]
+
+
+def verify_pair_blast6(case, text, pairs):
+    """One row a pair with an alignment (an empty one writes none), BLAST's 12 columns."""
+    rows = _rows(text, case.name, None)
+    want = []
+    for p in pairs:
+        ref = pair_choice(p, case)[2]
+        if ref[5] != "*":
+            want.append((p, ref))
+    _check(len(rows) == len(want), case.name, f"{len(rows)} rows for {len(want)} pairs with an alignment")
+    for k, (row, (p, ref)) in enumerate(zip(rows, want)):
+        where = f"{case.name} line {k + 1} ({p.qname})"
+        _check(len(row) == 12 and row[:2] == [p.qname, p.tname], where, f"names {row[:2]}, columns {len(row)}")
+        expect = [p.qname, p.tname, *blast_columns(ref), *blast_stats(case, ref[0], len(p.q), len(p.t))]
+        _check(row == expect, where, f"{row[2:]}, the tie rules' alignment {ref} gives {expect[2:]}")
+
+
+def load_search(case: Case, folder: Path):
+    """([(name, seq)] of the queries, [(name, seq)] of the database)."""
+    return tuple([(n, s) for n, s, _ in read_records(folder / f)] for f in case.inputs)
+
+
+def search_truth(case: Case, queries, db):
+    """[(qname, query, hits)], hits [(rank, tname, target, alignment)]: every record scored by parasail and
+    Biopython, the non-empty ones best first then in database order, cut by --min-score, --evalue and --top;
+    each kept hit's alignment the tie rules' Gotoh walk (``align_truth``)."""
+    sc, mode = case.scoring, case.mode
+    top = int(case.value("--top") or SEARCH_TOP)
+    floor = None if case.value("--min-score") is None else int(case.value("--min-score"))
+    cut = None if case.value("--evalue") is None else float(case.value("--evalue"))
+    ka = karlin_altschul(case)
+    _check(cut is None or ka is not None, case.name, "--evalue without published parameters")
+    residues = sum(len(t) for _, t in db)
+    out = []
+    for qname, q in queries:
+        ranked = []
+        for k, (tname, t) in enumerate(db):
+            _check(bool(q and t), case.name, f"an empty record ({qname}, {tname}): keep them out of the inputs")
+            score = peer_score(q, t, sc, mode)
+            if mode in ("local", "semi-global") and score == 0:
+                continue  # the empty alignment (the tie rule picks it at 0): no hit
+            if floor is not None and score < floor:
+                continue
+            if cut is not None:
+                e = evalue(ka, score, len(q), residues)
+                _check(abs(e - cut) > 1e-6 * cut, case.name,
+                       f"E-value {e} of {qname} x {tname} too close to the cut {cut} to call: change the cut")
+                if e > cut:
+                    continue
+            ranked.append((-score, k))
+        hits = []
+        for rank, (neg, k) in enumerate(sorted(ranked)[:top], 1):
+            tname, t = db[k]
+            ref = align_truth(q, t, sc, mode)
+            _check(ref[0] == -neg, case.name, f"{qname} x {tname}: Gotoh {ref[0]}, parasail {-neg}")
+            hits.append((rank, tname, t, ref))
+        out.append((qname, q, hits))
+    return out
+
+
+SEARCH_TSV = "#" + "\t".join(("qname", "tname", "pident", "length", "mismatch", "gapopen", "qstart", "qend",
+                              "tstart", "tend", "evalue", "bitscore", "rank", "score", "cigar"))
+
+
+def _search_hits(case, recs):
+    """[(qname, query, hit or None for a query without hits)] in output order, and the database's residues."""
+    queries, db = recs
+    out = []
+    for qname, q, hits in search_truth(case, queries, db):
+        out += [(qname, q, hit) for hit in hits] or [(qname, q, None)]
+    return out, sum(len(t) for _, t in db)
+
+
+def _reported(where, fields, base: int):
+    """(score, qstart, qend, tstart, tend, cigar) of printed fields (score, qstart, qend, tstart, tend, cigar),
+    the starts made 0-based (``base``: 1 for BLAST's 1-based starts, 0 for PAF's)."""
+    score, qs, qe, ts, te, cigar = fields
+    return (_int(where, score), _int(where, qs) - base, _int(where, qe), _int(where, ts) - base, _int(where, te),
+            cigar)
+
+
+def verify_search_tsv(case, text, recs):
+    rows = _rows(text, case.name, SEARCH_TSV)
+    want, residues = _search_hits(case, recs)
+    _check(len(rows) == len(want), case.name, f"{len(rows)} rows, the ranking gives {len(want)}")
+    for k, (row, (qname, q, hit)) in enumerate(zip(rows, want)):
+        where = f"{case.name} row {k + 1} ({qname})"
+        _check(len(row) == 15 and row[0] == qname, where, f"query {row[0]}, {len(row)} columns")
+        if hit is None:
+            _check(row[1:] == ["*"] * 14, where, f"{row[1:3]}...: a query without hits is a row of '*'")
+            continue
+        rank, tname, t, ref = hit
+        _check(row[1] == tname and row[12] == str(rank), where,
+               f"hit {row[12]} {row[1]}, the ranking gives {rank} {tname} (score {ref[0]})")
+        got = _reported(where, (row[13], row[6], row[7], row[8], row[9], row[14]), 1)
+        _check_alignment(where, q, t, case.scoring, got, ref)  # the CIGAR rescored, then the tie rules' walk
+        expect = [qname, tname, *blast_columns(ref), *blast_stats(case, ref[0], len(q), residues), str(rank),
+                  str(ref[0]), ref[5]]
+        _check(row == expect, where, f"{row[2:12]}, expected {expect[2:12]}")
+
+
+def verify_search_blast6(case, text, recs):
+    rows = _rows(text, case.name, None)
+    want, residues = _search_hits(case, recs)
+    want = [w for w in want if w[2] is not None]  # a query without hits writes nothing
+    _check(len(rows) == len(want), case.name, f"{len(rows)} rows, the ranking gives {len(want)}")
+    for k, (row, (qname, q, (rank, tname, t, ref))) in enumerate(zip(rows, want)):
+        where = f"{case.name} line {k + 1} ({qname})"
+        _check(len(row) == 12 and row[:2] == [qname, tname], where,
+               f"hit {row[:2]}, the ranking gives {tname} at rank {rank} (score {ref[0]})")
+        expect = [qname, tname, *blast_columns(ref), *blast_stats(case, ref[0], len(q), residues)]
+        _check(row == expect, where, f"{row[2:]}, the tie rules' alignment {ref} gives {expect[2:]}")
+
+
+def verify_search_paf(case, text, recs):
+    rows = _rows(text, case.name, None)
+    want, _ = _search_hits(case, recs)
+    want = [w for w in want if w[2] is not None]  # a query without hits writes nothing
+    _check(len(rows) == len(want), case.name, f"{len(rows)} lines, the ranking gives {len(want)}")
+    for k, (row, (qname, q, (rank, tname, t, ref))) in enumerate(zip(rows, want)):
+        where = f"{case.name} line {k + 1} ({qname})"
+        _check(len(row) == 15 and row[0] == qname and row[5] == tname, where,
+               f"hit {row[0]} {row[5:6]}, the ranking gives {tname} at rank {rank} (score {ref[0]})")
+        _check(row[12].startswith("cg:Z:") and row[13].startswith("AS:i:"), where, "cg:Z and AS:i")
+        got = _reported(where, (row[13][5:], row[2], row[3], row[7], row[8], row[12][5:]), 0)
+        _check_alignment(where, q, t, case.scoring, got, ref)  # cg:Z rescored to AS:i, then the tie rules' walk
+        expect = paf_columns(qname, q, tname, t, ref)
+        _check(row == expect, where, f"{row}, expected {expect}")
 
 
 # ---------------------------------------------------------------- triplets
@@ -758,10 +1077,13 @@ def _verify_bam(case, data: bytes, text: bytes, pairs):
 
 VERIFY = {
     ("pair", "tsv"): verify_pair_tsv, ("pair", "paf"): verify_pair_paf, ("pair", "sam"): verify_pair_sam,
+    ("pair", "blast6"): verify_pair_blast6,
     ("triplet", "tsv"): verify_triplet_tsv, ("triplet", "maf"): verify_triplet_maf,
     ("graph", "tsv"): verify_graph_tsv, ("graph", "gaf"): verify_graph_gaf,
+    ("search", "tsv"): verify_search_tsv, ("search", "blast6"): verify_search_blast6,
+    ("search", "paf"): verify_search_paf,
 }
-LOADERS = {"pair": load_pairs, "triplet": load_triplets, "graph": load_graph}
+LOADERS = {"pair": load_pairs, "triplet": load_triplets, "graph": load_graph, "search": load_search}
 
 
 def verify(case: Case, files: dict[str, bytes], folder: Path = INPUTS):
@@ -799,6 +1121,30 @@ SARS_SHORT = (22, 24, 55)
 SARS_CUT = {55: 18}
 GRAPHS = ("graphaligner", "155227783-155227803", "113968116-113968146")
 GRAPH_READS = ("graphaligner", "155227783-155227803", "113968116-113968146")
+#: pairs of tests/data/protein/pairs.{query,target}.fa (their pair= number): fn3 domains, globins, paralogs
+#: (ending in '*'), unrelated proteins
+PROTEIN_PAIRS = (1, 96, 18, 37, 189, 40)
+#: search queries: (file of tests/data/protein, name, 0-based half-open span kept or None for all)
+SEARCH_QUERIES = (
+    ("pairs.query.fa", "HBB_LARRI", (0, 80)),
+    ("pairs.query.fa", "TENA_CHICK/1046-1124", None),
+    ("queries.fa", "gi|122087146|sp|P02232.2|LGB1_VICFA", (0, 80)),
+    ("queries.fa", "gi|84028206|sp|P20930.3|FILA_HUMAN", (200, 230)),  # no hit scores 50 (--min-score)
+)
+#: search database: these records of tests/data/protein/db.fa.gz in its order, globins cut to their first
+#: 80 residues (SEARCH_GLOBIN_CUT); a copy of SEARCH_COPY first (equal scores: database order)
+SEARCH_DB = (
+    "938293.PRJEB85.HG003687_165", "938293.PRJEB85.HG003691_30", "TIE2_HUMAN/640-724", "MYG_HORSE",
+    "TENA_CHICK/1228-1306", "HBB1_VAREX", "tr|K2GRD5|K2GRD5_ENTNP", "tr|A0A0U0U8T3|A0A0U0U8T3_MYCTX", "HBAD_CHLME",
+    "HBA_MESAU", "HBB_TRIIN", "MPSF_CHICK/601-684", "LAR_DROME/516-598", "HBB_TACAC", "ITB4_HUMAN/1221-1310",
+    "TENA_HUMAN/1257-1335", "sp|Q6GZP9|076R_FRG3G", "PTPRB_HUMAN/1262-1344", "FINC_BOVIN/1635-1713",
+    "MYPC2_CHICK/632-717", "sp|Q91G70|026R_IIV6", "tr|Q2M0P2|Q2M0P2_DROPS", "EPHB2_CHICK/438-521", "MYG_SAISC",
+    "FINC_RAT/1267-1346", "HBB_MANSP", "TIE1_HUMAN/547-632", "sp|Q6GZU6|030R_FRG3G", "TENA_CHICK/775-853",
+    "HBB_EQUHE", "TENA_CHICK/957-1033", "sp|P59726|PQQA_KLUIN", "sp|P84927|DMS7_PHYTS", "tr|Q6WXX3|Q6WXX3_9MOLU",
+    "sp|B0M3A8|FAR5_STRNA", "tr|Q38L33|Q38L33_STREQ", "sp|Q86QV4|KGX48_CENEL", "sp|P86485|CR21_LITPE",
+)
+SEARCH_GLOBIN_CUT = 80
+SEARCH_COPY = "HBB_TACAC"
 
 
 def _fasta_records(path: Path):
@@ -827,6 +1173,44 @@ def _cut(rec, keep: int | None):
     genome, span = name.split(":")
     beg = int(span.split("-")[0])
     return f"{genome}:{beg}-{beg + keep - 1} {rest} first {keep} bases", seq[:keep]
+
+
+def _span(rec, span):
+    """A protein record cut to ``span`` (0-based half-open), its name given the 1-based span as name/beg-end."""
+    if span is None:
+        return rec
+    head, seq = rec
+    name, _, rest = head.partition(" ")
+    beg, end = span
+    return f"{name}/{beg + 1}-{end} {rest}".rstrip(), seq[beg:end]
+
+
+def protein_inputs() -> dict[str, str]:
+    """inputs/protein.{q,t}.fa, search.q.fa and search.db.fa, from tests/data/protein."""
+    data = TESTS / "data" / "protein"
+    out = {}
+    for side, src in (("q", "pairs.query.fa"), ("t", "pairs.target.fa")):
+        recs = _fasta_records(data / src)
+        out[f"protein.{side}.fa"] = _fasta(recs[k] for k in PROTEIN_PAIRS)
+    files = {}
+    queries = []
+    for src, name, span in SEARCH_QUERIES:
+        recs = files.setdefault(src, {h.split()[0]: (h, s) for h, s in _fasta_records(data / src)})
+        queries.append(_span(recs[name], span))
+    out["search.q.fa"] = _fasta(queries)
+    db = []
+    for head, seq in _fasta_records(data / "db.fa.gz"):
+        name = head.split()[0]
+        if name in SEARCH_DB:
+            globin = name.startswith(("HB", "MYG_"))
+            db.append(_span((head, seq), (0, SEARCH_GLOBIN_CUT) if globin else None))
+    assert [h.split()[0].split("/")[0] if h.startswith(("HB", "MYG_")) else h.split()[0] for h, _ in db] == \
+        list(SEARCH_DB), "SEARCH_DB is not in the database's order"
+    head, seq = db[SEARCH_DB.index(SEARCH_COPY)]
+    name = head.split()[0]
+    copy = (f"{name}_copy the record {name} below, copied (ties: database order)", seq)
+    out["search.db.fa"] = _fasta([copy] + db)
+    return out
 
 
 def make_inputs(shared: Path = SHARED) -> dict[str, bytes]:
@@ -869,6 +1253,7 @@ def make_inputs(shared: Path = SHARED) -> dict[str, bytes]:
     reads = {h.split()[0]: s for h, s in _fasta_records(TESTS / "data" / "graph" / "small_dag_reads.fa")}
     recs = [(n, reads[n]) for n in GRAPH_READS] + [("graphaligner_rc", revcomp(reads["graphaligner"]))]
     out["graph_reads.fa"] = _fasta(recs)
+    out.update(protein_inputs())
     return {k: v.encode() for k, v in out.items()}
 
 
