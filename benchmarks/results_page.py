@@ -279,10 +279,10 @@ SOURCES = {
         "-o out.gaf", "as of 701e2ea", "2026-11-23"),
     # proteins, development machine
     "protein-cpu-striped": Source(
-        "2026-12-07_cpu_protein_striped_all_modes.txt",
+        "2026-12-07_cpu_protein_striped_traceback.txt",
         r"^engine=(?P<engine>\S+) mode=(?P<mode>[a-z-]+) seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
         "python benchmarks/bench_protein_cpu.py --modes local,global,semi-global,glocal --queries 3 --repeat 3 "
-        "(two runs)", "6346c71", "2026-12-07"),
+        "(two runs)", "049a725", "2026-12-07"),
     # the host's steps alone, development machine
     "host-io": Source(
         "2026-12-06_dev_host_io.txt", r"^(?P<step>[^:]+): (?P<secs>[\d.]+) s, (?P<mbs>\d+) MB/s$",
@@ -653,14 +653,15 @@ def protein_cpu(d: Data) -> str:
         peer = note or f"{span(best)} ({names})"
         return [f"{label} ({lg.mark(key)})", span(runs[ours]), peer, "" if note else span(ratios) + "x"]
 
-    peers = {mode: tuple(f"parasail-{fn}_{kind}_profile_16" for kind in ("striped", "scan"))
-             for mode, fn in (("local", "sw"), ("global", "nw"), ("semi-global", "sg"), ("glocal", "sg_dx"))}
-    rows = [row(f"{mode} pairs, score only", "protein-cpu-striped", mode, "seqalign-score", peers[mode])
-            for mode in peers]
-    rows += [row(f"{mode} pairs, traceback", "protein-cpu-striped", mode, "seqalign-traceback", peers[mode],
-                 "(parasail: score only)") for mode in ("local", "global")]
+    names = (("local", "sw"), ("global", "nw"), ("semi-global", "sg"), ("glocal", "sg_dx"))
+    peers = {(mode, trace): tuple(f"parasail-{fn}_{trace}{kind}_profile_16" for kind in ("striped", "scan"))
+             for mode, fn in names for trace in ("", "trace_")}
+    rows = [row(f"{mode} pairs, score only", "protein-cpu-striped", mode, "seqalign-score", peers[mode, ""])
+            for mode, _ in names]
+    rows += [row(f"{mode} pairs, traceback", "protein-cpu-striped", mode, "seqalign-traceback",
+                 peers[mode, "trace_"]) for mode, _ in names]
     rows.append(row("search, local, score pass", "protein-cpu-striped", "search", "seqalign-search-striped",
-                    peers["local"]))
+                    peers["local", ""]))
     return with_legend(lg, table(["run", "seqalign", "parasail, its fastest", "over parasail"], rows))
 
 
@@ -898,9 +899,11 @@ the profile made for each pair; and the search's score pass, the shortest public
 Score only, every mode runs Farrar's striped layout in explicit vectors (`backends/cpu/striped.py`; 16
 int16 lanes, [`decisions/striped_width.md`](decisions/striped_width.md)): the search's score pass, local
 pairs with their end cells (each row's largest H and its first column, the tie rule), and the modes
-without a floor with their borders and end cells along row m (and column n). Every traceback goes
-through the DNA engine's lane groups with a substitution array: far from parasail. parasail's `sg` and
-`sg_dx` stand beside semi-global and glocal (the nearest of its free-end variants).
+without a floor with their borders and end cells along row m (and column n). With traceback the same
+sweep keeps every column's H (2 bytes a cell in int16 lanes) and walks it back by the tie rule
+(`backends/cpu/striped_trace.py`), beside parasail's traceback functions (each result's CIGAR made, as
+the engine makes its); before, the traceback went through the DNA engine's lane groups at 0.06-0.08 GCUPS.
+parasail's `sg` and `sg_dx` stand beside semi-global and glocal (the nearest of its free-end variants).
 On the GPU, `seqalign search --backend cuda` scores local mode in `kernels/search.cu`, not yet measured
 on a GPU (no machine could be started on 2026-12-07); `pair` with a matrix stays on the CPU.
 

@@ -19,9 +19,10 @@ The arithmetic is exact: int16 lanes (saturating, so that E and F stop at
 the type's floor) only where no H can pass the type (``lane_dtype``: the
 query's length times the largest substitution score), else int32. A gap
 of length k costs ``goe + (k - 1) * ge`` with ``goe = gap_open +
-gap_extend``. Only the score is computed (no end cell): the score pass
-needs nothing else (a local alignment is empty exactly when its score is
-0), and the hits are aligned again by the exact engine with traceback.
+gap_extend``. The search's pass computes only the score (a local alignment
+is empty exactly when its score is 0); pairs (``pair_ends``) take their end
+cells by the tie rule, in every mode; a traceback keeps every column's H
+(``columns``' store) and walks it back (``striped_trace``).
 """
 
 from __future__ import annotations
