@@ -55,7 +55,14 @@ constexpr int NEG16 = -(3 << 13);
 
 struct Scoring {
   int match, mismatch, gap_open, gap_extend, n_penalty;
+  bool eq_all;  // every pair of equal codes aligns as '=' (proteins); else only codes below 4 (DNA: N is X)
 };
+
+// Where a kernel takes its substitution scores (its SUB template argument): computed from match,
+// mismatch and n_penalty; a query profile of signed bytes (every value at most 127); or a matrix of
+// MATRIX_CODES x MATRIX_CODES int32 scores (row: the query's code) copied to shared memory.
+constexpr int SUB_COMPUTED = 0, SUB_PROFILE = 1, SUB_MATRIX = 2;
+constexpr int MATRIX_CODES = 32;
 
 // The n runs (op, len) a walk wrote from the end of an alignment back to its start, put in forward order.
 __device__ __forceinline__ void reverse_runs(uint8_t* op, int* len, int n) {

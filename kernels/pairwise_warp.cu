@@ -3,17 +3,23 @@
 // Computes the same Gotoh recurrence, end cell and direction bytes as the CPU
 // engine (seqalign_cli/backends/cpu/dp.py), so results agree bit for bit.
 // The backend runs it for scoring values above 127, which the byte profile
-// of pairwise_subwarp.cu cannot hold (PROF = false here computes each
-// substitution score); everything else goes to pairwise_subwarp.cu, whose
-// whole-warp shapes are this kernel's layout with up to 32 rows a lane.
+// of pairwise_subwarp.cu cannot hold (SUB = SUB_COMPUTED here computes each
+// substitution score), and for substitution matrices (SUB = SUB_MATRIX);
+// everything else goes to pairwise_subwarp.cu, whose whole-warp shapes are
+// this kernel's layout with up to 32 rows a lane.
 //
-// Kernel pairwise_warp<MODE, TRACE, R, PROF>
+// Kernel pairwise_warp<MODE, TRACE, R, SUB>
 //   q, t       uint8 codes of all pairs, flat (A C G T = 0..3, other = 4)
 //   qoff, toff int64 (npairs+1): pair p's query is q[qoff[p] .. qoff[p+1])
 //   order      int32 (nwork): which pair each warp aligns (length-sorted)
-//   match, mismatch, gap_open, gap_extend, n_penalty: int32 scoring; PROF
-//              (all five at most 127): substitution scores come from a
-//              per-row query profile of signed bytes, one byte permute a cell
+//   match, mismatch, gap_open, gap_extend, n_penalty: int32 scoring;
+//              SUB (common.cuh): SUB_PROFILE (all five at most 127):
+//              substitution scores come from a per-row query profile of
+//              signed bytes, one byte permute a cell; SUB_COMPUTED: computed
+//              a cell; SUB_MATRIX: read from ``mat``
+//   mat        int32 (MATRIX_CODES x MATRIX_CODES), SUB_MATRIX only: the
+//              substitution matrix, row = query code (codes below 32),
+//              copied to shared memory by the block's threads
 //   border     int32 scratch, per pair 2*(n+1) at border_off[p]: H and F of
 //              the last row of a stage, read by the next stage (queries
 //              longer than 32*R rows)
@@ -34,23 +40,30 @@
 // Kernel pairwise_trace<R>: one thread per pair walks the direction codes
 // back from the end cell and writes the CIGAR as runs (op 0 '=', 1 'X',
 // 2 'I', 3 'D') at run_off[p], with starts (query, target) and stats
-// (matches, mismatches, inserted bases, deleted bases).
+// (matches, mismatches, inserted bases, deleted bases); eq_all: equal codes
+// are '=' whatever they are (proteins), else only codes below 4 (DNA).
 #include "common.cuh"
 #include "traceback.cuh"
 
 using namespace sa;
 
-template <int MODE, bool TRACE, int R, bool PROF>
+template <int MODE, bool TRACE, int R, int SUB>
 __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __restrict__ qoff,
                               const uint8_t* __restrict__ t, const int64_t* __restrict__ toff,
                               const int* __restrict__ order, int nwork, int match, int mismatch,
-                              int gap_open, int gap_extend, int n_penalty, int* __restrict__ border,
-                              const int64_t* __restrict__ border_off, uint32_t* __restrict__ dirs,
-                              const int64_t* __restrict__ dir_off, int* __restrict__ out) {
+                              int gap_open, int gap_extend, int n_penalty, const int* __restrict__ mat,
+                              int* __restrict__ border, const int64_t* __restrict__ border_off,
+                              uint32_t* __restrict__ dirs, const int64_t* __restrict__ dir_off,
+                              int* __restrict__ out) {
+  __shared__ int smat[SUB == SUB_MATRIX ? MATRIX_CODES * MATRIX_CODES : 1];
+  if (SUB == SUB_MATRIX) {  // every thread of the block, before any leaves
+    for (int k = threadIdx.x; k < MATRIX_CODES * MATRIX_CODES; k += blockDim.x) smat[k] = mat[k];
+    __syncthreads();
+  }
   const int warp = (int)((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / SA_WARP);
   const int lane = threadIdx.x % SA_WARP;
   if (warp >= nwork) return;
-  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty};
+  const Scoring sc{match, mismatch, gap_open, gap_extend, n_penalty, false};
   const int p = order[warp];
   const int m = (int)(qoff[p + 1] - qoff[p]);
   const int n = (int)(toff[p + 1] - toff[p]);
@@ -75,7 +88,7 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       qc[r] = (i0 + r <= m) ? qs[i0 + r - 1] : 4;
-      if (PROF) profile(sc, qc[r], plo[r], phi[r]);
+      if (SUB == SUB_PROFILE) profile(sc, qc[r], plo[r], phi[r]);
       hl[r] = left_value(MODE, i0 + r, sc);
       el[r] = NEG;
     }
@@ -100,7 +113,9 @@ __global__ void pairwise_warp(const uint8_t* __restrict__ q, const int64_t* __re
       uint32_t word = 0;
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        const int diag = hdiag + (PROF ? profile_score(plo[r], phi[r], sel) : subst(sc, qc[r], tc));
+        const int diag = hdiag + (SUB == SUB_PROFILE  ? profile_score(plo[r], phi[r], sel)
+                                  : SUB == SUB_MATRIX ? smat[qc[r] * MATRIX_CODES + tc]
+                                                      : subst(sc, qc[r], tc));
         const int f_open = hup - goe, f_ext = fup - gap_extend;
         const int f = max(f_open, f_ext);
         const int e_open = hl[r] - goe, e_ext = el[r] - gap_extend;
@@ -144,33 +159,35 @@ __global__ void pairwise_trace(const uint8_t* __restrict__ q, const int64_t* __r
                                const uint32_t* __restrict__ dirs, const int64_t* __restrict__ dir_off,
                                const int* __restrict__ ends, const int64_t* __restrict__ run_off,
                                uint8_t* __restrict__ run_op, int* __restrict__ run_len,
-                               int* __restrict__ info) {
+                               int* __restrict__ info, int eq_all) {
   const int w = blockIdx.x * blockDim.x + threadIdx.x;
   if (w >= nwork) return;
   const int p = order[w];
   walk_back<Nibbles<SA_WARP, R>>(q + qoff[p], t + toff[p], (int)(toff[p + 1] - toff[p]), mode, dirs + dir_off[p],
                                  ends[3 * p], ends[3 * p + 1], ends[3 * p + 2], run_op + run_off[p],
-                                 run_len + run_off[p], info + 7 * p, Scoring{0, 0, 0, 0, 0});
+                                 run_len + run_off[p], info + 7 * p, Scoring{0, 0, 0, 0, 0, eq_all != 0});
 }
 
 #ifdef SA_INSTANTIATE_ALL
 // Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every variant the backend uses.
 #define SA_VARIANTS(M)                                                              \
-  template __global__ void pairwise_warp<M, false, 1, true>(PW_ARGS);                \
-  template __global__ void pairwise_warp<M, true, 1, false>(PW_ARGS);                \
-  template __global__ void pairwise_warp<M, false, 4, false>(PW_ARGS);               \
-  template __global__ void pairwise_warp<M, true, 8, true>(PW_ARGS);
+  template __global__ void pairwise_warp<M, false, 1, SUB_PROFILE>(PW_ARGS);         \
+  template __global__ void pairwise_warp<M, true, 1, SUB_COMPUTED>(PW_ARGS);        \
+  template __global__ void pairwise_warp<M, false, 4, SUB_COMPUTED>(PW_ARGS);       \
+  template __global__ void pairwise_warp<M, true, 8, SUB_PROFILE>(PW_ARGS);         \
+  template __global__ void pairwise_warp<M, false, 8, SUB_MATRIX>(PW_ARGS);         \
+  template __global__ void pairwise_warp<M, true, 4, SUB_MATRIX>(PW_ARGS);
 #define PW_ARGS                                                                     \
   const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, int, int, \
-      int, int, int*, const int64_t*, uint32_t*, const int64_t*, int*
+      int, int, const int*, int*, const int64_t*, uint32_t*, const int64_t*, int*
 SA_VARIANTS(0)
 SA_VARIANTS(1)
 SA_VARIANTS(2)
 SA_VARIANTS(3)
 template __global__ void pairwise_trace<1>(const uint8_t*, const int64_t*, const uint8_t*, const int64_t*,
                                            const int*, int, int, const uint32_t*, const int64_t*,
-                                           const int*, const int64_t*, uint8_t*, int*, int*);
+                                           const int*, const int64_t*, uint8_t*, int*, int*, int);
 template __global__ void pairwise_trace<8>(const uint8_t*, const int64_t*, const uint8_t*, const int64_t*,
                                            const int*, int, int, const uint32_t*, const int64_t*,
-                                           const int*, const int64_t*, uint8_t*, int*, int*);
+                                           const int*, const int64_t*, uint8_t*, int*, int*, int);
 #endif

@@ -211,7 +211,7 @@ __device__ __forceinline__ bool walk_until(const uint8_t* qs, const uint8_t* ts,
       if (src == 3u) return true;
       if (src == 0u) {
         const uint8_t a = (uint8_t)ql.get(qs, w.i - 1), b = (uint8_t)tl.get(ts, w.j - 1);
-        w.emit(ops, lens, (a == b && a < 4) ? OP_EQ : OP_X, 1);
+        w.emit(ops, lens, (a == b && (a < 4 || sc.eq_all)) ? OP_EQ : OP_X, 1);
         if (!L::STOP_CODE) w.v -= subst(sc, a, b);
         --w.i; --w.j;
       } else {

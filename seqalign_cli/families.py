@@ -46,10 +46,21 @@ class Family:
     cuda_hooks: str | None = None  # "module:object": what the GPU scheduler asks of the family
     checks: str | None = None  # "module:function": {kernel file: template variants} for ``seqalign info``
     bench: str | None = None  # "module:function": the kernel benchmark of ``seqalign bench``
-    gpu_matrices: bool = False  # its GPU engine scores substitution matrices (its hooks route what it cannot)
+    #: its GPU engine scores substitution matrices (its hooks route what it cannot): True, False, or "asked":
+    #: only when asked for (``--backend cuda``), as ``gpu_when_asked`` says for a whole engine
+    gpu_matrices: bool | str = False
     #: its GPU engine runs only when asked for (``--backend cuda``): an engine the GPU suite has not yet held to
     #: the CPU engine on a GPU; ``auto`` picks the CPU and says so
     gpu_when_asked: bool = False
+
+    def new_on_gpu(self, align) -> str | None:
+        """What of a run's GPU work is new (``gpu_when_asked``, ``gpu_matrices="asked"``), said as "... is new",
+        or None: ``auto`` then picks the CPU and says so."""
+        if self.gpu_when_asked:
+            return f"{self.command}'s GPU engine is new"
+        if self.gpu_matrices == "asked" and align is not None and align.scoring.matrix is not None:
+            return f"{self.command}'s GPU kernels of substitution matrices are new"
+        return None
 
     load = staticmethod(load)
 
@@ -96,6 +107,7 @@ register(Family(
     cuda_hooks="seqalign_cli.backends.cuda.pairwise:HOOKS",
     checks="seqalign_cli.backends.cuda.pairwise:compile_checks",
     bench="seqalign_cli.bench:run",
+    gpu_matrices="asked",
 ))
 
 register(Family(

@@ -6,8 +6,8 @@ The cases, their command lines and their verification live in
 
 * each case runs on the CPU backend, and on the cuda backend where a GPU is
   usable (the ``gpu`` parameter) and the case runs there (``Case.backends``:
-  not protein pairs, which the cuda backend refuses, nor a search in a mode
-  its kernels do not score), in a temporary copy of the inputs, and its
+  not a search in a mode its kernels do not score), in a temporary copy of
+  the inputs, and its
   stdout must equal the golden file byte for byte (SAM's ``@PG`` version and
   ``--backend`` aside; BAM inflated, and decoded by htslib);
 * the committed files pass the verification that made them (the oracles'

@@ -2,7 +2,8 @@
 Gotoh, CIGARs that rescore under the matrix, the letter rules, BLAST tabular output, and the errors.
 
 The public set (``tests/data/protein``, README there): 500 real pairs with parasail's scores in three modes and
-three schemes. The GPU has no matrix kernels yet: a matrix run picks the CPU engine (``backends.cpu_only``).
+three schemes. On a GPU, matrices run in the warp kernel (``pairwise_warp.cu``, its matrix variant) when asked
+for (``--backend cuda``): its alignments are the CPU engine's, byte for byte.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from support.backends import GPU
 from support.clidata import write_fasta
 from support.helpers import messages, parse_tsv
 from support.oracles import biopython_score, parasail_score, ref_align, rescore
@@ -218,6 +220,67 @@ def test_striped_traceback_equals_the_lane_groups(proteins, monkeypatch, name, g
         assert got.cigars() == want.cigars(), mode
 
 
+@pytest.mark.gpu
+@GPU
+@pytest.mark.parametrize("name, go, ge", [("BLOSUM62", 11, 1), ("PAM30", 0, 1), ("BLOSUM45", 5, 3)])
+def test_gpu_matrix_pairs_equal_the_cpu_engine(proteins, name, go, ge):
+    """The warp kernel's matrix variant (``--backend cuda``): every mode, score only and with traceback, the
+    CPU engine's scores, ends, starts, CIGARs and counts, on the public pairs, tie-heavy pairs, and queries of
+    several stages (past 256 rows)."""
+    from seqalign_cli import families
+    from seqalign_cli.backends import select_backend
+
+    qs, ts = fasta_seqs(QUERIES)[:120], fasta_seqs(TARGETS)[:120]
+    pairs = list(zip(qs, ts)) + random_pairs(8, 60, 1, 40, "AWCX*") + random_pairs(9, 6, 600, 1400)
+    batch = make_batch([q.encode() for q, _ in pairs], [t.encode() for _, t in pairs])
+    family = families.get("pairwise")
+    for mode in ("global", "semi-global", "glocal", "local"):
+        for traceback in (False, True):
+            cfg = AlignConfig(scoring=protein(name, go, ge), mode=mode, traceback=traceback)
+            gpu = select_backend(family, "cuda", 2, lambda m: None, 0, align=cfg)
+            got = gpu.align(batch, cfg)
+            want = CpuPairwise(2).align(batch, cfg)
+            fields = ("score", "qstart", "qend", "tstart", "tend") + (("stats",) if traceback else ())
+            for field in fields:
+                assert np.array_equal(getattr(got, field), getattr(want, field)), (mode, traceback, field)
+            if traceback:
+                assert got.cigars() == want.cigars(), mode
+
+
+@pytest.mark.gpu
+@GPU
+def test_gpu_dna_matrix_pairs_equal_the_cpu_engine():
+    """A DNA matrix (NUC.4.4) on the GPU: N against N is X, as on the CPU."""
+    from seqalign_cli import families
+    from seqalign_cli.backends import select_backend
+
+    rng = random.Random(3)
+    pairs = [("".join(rng.choice("ACGTN") for _ in range(rng.randint(1, 300))),
+              "".join(rng.choice("ACGTN") for _ in range(rng.randint(1, 300)))) for _ in range(200)]
+    batch = make_batch([q.encode() for q, _ in pairs], [t.encode() for _, t in pairs])
+    cfg = AlignConfig(scoring=Scoring(gap_open=10, gap_extend=1, matrix=matrices.load("NUC.4.4")), mode="local")
+    gpu = select_backend(families.get("pairwise"), "cuda", 2, lambda m: None, 0, align=cfg)
+    got = gpu.align(batch, cfg)
+    want = CpuPairwise(2).align(batch, cfg)
+    assert np.array_equal(got.score, want.score) and got.cigars() == want.cigars()
+    assert np.array_equal(got.stats, want.stats)
+
+
+def test_auto_keeps_matrix_pairs_on_the_cpu_until_asked(monkeypatch):
+    """The GPU's matrix kernels are new: ``auto`` keeps a matrix run on the CPU engine and says so; match and
+    mismatch scoring still picks the GPU."""
+    from seqalign_cli import backends, families
+
+    monkeypatch.setattr(backends, "gpu_status", lambda: (True, ""))
+    said = []
+    cfg = AlignConfig(scoring=protein("BLOSUM62", 11, 1), mode="local")
+    backend = backends.select_backend(families.get("pairwise"), "auto", 1, said.append, align=cfg)
+    assert type(backend).__name__ == "CpuBackend"
+    assert said == ["backend auto: picked cpu (pair's GPU kernels of substitution matrices are new in this "
+                    "version: ask for it with --backend cuda)"]
+    assert families.get("pairwise").new_on_gpu(AlignConfig()) is None
+
+
 def test_checkpointed_traceback_equals_the_full_matrix(proteins):
     """Pairs past the traceback budget go through the checkpointed walk: the same alignments."""
     pairs = random_pairs(11, 6, 300, 700)
@@ -330,7 +393,6 @@ def test_blast_tabular_without_parameters_says_so(tmp_path):
     (["--alphabet", "dna"], 1, ["pairs.query.fa: record 1", "invalid sequence character 'F'",
                                 "the alphabet is DNA; proteins: --alphabet protein"]),
     (["--alphabet", "protein", "--match", "3"], 2, ["--match cannot be combined with a substitution matrix"]),
-    (["--alphabet", "protein", "--backend", "cuda"], 2, ["--backend cuda: substitution matrices"]),
     (["--alphabet", "protein", "-o", "x.sam"], 2, ["SAM/BAM hold nucleotide reads"]),
     (["--alphabet", "protein", "--strand", "both"], 2, ["proteins have no other strand"]),
     (["--alphabet", "protein", "--matrix", "BLOSUM99"], 2, ["neither a built-in matrix"]),

@@ -80,9 +80,9 @@ def select_backend(family, name: str, threads: int, log: Callable[[str], None], 
             raise UsageError(f"--backend cuda: no usable GPU: {why}")
         log(f"backend auto: picked cpu ({why})")
         return on_cpu()
-    if name == "auto" and family.gpu_when_asked:
-        log(f"backend auto: picked cpu ({family.command}'s GPU engine is new in this version: ask for it with "
-            f"--backend cuda)")
+    new = family.new_on_gpu(align) if name == "auto" else None
+    if new is not None:
+        log(f"backend auto: picked cpu ({new} in this version: ask for it with --backend cuda)")
         return on_cpu()
     from .cuda import device_count
     from .cuda.scheduler import GpuScheduler

@@ -135,8 +135,8 @@ class Case:
     options: tuple = ()
     #: False: the command gives neither --format nor --mode (the case's are seqalign's defaults)
     given: bool = True
-    #: the backends the case runs on (test_golden.py): the cuda backend refuses pairs with a matrix, and
-    #: hands a search in a mode other than local to the CPU engine (said on stderr)
+    #: the backends the case runs on (test_golden.py): the cuda backend hands a search in a mode other than
+    #: local to the CPU engine (said on stderr)
     backends: tuple = ("cpu", "cuda")
     #: the one line the command writes on stderr (on the CPU backend), if any
     warning: str = ""
@@ -231,13 +231,12 @@ def _protein_cases():
     pp = ("protein.q.fa", "protein.t.fa")
     b62 = PROTEIN + ("--matrix", "BLOSUM62", "--gap-open", "11", "--gap-extend", "1")
     b50 = PROTEIN + ("--matrix", "BLOSUM50", "--gap-open", "13", "--gap-extend", "2")
-    cpu = ("cpu",)  # the cuda backend aligns no substitution matrix in pairs (a usage error)
-    out = [Case(f"pair.protein.{m}.{f}", "pair", m, pp, b62, backends=cpu)
+    out = [Case(f"pair.protein.{m}.{f}", "pair", m, pp, b62)
            for m, f in (("local", "tsv"), ("global", "tsv"), ("local", "blast6"), ("local", "paf"),
                         ("global", "paf"))]
     out += [
-        Case("pair.protein.local.score-only.tsv", "pair", "local", pp, b62 + ("--score-only",), backends=cpu),
-        Case("pair.protein.BLOSUM50.global.tsv", "pair", "global", pp, b50, backends=cpu),
+        Case("pair.protein.local.score-only.tsv", "pair", "local", pp, b62 + ("--score-only",)),
+        Case("pair.protein.BLOSUM50.global.tsv", "pair", "global", pp, b50),
     ]
     return out
 

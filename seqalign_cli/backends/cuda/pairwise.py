@@ -77,8 +77,9 @@ class Routes:
 
 
 def pick_kernel(cfg: AlignConfig, asked: str = "subwarp") -> str:
-    """The kernel family of a batch: the one asked for, or "warp" when scores do not fit the byte profile."""
-    return asked if profile_fits(cfg.scoring) else "warp"
+    """The kernel family of a batch: the one asked for, or "warp" when scores do not fit the byte profile or
+    come from a substitution matrix."""
+    return asked if profile_fits(cfg.scoring) and cfg.scoring.matrix is None else "warp"
 
 
 def routes(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, kernel: str = "subwarp") -> Routes:
@@ -270,8 +271,8 @@ def compile_checks() -> dict[str, tuple[str, ...]]:
     """Kernel variants ``seqalign info`` compiles: every mode, traceback or not, one of each lane layout."""
     modes = range(len(Mode))
     return {
-        "pairwise_warp.cu": tuple(f"pairwise_warp<{m}, {t}, {r}, {p}>" for m in modes for t in ("false", "true")
-                                  for r in (1, 8) for p in ("false", "true"))
+        "pairwise_warp.cu": tuple(f"pairwise_warp<{m}, {t}, {r}, {sub}>" for m in modes for t in ("false", "true")
+                                  for r in (1, 8) for sub in (warp.SUB_COMPUTED, warp.SUB_PROFILE, warp.SUB_MATRIX))
         + ("pairwise_trace<1>", "pairwise_trace<8>"),
         "pairwise_subwarp.cu": tuple(f"pairwise_subwarp<{m}, {t}, {g}, {r}, 1>" for m in modes
                                      for t in ("false", "true") for g, r in ((1, 4), (8, 20), (32, 16)))
