@@ -905,7 +905,8 @@ sweep keeps every column's H (2 bytes a cell in int16 lanes) and walks it back b
 the engine makes its); before, the traceback went through the DNA engine's lane groups at 0.06-0.08 GCUPS.
 parasail's `sg` and `sg_dx` stand beside semi-global and glocal (the nearest of its free-end variants).
 On the GPU, `seqalign search --backend cuda` scores local mode in `kernels/search.cu`, not yet measured
-on a GPU (no machine could be started on 2026-12-07); `pair` with a matrix stays on the CPU.
+on a GPU (no machine could be started on 2026-12-07); `pair --backend cuda` with a matrix runs the warp kernel's
+matrix variant, not yet measured either.
 
 ## The host path (2026-12-06, one H100)
 

@@ -35,7 +35,7 @@ def warm_up(name: str, device) -> None:
 
 def cpu_only(align, family) -> str | None:
     """Why a run's alignment settings need the CPU engine, or None: substitution matrices (proteins, or DNA
-    with ``--matrix``) have no GPU kernels yet but in the families that say so (``Family.gpu_matrices``)."""
+    with ``--matrix``) in a family whose GPU engine scores none (``Family.gpu_matrices``)."""
     if align is not None and align.scoring.matrix is not None and not family.gpu_matrices:
         return "substitution matrices (--matrix, --alphabet protein) are aligned by the CPU engine only in this version"
     return None
