@@ -817,11 +817,18 @@ def verify_search_tsv(case, text, recs):
         _check(row == expect, where, f"{row[2:12]}, expected {expect[2:12]}")
 
 
-def verify_search_blast6(case, text, recs):
+def _hit_lines(case, text, recs):
+    """(lines, hits, database residues) of a search's BLAST tabular or PAF output: a line a hit, in the ranking's
+    order (a query without hits writes nothing)."""
     rows = _rows(text, case.name, None)
     want, residues = _search_hits(case, recs)
-    want = [w for w in want if w[2] is not None]  # a query without hits writes nothing
-    _check(len(rows) == len(want), case.name, f"{len(rows)} rows, the ranking gives {len(want)}")
+    want = [w for w in want if w[2] is not None]
+    _check(len(rows) == len(want), case.name, f"{len(rows)} lines, the ranking gives {len(want)}")
+    return rows, want, residues
+
+
+def verify_search_blast6(case, text, recs):
+    rows, want, residues = _hit_lines(case, text, recs)
     for k, (row, (qname, q, (rank, tname, t, ref))) in enumerate(zip(rows, want)):
         where = f"{case.name} line {k + 1} ({qname})"
         _check(len(row) == 12 and row[:2] == [qname, tname], where,
@@ -831,10 +838,7 @@ def verify_search_blast6(case, text, recs):
 
 
 def verify_search_paf(case, text, recs):
-    rows = _rows(text, case.name, None)
-    want, _ = _search_hits(case, recs)
-    want = [w for w in want if w[2] is not None]  # a query without hits writes nothing
-    _check(len(rows) == len(want), case.name, f"{len(rows)} lines, the ranking gives {len(want)}")
+    rows, want, _ = _hit_lines(case, text, recs)
     for k, (row, (qname, q, (rank, tname, t, ref))) in enumerate(zip(rows, want)):
         where = f"{case.name} line {k + 1} ({qname})"
         _check(len(row) == 15 and row[0] == qname and row[5] == tname, where,

@@ -226,6 +226,23 @@ def _row(qi, t, sc, S, H, F, hd, hl, el, drow, rmax, rarg, jlim, local):
 
 
 @nb.njit(**_JIT)
+def border_ops(mode, i, j, ops, nops):
+    """A walk that reached row 0 or column 0 at (i, j): the leading gaps the mode charges (the query's in global
+    and glocal mode, the target's in global mode) appended to ``ops``; returns (i, j, nops) at the start."""
+    if j == 0 and i > 0 and (mode == GLOBAL or mode == GLOCAL):
+        for _ in range(i):
+            ops[nops] = OP_I
+            nops += 1
+        i = 0
+    elif i == 0 and j > 0 and mode == GLOBAL:
+        for _ in range(j):
+            ops[nops] = OP_D
+            nops += 1
+        j = 0
+    return i, j, nops
+
+
+@nb.njit(**_JIT)
 def trace(dirs, l, row_off, mode, i, j, state, stop_row, ops, nops):
     """Follow direction bytes from (i, j, state) towards the start.
 
@@ -235,16 +252,7 @@ def trace(dirs, l, row_off, mode, i, j, state, stop_row, ops, nops):
     """
     while True:
         if i == 0 or j == 0:
-            if j == 0 and i > 0 and (mode == GLOBAL or mode == GLOCAL):
-                for _ in range(i):
-                    ops[nops] = OP_I
-                    nops += 1
-                i = 0
-            elif i == 0 and j > 0 and mode == GLOBAL:
-                for _ in range(j):
-                    ops[nops] = OP_D
-                    nops += 1
-                j = 0
+            i, j, nops = border_ops(mode, i, j, ops, nops)
             return i, j, state, nops, True
         if i <= stop_row:
             return i, j, state, nops, False

@@ -29,8 +29,8 @@ import numpy as np
 
 from ...jit import nb
 from . import striped
-from .dp import OP_D, OP_I, finish_ops
-from .striped import GLOBAL, GLOCAL, LOCAL, SEMI_GLOBAL, VEC_BYTES
+from .dp import OP_D, OP_I, border_ops, finish_ops
+from .striped import GLOBAL, LOCAL, SEMI_GLOBAL, VEC_BYTES
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
@@ -54,17 +54,7 @@ def walk(H, S, q, t, mode, go, ge, top, i, j, ops):
     n = 0
     while True:
         if i == 0 or j == 0:  # the borders: leading gaps where the mode charges them
-            if j == 0 and i > 0 and (mode == GLOBAL or mode == GLOCAL):
-                for _ in range(i):
-                    ops[n] = OP_I
-                    n += 1
-                i = 0
-            elif i == 0 and j > 0 and mode == GLOBAL:
-                for _ in range(j):
-                    ops[n] = OP_D
-                    n += 1
-                j = 0
-            return i, j, n
+            return border_ops(mode, i, j, ops, n)
         v = _h(H, mode, go, ge, i, j)
         if mode == LOCAL and v == 0:
             return i, j, n
