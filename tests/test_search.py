@@ -161,8 +161,9 @@ def test_hits_equal_brute_force(tmp_path, mode, cuts):
 
 
 def test_kept_hits_are_a_sort_of_every_record_cut():
-    """The one-pass cut (``select`` after ``score_floor``) keeps what sorting every record would: ties in
-    database order, the --min-score and --evalue edges exact (the E-value by the formula the output prints)."""
+    """The cut (``select`` after ``score_floor``: one pass, or a partition past ``TOP_BY_INSERTION``) keeps what
+    sorting every record would: ties in database order, the --min-score and --evalue edges exact (the E-value
+    by the formula the output prints)."""
     from seqalign_cli.backends.cpu.search import score_floor, select
     from seqalign_cli.io.inputs import SearchInputs
 
@@ -173,7 +174,7 @@ def test_kept_hits_are_a_sort_of_every_record_cut():
         n, hi = int(rng.integers(0, 200)), int(rng.integers(1, 60))
         score = rng.integers(0, hi, n).astype(np.int64)
         empty = rng.random(n) < rng.random()
-        cuts = SearchInputs("q", "d", top=int(rng.integers(1, 30)),
+        cuts = SearchInputs("q", "d", top=int(rng.choice([rng.integers(1, 30), rng.integers(60, 150)])),
                             min_score=None if rng.random() < 0.5 else int(rng.integers(0, hi)),
                             max_evalue=None if rng.random() < 0.5 else float(rng.choice([0, 1e-3, 1, 10, 1e9])))
         m, residues = int(rng.integers(1, 1000)), int(rng.integers(1, 10**8))

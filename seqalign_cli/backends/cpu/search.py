@@ -97,11 +97,23 @@ def substitution_array(scoring) -> np.ndarray:
     return pair_table(np.array(scoring.as_list(), np.int64), np.zeros(1, np.int64))
 
 
+#: the largest --top kept by one compiled pass (``_best``, which inserts each record into the list so far);
+#: a larger one takes a partition of the candidates instead
+TOP_BY_INSERTION = 64
+
+
 def select(score: np.ndarray, empty: np.ndarray, floor: int, top: int) -> np.ndarray:
     """The database records kept for one query, best first: non-empty, scoring at least ``floor``, the best
-    ``top`` by score, ties in database order. One pass over the records (``_best``): a search's database
-    may hold millions, and every query's scores are cut here."""
-    return _best(score, empty, np.int64(floor), top)
+    ``top`` by score, ties in database order. One pass over the records (``_best``) for the usual ``top``:
+    a search's database may hold millions, and every query's scores are cut here."""
+    if top <= TOP_BY_INSERTION:
+        return _best(score, empty, np.int64(floor), top)
+    cand = np.flatnonzero(~empty & (score >= floor))
+    if len(cand) > top:  # the top-th best score, then every record above it and the first ones at it
+        edge = -np.partition(-score[cand], top - 1)[top - 1]
+        above, at = cand[score[cand] > edge], cand[score[cand] == edge]
+        cand = np.concatenate([above, at[:top - len(above)]])
+    return cand[np.lexsort((cand, -score[cand]))]
 
 
 @nb.njit(nogil=True, cache=True)
