@@ -106,7 +106,7 @@ def search(args, scoring, parasail):
     import numpy as np
 
     from seqalign_cli.backends.cpu import striped
-    from seqalign_cli.backends.cpu.search import substitution_array
+    from seqalign_cli.families.search.cpu import substitution_array
     from seqalign_cli.io.encode import encode
     from seqalign_cli.jit import nb
 

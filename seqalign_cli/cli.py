@@ -329,7 +329,7 @@ def graph(ctx, graph_file, reads, match, mismatch, gap_open, gap_extend, n_penal
     --forward-only. READS are FASTA or FASTQ, plain or gzip; '-' reads stdin
     for one of the two. Output: GAF or TSV, one record per read.
     """
-    from .io.inputs import GraphInputs
+    from .families.graph.inputs import GraphInputs
 
     if graph_file == "-" and reads == "-":
         raise UsageError("only one input can be read from stdin ('-')")
@@ -362,7 +362,7 @@ def search(ctx, queries, database, match, mismatch, gap_open, gap_extend, n_pena
     Proteins by default (BLOSUM62, gap costs 11 + k*1, as BLAST). Output:
     BLAST tabular (default) or TSV; queries in input order.
     """
-    from .io.inputs import SearchInputs
+    from .families.search.inputs import SearchInputs
     from .matrices import statistics
 
     if alphabet == "auto":

@@ -13,7 +13,8 @@ from seqalign_cli import families, precompile
 from seqalign_cli.backends import select_backend
 from seqalign_cli.backends.cpu import CpuBackend
 from seqalign_cli.config import AlignConfig, Scoring
-from seqalign_cli.io.inputs import GraphInputs, PairInputs, TripletInputs
+from seqalign_cli.families.graph.inputs import GraphInputs
+from seqalign_cli.io.inputs import PairInputs, TripletInputs
 from seqalign_cli.writers import WriterContext, make_writer
 from seqalign_cli.writers.output import OutputFile
 

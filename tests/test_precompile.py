@@ -101,7 +101,7 @@ def test_subsets_of_every_familys_batch_compile_nothing_after_compile_ahead():
 
     from seqalign_cli import batching
     from seqalign_cli.io.encode import encode_many, make_batch
-    from seqalign_cli.io.graph import GraphBatch
+    from seqalign_cli.families.graph.batch import GraphBatch
     from seqalign_cli.io.triplet import make_triplets
 
     batching.compile_ahead()
@@ -304,16 +304,18 @@ def test_compile_covers_every_mode_route_and_width_of_every_subcommand(tmp_path)
     assert report["narrow"] == {}, f"`seqalign compile` leaves these to a run: {report['narrow']}"
     assert report["wide"] == {}, f"`seqalign compile --wide` leaves these to a run: {report['wide']}"
     engines = {key.rsplit(".", 1)[0] for key in report["wide_jobs"]}
-    for module in ("pairwise", "triplet_cube", "triplet_affine", "graph_dp"):  # each engine's wide cells
-        assert f"seqalign_cli.backends.cpu.{module}" in engines, sorted(report["wide_jobs"])
+    for module in ("seqalign_cli.backends.cpu.pairwise", "seqalign_cli.backends.cpu.triplet_cube",
+                   "seqalign_cli.backends.cpu.triplet_affine", "seqalign_cli.families.graph.cpu_dp"):
+        assert module in engines, sorted(report["wide_jobs"])  # each engine's wide cells
 
 
 def test_the_wide_jobs_pass_every_engines_32_bit_limit(tmp_path):
     """WIDE_MATCH puts every record of the jobs' inputs past the limit below which each engine takes its
     32-bit cells (float32 lanes for pairs), and below the limit past which it refuses the scoring."""
-    from seqalign_cli.backends.cpu import graph, pairwise, triplet
+    from seqalign_cli.families.graph import cpu as graph
+    from seqalign_cli.backends.cpu import pairwise, triplet
     from seqalign_cli.config import Scoring
-    from seqalign_cli.io.gfa import load_graph
+    from seqalign_cli.families.graph.chunks_gfa import load_graph
 
     paths = precompile.write_inputs(str(tmp_path))
     wide = Scoring(match=int(precompile.WIDE_MATCH))
@@ -375,7 +377,8 @@ def test_the_notice_speaks_whenever_a_run_compiles(tmp_path, monkeypatch):
 def _entry_points():
     """Each subcommand's engine entry point that its wide cells compile (the one a run calls), as the
     engines import it."""
-    from seqalign_cli.backends.cpu import graph, pairwise, triplet
+    from seqalign_cli.families.graph import cpu as graph
+    from seqalign_cli.backends.cpu import pairwise, triplet
 
     return {"pair": pairwise.align_groups, "triplet": triplet.align_each, "graph": graph.align_each,
             "search": pairwise.align_groups}  # a search's two passes are the pairwise engine's

@@ -38,11 +38,11 @@ WRITERS: dict[tuple[str, str], str] = {
     ("pairwise", "blast6"): "seqalign_cli.writers.blast:BlastTabularWriter",
     ("triplet", "tsv"): "seqalign_cli.writers.triplet:TripletTsvWriter",
     ("triplet", "maf"): "seqalign_cli.writers.triplet:MafWriter",
-    ("graph", "tsv"): "seqalign_cli.writers.graph:GraphTsvWriter",
-    ("graph", "gaf"): "seqalign_cli.writers.graph:GafWriter",
-    ("search", "blast6"): "seqalign_cli.writers.search:SearchBlastWriter",
-    ("search", "tsv"): "seqalign_cli.writers.search:SearchTsvWriter",
-    ("search", "paf"): "seqalign_cli.writers.search:SearchPafWriter",
+    ("graph", "tsv"): "seqalign_cli.families.graph.formats:GraphTsvWriter",
+    ("graph", "gaf"): "seqalign_cli.families.graph.formats:GafWriter",
+    ("search", "blast6"): "seqalign_cli.families.search.formats:SearchBlastWriter",
+    ("search", "tsv"): "seqalign_cli.families.search.formats:SearchTsvWriter",
+    ("search", "paf"): "seqalign_cli.families.search.formats:SearchPafWriter",
 }
 #: the format of a family's run whose output name implies none (others: tsv)
 DEFAULT_FORMAT = {"search": "blast6"}

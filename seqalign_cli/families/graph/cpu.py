@@ -1,6 +1,6 @@
 """Reads against a graph on the CPU, the reference engine of the graph family: ``CpuGraph``.
 
-Each read is aligned against every base of the graph by ``graph_dp``
+Each read is aligned against every base of the graph by ``cpu_dp``
 (rows in topological order, slots for the rows node starts need, the
 checkpointed walk beyond the traceback budget), longest first. Cells are
 int32 where the score bound allows, int64 otherwise. The int32 reads go
@@ -19,7 +19,7 @@ from ...config import AlignConfig, Mode
 from ...errors import UsageError
 from ...jit import nb, thread_count
 from ...protocols import CpuEngine
-from .graph_dp import CHECKPOINT_MIN, LANES, align_each, align_groups
+from .cpu_dp import CHECKPOINT_MIN, LANES, align_each, align_groups
 
 #: int32 cells hold every score whose bound stays below this (minus infinity is -2**29)
 INT32_LIMIT = 2**28
@@ -70,7 +70,7 @@ class CpuGraph(CpuEngine):
         self.lanes = lanes
 
     def align(self, batch, cfg: AlignConfig):
-        from ...results import GraphAlignments
+        from .results import GraphAlignments
 
         graph = batch.graph
         G = graph_arrays(graph)

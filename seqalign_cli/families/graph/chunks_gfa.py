@@ -47,10 +47,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, UsageError
-from ..jit import nb
-from .encode import COMPLEMENT, encode_all
-from .validate import first_bad_nucleotide, letter_message, shown_char, shown_name
+from ...errors import InputError, UsageError
+from ...io.encode import COMPLEMENT, encode_all
+from ...io.validate import first_bad_nucleotide, letter_message, shown_char, shown_name
+from ...jit import nb
 
 __all__ = ["Graph", "GfaText", "build_graph", "load_graph", "parse_gfa"]
 

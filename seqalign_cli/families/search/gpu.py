@@ -2,7 +2,7 @@
 
 The first pass of a search (every query against every database record, score
 only) runs here, in ``kernels/search.cu``; the second (each query's kept hits
-aligned again with traceback, ``cpu.search.kept_hits``) is the CPU engine's,
+aligned again with traceback, ``cpu.kept_hits``) is the CPU engine's,
 so that the hits, their ranking and their alignments are the same on every
 backend.
 
@@ -29,14 +29,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...backends.cpu.pairwise import CpuPairwise
+from ...backends.cuda.device import DeviceEngine, Job, copy_back, offsets
+from ...backends.cuda.launch import KernelArgs, flag
+from ...backends.cuda.loader import module
+from ...backends.cuda.pairwise_plan import INT16_LIMIT
 from ...config import AlignConfig, Mode
 from ...protocols import Hooks
-from ..cpu.pairwise import CpuPairwise
-from ..cpu.search import SearchHits, kept_hits, substitution_array
-from .device import DeviceEngine, Job, copy_back, offsets
-from .launch import KernelArgs, flag
-from .loader import module
-from .pairwise_plan import INT16_LIMIT
+from .cpu import kept_hits, substitution_array
+from .results import SearchHits
 
 KERNEL = "search.cu"
 #: codes a profile row holds (the kernel's PROFILE_CODES): the protein alphabet's 27, then padding

@@ -16,43 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-import numpy as np
-
-from ..batching import FlatCodes, gather_runs
-from ..errors import UsageError
-from ..protocols import Batch, Chunk
-from .block import RecordBlock
-from .fastx import FastxReader
-from .gfa import Graph, load_graph
+from ...errors import UsageError
+from ...io.block import RecordBlock
+from ...io.fastx import FastxReader
+from ...io.pairs import _Records, _require_records
+from ...io.shard import at_end, plan, records, require_file
+from ...protocols import Chunk
+from .batch import GraphBatch
+from .chunks_gfa import Graph, load_graph
 from .inputs import GraphInputs
-from .pairs import _Records, _require_records
-from .shard import at_end, plan, records, require_file
-
-
-@dataclass
-class GraphBatch(FlatCodes, Batch):
-    """Encoded reads of a batch (flat ``codes``, (n+1,) ``offs``) and the graph they are aligned to.
-
-    What every family's batch offers the runner and the GPU scheduler:
-    ``size``, ``cells()``, ``cells_each()`` (read length x graph bases) and
-    ``subset(idx)`` (same graph).
-    """
-
-    codes: np.ndarray
-    offs: np.ndarray
-    graph: Graph
-
-    def seq(self, k: int) -> np.ndarray:
-        """The codes of read ``k``."""
-        return self.codes[self.offs[k]:self.offs[k + 1]]
-
-    def cells_each(self) -> np.ndarray:
-        return self.lengths * np.int64(self.graph.n_bases)
-
-    def subset(self, idx: np.ndarray) -> "GraphBatch":
-        """A new batch holding the reads ``idx`` in that order, against the same graph."""
-        codes, offs = gather_runs(self.codes, self.offs, idx)
-        return GraphBatch(codes, offs, self.graph)
 
 
 @dataclass(eq=False)
@@ -67,14 +39,6 @@ class GraphChunk(Chunk):
 
     def batch(self) -> GraphBatch:
         return GraphBatch(self.block.codes(), self.block.seq_off, self.graph)
-
-
-def make_graph_batch(graph: Graph, reads: list[bytes]) -> GraphBatch:
-    """A GraphBatch of ``reads`` against ``graph`` (tests, benchmarks, the API)."""
-    from .encode import encode_many
-
-    codes, offs = encode_many(list(reads))
-    return GraphBatch(codes, offs, graph)
 
 
 def _chunks(inputs: GraphInputs, size: int, shard) -> Iterator[GraphChunk]:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .blast import fields, warn_without_statistics
-from .paf import PafWriter
-from .text import TextWriter
+from ...writers.blast import fields, warn_without_statistics
+from ...writers.paf import PafWriter
+from ...writers.text import TextWriter
 
 TSV_COLUMNS = ("qname", "tname", "pident", "length", "mismatch", "gapopen", "qstart", "qend", "tstart", "tend",
                "evalue", "bitscore", "rank", "score", "cigar")

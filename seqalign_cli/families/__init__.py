@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import writers
-from .errors import UsageError
-from .writers import load
+from .. import writers
+from ..errors import UsageError
+from ..writers import load
 
 
 @dataclass(frozen=True)
@@ -114,23 +114,23 @@ register(Family(
     name="graph",
     command="graph",
     unit="reads",
-    chunks="seqalign_cli.io.graph:graph_chunks",
-    cpu="seqalign_cli.backends.cpu.graph:CpuGraph",
-    cuda="seqalign_cli.backends.cuda.graph:CudaGraph",
-    cuda_hooks="seqalign_cli.backends.cuda.graph:HOOKS",
-    checks="seqalign_cli.backends.cuda.graph:compile_checks",
-    bench="seqalign_cli.backends.cuda.graph:bench_run",
+    chunks="seqalign_cli.families.graph.chunks:graph_chunks",
+    cpu="seqalign_cli.families.graph.cpu:CpuGraph",
+    cuda="seqalign_cli.families.graph.gpu:CudaGraph",
+    cuda_hooks="seqalign_cli.families.graph.gpu:HOOKS",
+    checks="seqalign_cli.families.graph.gpu:compile_checks",
+    bench="seqalign_cli.families.graph.bench:bench_run",
 ))
 
 register(Family(
     name="search",
     command="search",
     unit="queries",
-    chunks="seqalign_cli.io.search:search_chunks",
-    cpu="seqalign_cli.backends.cpu.search:CpuSearch",
-    cuda="seqalign_cli.backends.cuda.search:CudaSearch",
-    cuda_hooks="seqalign_cli.backends.cuda.search:HOOKS",
-    checks="seqalign_cli.backends.cuda.search:compile_checks",
+    chunks="seqalign_cli.families.search.chunks:search_chunks",
+    cpu="seqalign_cli.families.search.cpu:CpuSearch",
+    cuda="seqalign_cli.families.search.gpu:CudaSearch",
+    cuda_hooks="seqalign_cli.families.search.gpu:HOOKS",
+    checks="seqalign_cli.families.search.gpu:compile_checks",
     gpu_matrices=True,
     gpu_when_asked=True,
 ))
