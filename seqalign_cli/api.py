@@ -13,7 +13,7 @@ sequences or ``(name, sequence)`` tuples; an unnamed sequence is named by its
 the family's own reader reads them (``families``, the chunks of a run);
 otherwise the records are checked by the readers' rules
 (``io.validate.first_bad_letter``) and encoded by the one encoder through the
-batch builders (``io.encode.make_batch``, ``io.triplet.make_triplets``,
+batch builders (``io.encode.make_batch``, ``families.triplet.batch.make_triplets``,
 ``families.graph.batch.make_graph_batch``). Options are the command line's, by keyword,
 with its defaults.
 
@@ -461,7 +461,7 @@ def iter_triplets(a, b=None, c=None, *, mode: str = "global", match: int = 2, mi
         raise TypeError("give b and c both, or neither (a then holds the triplets)")
     inputs = (a,) if b is None else (a, b, c)
     if all(map(_is_path, inputs)):
-        from .io.inputs import TripletInputs
+        from .families.triplet.inputs import TripletInputs
 
         chunks = _read("triplet", TripletInputs(tuple(map(_path, inputs)), b is None), run,
                        lambda chunk: tuple(block.names_list() for block in chunk.blocks))
@@ -484,7 +484,7 @@ def _triplet_units(inputs: tuple) -> Iterator[tuple]:
 
 
 def _make_triplets(a: list[bytes], b: list[bytes], c: list[bytes]):
-    from .io.triplet import make_triplets
+    from .families.triplet.batch import make_triplets
 
     return make_triplets(a, b, c)
 

@@ -291,7 +291,7 @@ def triplet(ctx, a, b, c, interleaved, match, mismatch, gap_open, gap_extend, n_
     The i-th records of A, B and C form triplet i (FASTA or FASTQ, plain or
     gzip; '-' reads stdin for one of them). Output: TSV or MAF.
     """
-    from .io.inputs import TripletInputs
+    from .families.triplet.inputs import TripletInputs
 
     if interleaved:
         if b is not None:

@@ -25,7 +25,7 @@ needs one compiles it and says so on stderr (``jit.CompileNotice``).
 
 It needs only the package's own dependencies: from the GPU side it imports
 only the GPU engines' host plans (``backends/cuda/pairwise_plan.py``,
-``backends/cuda/triplet_plan.py``: compiled code that runs on the host),
+``families/triplet/plan.py``: compiled code that runs on the host),
 which it compiles too, as it does the subsets of a batch that the GPU
 scheduler makes (``batching.gather_runs``).
 ``python -m seqalign_cli.precompile [--quiet] [--wide] [SUBCOMMAND...]`` runs ``main`` through ``cli.main``.
@@ -219,7 +219,7 @@ def precompile(command_line, say=lambda m: print(m, file=sys.stderr), commands=N
 
         compile_ahead()  # the GPU engine's host plan is compiled code too, needing no GPU to compile
     if not commands or "triplet" in commands:
-        from .backends.cuda.triplet_plan import compile_ahead as triplet_ahead
+        from .families.triplet.plan import compile_ahead as triplet_ahead
 
         triplet_ahead()  # the triplet GPU engine's tile wave table likewise
     return time.perf_counter() - start, failed

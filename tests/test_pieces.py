@@ -14,7 +14,8 @@ from seqalign_cli.backends import select_backend
 from seqalign_cli.backends.cpu import CpuBackend
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.families.graph.inputs import GraphInputs
-from seqalign_cli.io.inputs import PairInputs, TripletInputs
+from seqalign_cli.io.inputs import PairInputs
+from seqalign_cli.families.triplet.inputs import TripletInputs
 from seqalign_cli.writers import WriterContext, make_writer
 from seqalign_cli.writers.output import OutputFile
 

@@ -102,12 +102,12 @@ register(Family(
     name="triplet",
     command="triplet",
     unit="triplets",
-    chunks="seqalign_cli.io.triplet:triplet_chunks",
-    cpu="seqalign_cli.backends.cpu.triplet:CpuTriplet",
-    cuda="seqalign_cli.backends.cuda.triplet:CudaTriplet",
-    cuda_hooks="seqalign_cli.backends.cuda.triplet:HOOKS",
-    checks="seqalign_cli.backends.cuda.triplet:compile_checks",
-    bench="seqalign_cli.backends.cuda.triplet:bench_run",
+    chunks="seqalign_cli.families.triplet.chunks:triplet_chunks",
+    cpu="seqalign_cli.families.triplet.cpu:CpuTriplet",
+    cuda="seqalign_cli.families.triplet.gpu:CudaTriplet",
+    cuda_hooks="seqalign_cli.families.triplet.gpu:HOOKS",
+    checks="seqalign_cli.families.triplet.gpu:compile_checks",
+    bench="seqalign_cli.families.triplet.bench:bench_run",
 ))
 
 register(Family(

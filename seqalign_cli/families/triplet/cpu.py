@@ -1,15 +1,15 @@
 """Exact 3-way alignment on the CPU, the reference engine of the triplet family: ``CpuTriplet``.
 
-Triplets are aligned one at a time by ``triplet_cube`` (linear gaps: SIMD
+Triplets are aligned one at a time by ``cpu_cube`` (linear gaps: SIMD
 along the anti-diagonals of each slice; the whole cube of direction bytes within the
-traceback budget, the checkpointed walk beyond it) or ``triplet_affine``
+traceback budget, the checkpointed walk beyond it) or ``cpu_affine``
 (affine gaps: seven values a cell, the same two walks), threads across
 triplets, largest first, each thread taking the next triplet when it is
 free. Cells are int32 where the score bound allows, int64 otherwise.
 
 Memory: each thread's triplet takes its slices (what score only takes) and,
 with traceback, at most ``--max-matrix-mb`` more (or the floor of
-``triplet_checkpoint``). Where that is more than the process can have, the
+``cpu_checkpoint``). Where that is more than the process can have, the
 compiled engine's ``MemoryError`` becomes one line (``out_of_memory``): the
 largest triplet, what it takes, and the option that bounds it.
 """
@@ -20,13 +20,13 @@ import numpy as np
 
 from ...config import AlignConfig, Mode
 from ...errors import SeqalignError, UsageError
-from ...io.triplet import TripletBatch
 from ...jit import nb, thread_count
 from ...protocols import CpuEngine
-from ...results import TripletAlignments, opening_costs
-from . import triplet_affine
-from .triplet_checkpoint import FLOOR_CODES, FLOOR_VALUES
-from .triplet_cube import align_each
+from . import cpu_affine as triplet_affine
+from .batch import TripletBatch
+from .cpu_checkpoint import FLOOR_CODES, FLOOR_VALUES
+from .cpu_cube import align_each
+from .results import TripletAlignments, opening_costs
 
 #: int32 cells hold every score whose bound stays below this (minus infinity is -2**29)
 INT32_LIMIT = 2**28

@@ -6,7 +6,7 @@ recurrence written from that text. Quasi-natural gap costs: in a column
 where one sequence of a pair has a residue and the other a gap, the pair
 opens a gap unless the previous column has the same residue and gap (the
 first column opens every gap it has); each opening costs gap-open, on top
-of the linear column scores of ``triplet_cube``.
+of the linear column scores of ``cpu_cube``.
 
 Cell (i, j, k) holds D_t, the best score of an alignment ending there with
 a column of kind t (``results.Column``): the column's score plus the best
@@ -28,7 +28,7 @@ budget (four bytes a cell) the whole cube of words; beyond it the
 traceback stays within the budget (or a floor of a few slices): slices of
 values are kept as checkpoints and the walk sweeps again, from them, blocks
 of slices with their words, only over its own rectangle of (j, k), where
-``triplet_checkpoint`` schedules them (``_walk_parts``); the alignment is the
+``cpu_checkpoint`` schedules them (``_walk_parts``); the alignment is the
 whole cube's.
 """
 
@@ -37,9 +37,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...jit import nb
-from ...results import COLUMN_START, COLUMN_STEPS
-from .triplet_checkpoint import marks, plan, pool_bytes, round8
-from .triplet_cube import GLOBAL, LOCAL, SEMI, _JIT, _as, _tables, runs_of
+from .cpu_checkpoint import marks, plan, pool_bytes, round8
+from .cpu_cube import GLOBAL, LOCAL, SEMI, _JIT, _as, _tables, runs_of
+from .results import COLUMN_START, COLUMN_STEPS
 
 #: the previous-kind field of a column that starts the alignment
 START = COLUMN_START
@@ -304,7 +304,7 @@ def align_triplet(a, b, c, mode, sc, neg, costs, trace, budget, run_op, run_len,
 
 @nb.njit(**_JIT)
 def _walk_parts(a, tabs, costs, mode, g2, n, P, Q, best, at, ops, pool, ck_at, ck_off, top, rows):
-    """The walk back from the column at ``at`` past the budget (``triplet_checkpoint``'s schedule): ``pool``
+    """The walk back from the column at ``at`` past the budget (``cpu_checkpoint``'s schedule): ``pool``
     holds the first sweep's ``top`` checkpoints (slices ``ck_at``, from bytes ``ck_off``), then each step's;
     every sweep after the first covers the walk's rectangle only. Returns the count of ``ops``."""
     n1 = n[0]

@@ -31,7 +31,7 @@ column kind that won, or 7 where the alignment starts. Beyond the budget
 the traceback stays within it (or a floor of a few slices): the forward
 pass keeps checkpoint slices and the walk sweeps again, from them, blocks
 of slices with their kinds, only over its own rectangle of (j, k), where
-``triplet_checkpoint`` schedules them (``_walk_parts``); the alignment is
+``cpu_checkpoint`` schedules them (``_walk_parts``); the alignment is
 the full cube's.
 """
 
@@ -42,8 +42,8 @@ import numpy as np
 from ...config import Mode
 from ...jit import nb
 from numba.extending import overload  # after .jit, which sets numba up
-from .dp import pair_table
-from .triplet_checkpoint import marks, plan, pool_bytes, round8
+from ...backends.cpu.dp import pair_table
+from .cpu_checkpoint import marks, plan, pool_bytes, round8
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 GLOBAL, SEMI, LOCAL = int(Mode.GLOBAL), int(Mode.SEMI_GLOBAL), int(Mode.LOCAL)
@@ -102,7 +102,7 @@ def _skewed(tabs):
 @nb.njit(**_JIT)
 def _slice(P, Q, bcs, acr, ab, x, g2, mode, i, vals, starts, n2, n3):
     """Slice ``Q`` (slice i) from ``P`` (slice i - 1), one anti-diagonal after another (score only), its cells
-    j <= n2, k <= n3 (the whole slice, or the walk's rectangle: ``triplet_checkpoint``).
+    j <= n2, k <= n3 (the whole slice, or the walk's rectangle: ``cpu_checkpoint``).
 
     Along an anti-diagonal no cell needs another, so each diagonal's loop
     takes all seven moves and the compiler vectorises it: it runs with
@@ -443,7 +443,7 @@ def align_triplet(a, b, c, mode, sc, neg, values, trace, budget, run_op, run_len
 
 @nb.njit(**_JIT)
 def _walk_parts(a, tabs, mode, g2, P, Q, best, at, ops, pool, ck_at, ck_off, top):
-    """The walk back from end cell ``at`` past the budget (``triplet_checkpoint``'s schedule): ``pool`` holds
+    """The walk back from end cell ``at`` past the budget (``cpu_checkpoint``'s schedule): ``pool`` holds
     the first sweep's ``top`` checkpoints (slices ``ck_at``, from bytes ``ck_off``), then each step's; every
     sweep after the first covers the walk's rectangle only. Returns the count of ``ops``."""
     n1 = a.shape[0]

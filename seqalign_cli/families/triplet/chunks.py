@@ -19,51 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-import numpy as np
-
-from ..batching import gather_runs
-from ..errors import InputError
-from ..protocols import Batch, Chunk
-from .block import RecordBlock
-from .fastx import FastxReader
+from ...errors import InputError
+from ...io.block import RecordBlock
+from ...io.fastx import FastxReader
+from ...io.pairs import _Records, interleaved, warn_if_empty
+from ...io.shard import at_end, plan, records, require_file
+from ...protocols import Chunk
+from .batch import TripletBatch
 from .inputs import TripletInputs
-from .pairs import _Records, interleaved, warn_if_empty
-from .shard import at_end, plan, records, require_file
-
-
-@dataclass
-class TripletBatch(Batch):
-    """Encoded sequences of a batch of triplets: for each of A, B, C the flat codes and (n+1,) offsets.
-
-    What every family's batch offers the runner and the GPU scheduler:
-    ``size``, ``cells()``, ``cells_each()`` (3-D cells, n1*n2*n3) and ``subset(idx)``.
-    """
-
-    codes: tuple[np.ndarray, np.ndarray, np.ndarray]
-    offs: tuple[np.ndarray, np.ndarray, np.ndarray]
-
-    @property
-    def size(self) -> int:
-        return len(self.offs[0]) - 1
-
-    @property
-    def lengths(self) -> np.ndarray:
-        """(n, 3) int64: the lengths of A, B and C of each triplet."""
-        return np.stack([np.diff(o) for o in self.offs], axis=1).astype(np.int64) if self.size else \
-            np.zeros((0, 3), np.int64)
-
-    def seq(self, s: int, k: int) -> np.ndarray:
-        """The codes of sequence ``s`` (0 A, 1 B, 2 C) of triplet ``k``."""
-        return self.codes[s][self.offs[s][k]:self.offs[s][k + 1]]
-
-    def cells_each(self) -> np.ndarray:
-        lens = self.lengths
-        return lens[:, 0] * lens[:, 1] * lens[:, 2]
-
-    def subset(self, idx: np.ndarray) -> "TripletBatch":
-        """A new batch holding the triplets ``idx`` in that order."""
-        codes, offs = zip(*(gather_runs(c, o, idx) for c, o in zip(self.codes, self.offs)))
-        return TripletBatch(tuple(codes), tuple(offs))
 
 
 @dataclass(eq=False)
@@ -77,14 +40,6 @@ class TripletChunk(Chunk):
 
     def batch(self) -> TripletBatch:
         return TripletBatch(tuple(b.codes() for b in self.blocks), tuple(b.seq_off for b in self.blocks))
-
-
-def make_triplets(a: list[bytes], b: list[bytes], c: list[bytes]) -> TripletBatch:
-    """A TripletBatch from three parallel lists of sequences (tests, benchmarks, the API)."""
-    from .encode import encode_many
-
-    codes, offs = zip(*(encode_many(list(s)) for s in (a, b, c)))
-    return TripletBatch(tuple(codes), tuple(offs))
 
 
 def lockstep_chunks(paths: tuple[str, str, str], size: int, shard=None) -> Iterator[TripletChunk]:

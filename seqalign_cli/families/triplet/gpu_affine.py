@@ -1,7 +1,7 @@
 """Triplets with affine gaps on the GPU: the plan and launches of ``kernels/triplet_affine.cu``.
 
 One block a triplet (``triplet_affine<MODE, TRACE>``): seven values a cell,
-as the CPU engine (``backends/cpu/triplet_affine.py``) computes them, the
+as the CPU engine (``cpu_affine.py``) computes them, the
 block's threads a wavefront over the rows (i, j) of the cube cut in chunks
 of ``CHUNK`` cells along k, each chunk's cells in order; the values of the
 last four steps in a ring on the device (``ring_bytes``). With traceback
@@ -28,11 +28,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...backends.cuda.device import fitting_parts, shape_groups
+from ...backends.cuda.launch import NULL
+from ...backends.cuda.loader import module
 from ...config import AlignConfig
-from .device import fitting_parts, shape_groups
-from .launch import NULL
-from .loader import module
-from .triplet_plan import BORDER_BYTES, MODES, even_windows, trace_budget, window_count
+from .plan import BORDER_BYTES, MODES, even_windows, trace_budget, window_count
 
 KERNEL = "triplet_affine.cu"
 #: the most threads a block (``__launch_bounds__`` of the kernel: about 120 registers a thread)

@@ -1,6 +1,6 @@
 """The traceback of one triplet past the budget, in bounded memory: where the checkpoints go (numba).
 
-Shared by ``triplet_cube`` (linear gaps) and ``triplet_affine`` (affine
+Shared by ``cpu_cube`` (linear gaps) and ``cpu_affine`` (affine
 gaps); each engine has its own slices, sweeps and walk, and this module
 decides what the traceback keeps and where.
 

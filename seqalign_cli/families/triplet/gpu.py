@@ -1,4 +1,4 @@
-"""Triplet (exact 3-way) alignment on the GPU: the hooks, the device copy of a batch, the launches, the benchmarks.
+"""Triplet (exact 3-way) alignment on the GPU: the hooks, the device copy of a batch, the launches (benchmark: ``bench.py``).
 
 Kernels: ``kernels/triplet.cu`` (TrioSeq's mapping): a group of T = S*S
 lanes per triplet, each lane an R x R square of the (j, k) slice held in
@@ -8,7 +8,7 @@ triplet a group in int32 lanes; ``triplet_score16<MODE, R, T, W>`` two
 triplets a group in 16-bit halves; score only, triplets of short sequences
 (slice sides up to ``SMALL``'s largest) run ``triplet_small16<MODE, Q>``, one
 thread holding the whole Q x Q slice of two triplets. Which triplets run in which launch,
-shape, lane width and layout is the plan's (``triplet_plan.py``: shapes,
+shape, lane width and layout is the plan's (``plan.py``: shapes,
 tiles and border scratch, the tile wave, direction bytes and traceback
 windows, ``plan_launches``); here the launches are uploaded and queued.
 
@@ -16,7 +16,7 @@ What ``HOOKS.on_gpu`` sends here is the triplets whose score bound fits
 int32 lanes, whose pair scores fit the kernels' byte profiles and, with
 traceback, whose direction bytes (``dir_bytes``) fit ``trace_budget``
 (``--max-matrix-mb``), whole or in windows of slices; the rest go to the
-CPU engine (``backends/cpu/triplet.py``), which gives the
+CPU engine (``cpu.py``), which gives the
 same scores, end cells and alignments. Score only, ``results`` fills score
 and end (``TripletAlignments.finish`` sets the starts).
 
@@ -48,22 +48,21 @@ Benchmarks: ``time_triplets`` (kernel time of one batch) and ``bench_run``
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ...config import AlignConfig, Mode, Scoring
-from ...io.triplet import TripletBatch
+from ...backends.cuda.device import DeviceEngine, Job, copy_back, copy_runs_back, fetch_runs, upload, upload_runs
+from ...backends.cuda.launch import NULL
+from ...backends.cuda.loader import module
+from ...config import AlignConfig
 from ...protocols import Hooks
-from ...results import TripletAlignments
-from . import triplet_affine as affine
-from . import triplet_plan as plan
-from .device import DeviceEngine, Job, copy_back, copy_runs_back, fetch_runs, upload, upload_runs
-from .launch import NULL
-from .loader import module
-from .triplet_plan import (INT32_LIMIT, MODES, THREADS, LaunchPlan, Tuning, border_ints, kernel_name, plan_launches,
-                           plan_shapes, scoring_fits, trace_budget, walk_name, window_slices)
+from . import gpu_affine as affine
+from . import plan
+from .batch import TripletBatch
+from .plan import (INT32_LIMIT, MODES, THREADS, LaunchPlan, Tuning, border_ints, kernel_name, plan_launches,
+                   plan_shapes, scoring_fits, trace_budget, walk_name, window_slices)
+from .results import TripletAlignments
 
 KERNEL = "triplet.cu"
 #: a device takes launches of direction bytes up to this share of its memory (at least DIRS_BYTES): the
@@ -93,7 +92,7 @@ class TripletHooks(Hooks):
         traceback one whose direction bytes (``dir_bytes``) pass
         ``trace_budget`` even in windows of slices (``window_slices``): the
         CPU engine traces it back by checkpoints. Affine gaps: the routes of
-        ``triplet_affine.routes``. ``routes`` says why.
+        ``gpu_affine.routes``. ``routes`` says why.
         """
         return TripletHooks.routes(batch, cfg) == 0
 
@@ -278,78 +277,3 @@ def compile_checks() -> dict[str, tuple[str, ...]]:
               + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))
               + tuple(kernel_name(m, q, 1, True, small=True) for m in MODES for q in plan.SMALL))
     return {KERNEL: linear, **affine.compile_checks()}
-
-
-# ---------------------------------------------------------------- benchmarks
-
-def related_triplets(L: int, count: int, seed: int = 1) -> TripletBatch:
-    """``count`` triplets of length L: a random A, B and C its copies with 5% of substitutions each."""
-    rng = np.random.default_rng(seed)
-    a = rng.integers(0, 4, (count, L), dtype=np.uint8)
-    seqs = [a]
-    for _ in range(2):
-        s = a.copy()
-        hit = rng.random(s.shape) < 0.05
-        s[hit] = rng.integers(0, 4, int(hit.sum()), dtype=np.uint8)
-        seqs.append(s)
-    off = np.arange(count + 1, dtype=np.int64) * L
-    return TripletBatch(tuple(s.reshape(-1) for s in seqs), (off, off.copy(), off.copy()))
-
-
-def time_triplets(engine: CudaTriplet, batch: TripletBatch, cfg: AlignConfig, reps: int = 5) -> float:
-    """Median seconds of a batch's kernels (device events, after one warm-up run that compiles them)."""
-    import cupy as cp
-
-    out = TripletAlignments.allocate(batch.lengths, cfg.traceback)
-    d = engine.upload(batch, out, cfg, None)
-    launches = engine.prepare(batch, cfg, np.arange(batch.size), d)
-    for launch in launches:
-        launch.run(cp, engine.scratch)
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        for launch in launches:
-            launch.run(cp, engine.scratch)
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
-    return statistics.median(times)
-
-
-def _wave_text(wave_tiles) -> str:
-    return "the rule" if wave_tiles is None else "none" if wave_tiles == 0 else f"{wave_tiles} tiles"
-
-
-def bench_run(lengths, modes, scorings=None, reps: int = 5, target_cells: float = 2e10, out=print,
-              tuning: Tuning = Tuning(), traceback: bool = False, matrix_mb: int = 256):
-    """TCUPS (3-D cells n1*n2*n3 a second) of the triplet kernels by length and mode.
-
-    The signature of ``seqalign bench``'s call (lengths, modes, scorings,
-    reps, target cells); ``scorings`` maps a name to a ``Scoring`` (None:
-    the defaults with linear gaps); affine ones time the affine kernels, and
-    modes the family does not have (glocal) are skipped. Enough related
-    triplets of each length to reach ``target_cells`` cells (264 at least, 2,000,000 at most). Traceback
-    under ``--max-matrix-mb`` ``matrix_mb`` (the command's default): past it, windows of slices.
-    """
-    from . import device_name
-
-    scorings = scorings or {"linear": Scoring(gap_open=0)}
-    engine = CudaTriplet(0, tuning)
-    out(f"# {device_name(0)}; kernel time by device events, median of {reps} after warm-up; "
-        f"plan {tuning.shape or 'PLAN'}, 16-bit lanes {'on' if tuning.pack16 else 'off'}, tile wave from "
-        f"{_wave_text(plan.WAVE_TILES if tuning.wave_tiles is None else tuning.wave_tiles)}"
-        + (f", traceback within {matrix_mb} MB a triplet" if traceback else ""))
-    out("length\ttriplets\tmode\tscoring\tms\tTCUPS")
-    for L in lengths:
-        count = int(min(2_000_000, max(264, target_cells // max(L, 1) ** 3)))
-        batch = related_triplets(int(L), count)
-        cells = batch.cells()
-        for mode in modes:
-            if Mode.parse(mode) not in MODES:
-                continue
-            for name, sc in scorings.items():
-                cfg = AlignConfig(scoring=sc, mode=mode, traceback=traceback, matrix_budget=matrix_mb << 20)
-                secs = time_triplets(engine, batch, cfg, reps)
-                out(f"{L}\t{count}\t{mode}\t{name}\t{secs * 1e3:.2f}\t{cells / secs / 1e12:.3f}")

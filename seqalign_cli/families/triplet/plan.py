@@ -22,7 +22,7 @@ starts, where those checkpoints fit the budget with a window's codes
 (``window_checkpoints``; else every window's sweep starts at slice 0).
 
 ``plan_launches`` gives the launches of a subset of a batch
-(``LaunchPlan``); ``backends/cuda/triplet.py`` uploads and queues them.
+(``LaunchPlan``); ``gpu.py`` uploads and queues them.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...backends.cuda.device import fitting_parts, shape_groups
 from ...config import AlignConfig, Mode, Scoring
 from ...jit import nb
-from .device import fitting_parts, shape_groups
 
 #: threads a block (tri::THREADS in the kernel)
 THREADS = 128
