@@ -13,7 +13,7 @@ sequences or ``(name, sequence)`` tuples; an unnamed sequence is named by its
 the family's own reader reads them (``families``, the chunks of a run);
 otherwise the records are checked by the readers' rules
 (``io.validate.first_bad_letter``) and encoded by the one encoder through the
-batch builders (``io.encode.make_batch``, ``families.triplet.batch.make_triplets``,
+batch builders (``families.pairwise.batch.make_batch``, ``families.triplet.batch.make_triplets``,
 ``families.graph.batch.make_graph_batch``). Options are the command line's, by keyword,
 with its defaults.
 
@@ -401,7 +401,7 @@ def iter_pairs(queries, targets=None, *, cross: bool = False, mode: str = "globa
         return _pair_records(names, batch, res, cigar_m)
 
     if _is_path(queries) and (targets is None or _is_path(targets)):
-        from .io.inputs import PairInputs
+        from .families.pairwise.inputs import PairInputs
 
         pairing = "interleaved" if targets is None else "cross" if cross else "zip"
         inputs = PairInputs(_path(queries), None if targets is None else _path(targets), pairing)
@@ -435,7 +435,7 @@ def _crossed(q: tuple[Iterator, str], t: tuple[Iterator, str]) -> Iterator[tuple
 
 
 def _make_pairs(queries: list[bytes], targets: list[bytes]):
-    from .io.encode import make_batch
+    from .families.pairwise.batch import make_batch
 
     return make_batch(queries, targets)
 
@@ -607,7 +607,7 @@ def _search_names(chunk) -> tuple[list[str], list[str]]:
 def _search_records(names, batch, res) -> Iterator[SearchHit]:
     import math
 
-    from .writers.blast import counts
+    from .families.pairwise.formats_blast import counts
 
     qnames, dbnames = names
     rec = res.alignments

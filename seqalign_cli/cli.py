@@ -12,7 +12,7 @@ Options that contradict each other are usage errors before anything is
 read: two pairings, ``--format`` against the output's extension
 (``writers.output_format``), and for SAM/BAM scoring whose scores can leave
 32-bit integers even for pairs of one base (longer pairs are held to the
-bound by the reader, ``io.pairs``).
+bound by the reader, ``families.pairwise.chunks``).
 """
 
 from __future__ import annotations
@@ -232,7 +232,7 @@ def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, ga
     QUERY and TARGET are FASTA or FASTQ, plain or gzip; '-' reads stdin. By
     default the i-th query is aligned with the i-th target.
     """
-    from .io.inputs import PairInputs
+    from .families.pairwise.inputs import PairInputs
 
     chosen = [name for name, on in (("--cross", cross), ("--interleaved", interleaved),
                                     ("--pairs", pairs_file is not None)) if on]
@@ -261,8 +261,8 @@ def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, ga
                          f"{gap_extend} --n-penalty {n_penalty}) can score beyond the 32-bit integers SAM/BAM "
                          f"store (AS:i, at most {INT32_MAX:,}) even for pairs of one base; use smaller values, "
                          f"or write TSV or PAF")
-    if read_group is not None:  # checked whatever the format (TSV and PAF leave it out: writers/readgroup.py)
-        from .writers.readgroup import parse_read_group
+    if read_group is not None:  # checked whatever the format (TSV and PAF leave it out: formats_readgroup.py)
+        from .families.pairwise.formats_readgroup import parse_read_group
 
         read_group = parse_read_group(read_group)
     inputs = PairInputs(query, target, pairing, pairs_file, sam_scoring=scoring if sam else None, strand=strand)

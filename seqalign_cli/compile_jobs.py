@@ -24,7 +24,7 @@ of CPU time to 198 s on a 2-core machine): ``WIDE_JOBS`` run only when asked
 needs one compiles it and says so on stderr (``jit.CompileNotice``).
 
 It needs only the package's own dependencies: from the GPU side it imports
-only the GPU engines' host plans (``backends/cuda/pairwise_plan.py``,
+only the GPU engines' host plans (``families/pairwise/plan.py``,
 ``families/triplet/plan.py``: compiled code that runs on the host),
 which it compiles too, as it does the subsets of a batch that the GPU
 scheduler makes (``batching.gather_runs``).
@@ -215,7 +215,7 @@ def precompile(command_line, say=lambda m: print(m, file=sys.stderr), commands=N
 
     cut_ahead()  # the cutting scan of runs with worker processes (which no job starts)
     if not commands or "pair" in commands:
-        from .backends.cuda.pairwise_plan import compile_ahead
+        from .families.pairwise.plan import compile_ahead
 
         compile_ahead()  # the GPU engine's host plan is compiled code too, needing no GPU to compile
     if not commands or "triplet" in commands:

@@ -55,11 +55,11 @@ def test_the_gpu_host_plan_compiles_ahead_with_the_types_of_a_run():
     needed) compiles every signature that a batch's planning then uses, so a first GPU run compiles nothing."""
     import numpy as np
 
-    from seqalign_cli.backends.cuda import pairwise_plan as plan
-    from seqalign_cli.backends.cuda.pairwise import HOOKS
-    from seqalign_cli.backends.cuda.pairwise_subwarp import border_layout
+    from seqalign_cli.families.pairwise import plan
+    from seqalign_cli.families.pairwise.gpu import HOOKS
+    from seqalign_cli.families.pairwise.gpu_subwarp import border_layout
     from seqalign_cli.config import AlignConfig
-    from seqalign_cli.io.encode import make_batch
+    from seqalign_cli.families.pairwise.batch import make_batch
 
     plan.compile_ahead()
     steps = (plan._route, plan._plan, plan._pair, plan._borders)
@@ -82,9 +82,9 @@ def test_the_gpu_host_plan_compiles_ahead_with_the_types_of_a_run():
 def test_the_gpu_host_plan_takes_read_only_lengths_without_compiling():
     import numpy as np
 
-    from seqalign_cli.backends.cuda import pairwise_plan as plan
+    from seqalign_cli.families.pairwise import plan
     from seqalign_cli.config import AlignConfig
-    from seqalign_cli.io.encode import make_batch
+    from seqalign_cli.families.pairwise.batch import make_batch
 
     plan.compile_ahead()
     before = len(plan._route.signatures)
@@ -100,7 +100,8 @@ def test_subsets_of_every_familys_batch_compile_nothing_after_compile_ahead():
     import numpy as np
 
     from seqalign_cli import batching
-    from seqalign_cli.io.encode import encode_many, make_batch
+    from seqalign_cli.io.encode import encode_many
+    from seqalign_cli.families.pairwise.batch import make_batch
     from seqalign_cli.families.graph.batch import GraphBatch
     from seqalign_cli.families.triplet.batch import make_triplets
 
@@ -130,12 +131,12 @@ def test_results_merged_by_records_compile_nothing_after_compile_ahead():
     import numpy as np
 
     from seqalign_cli import batching, results
-    from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+    from seqalign_cli.families.pairwise.cpu import CpuPairwise
     from seqalign_cli.families.triplet.cpu import CpuTriplet
-    from seqalign_cli.backends.cuda.pairwise import HOOKS as PAIRS
+    from seqalign_cli.families.pairwise.gpu import HOOKS as PAIRS
     from seqalign_cli.families.triplet.gpu import HOOKS as TRIPLETS
     from seqalign_cli.config import AlignConfig, Scoring
-    from seqalign_cli.io.encode import make_batch
+    from seqalign_cli.families.pairwise.batch import make_batch
     from seqalign_cli.families.triplet.batch import make_triplets
     from seqalign_cli.results import CIGAR_LETTERS
     from seqalign_cli.families.triplet.results import COLUMN_LETTERS
@@ -305,7 +306,7 @@ def test_compile_covers_every_mode_route_and_width_of_every_subcommand(tmp_path)
     assert report["narrow"] == {}, f"`seqalign compile` leaves these to a run: {report['narrow']}"
     assert report["wide"] == {}, f"`seqalign compile --wide` leaves these to a run: {report['wide']}"
     engines = {key.rsplit(".", 1)[0] for key in report["wide_jobs"]}
-    for module in ("seqalign_cli.backends.cpu.pairwise", "seqalign_cli.families.triplet.cpu_cube",
+    for module in ("seqalign_cli.families.pairwise.cpu", "seqalign_cli.families.triplet.cpu_cube",
                    "seqalign_cli.families.triplet.cpu_affine", "seqalign_cli.families.graph.cpu_dp"):
         assert module in engines, sorted(report["wide_jobs"])  # each engine's wide cells
 
@@ -314,7 +315,7 @@ def test_the_wide_jobs_pass_every_engines_32_bit_limit(tmp_path):
     """WIDE_MATCH puts every record of the jobs' inputs past the limit below which each engine takes its
     32-bit cells (float32 lanes for pairs), and below the limit past which it refuses the scoring."""
     from seqalign_cli.families.graph import cpu as graph
-    from seqalign_cli.backends.cpu import pairwise
+    from seqalign_cli.families.pairwise import cpu as pairwise
     from seqalign_cli.families.triplet import cpu as triplet
     from seqalign_cli.config import Scoring
     from seqalign_cli.families.graph.chunks_gfa import load_graph
@@ -380,7 +381,7 @@ def _entry_points():
     """Each subcommand's engine entry point that its wide cells compile (the one a run calls), as the
     engines import it."""
     from seqalign_cli.families.graph import cpu as graph
-    from seqalign_cli.backends.cpu import pairwise
+    from seqalign_cli.families.pairwise import cpu as pairwise
     from seqalign_cli.families.triplet import cpu as triplet
 
     return {"pair": pairwise.align_groups, "triplet": triplet.align_each, "graph": graph.align_each,

@@ -266,7 +266,7 @@ def _codes(seqs, protein=True):
 def test_striped_local_scores_equal_the_plain_gotoh_and_parasail(case):
     """The striped vectors (int16 and int32 lanes, the lazy-F pass at its longest) against the plain Gotoh on
     small pairs and parasail on larger ones; query lengths on and off the vector width."""
-    from seqalign_cli.backends.cpu import striped
+    from seqalign_cli.families.pairwise import cpu_striped as striped
     from seqalign_cli.families.search.cpu import substitution_array
     from support.oracles import parasail_score, ref_score
 

@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+from seqalign_cli.families.pairwise.cpu import CpuPairwise
 from seqalign_cli.config import AlignConfig, Mode, Scoring
-from seqalign_cli.io.encode import make_batch
+from seqalign_cli.families.pairwise.batch import make_batch
 from seqalign_cli.families.triplet.batch import make_triplets
 
 from support.backends import make_backend

@@ -90,12 +90,12 @@ register(Family(
     name="pairwise",
     command="pair",
     unit="pairs",
-    chunks="seqalign_cli.io.pairs:pair_chunks",
-    cpu="seqalign_cli.backends.cpu.pairwise:CpuPairwise",
-    cuda="seqalign_cli.backends.cuda.pairwise:CudaPairwise",
-    cuda_hooks="seqalign_cli.backends.cuda.pairwise:HOOKS",
-    checks="seqalign_cli.backends.cuda.pairwise:compile_checks",
-    bench="seqalign_cli.bench:run",
+    chunks="seqalign_cli.families.pairwise.chunks:pair_chunks",
+    cpu="seqalign_cli.families.pairwise.cpu:CpuPairwise",
+    cuda="seqalign_cli.families.pairwise.gpu:CudaPairwise",
+    cuda_hooks="seqalign_cli.families.pairwise.gpu:HOOKS",
+    checks="seqalign_cli.families.pairwise.gpu:compile_checks",
+    bench="seqalign_cli.families.pairwise.bench:run",
 ))
 
 register(Family(

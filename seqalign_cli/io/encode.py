@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..batching import PairBatch
 from ..jit import nb
 from . import alphabet
 
@@ -104,10 +103,3 @@ def encode_many(seqs: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     if seqs:
         np.cumsum([len(s) for s in seqs], out=off[1:])
     return encode(b"".join(seqs)), off
-
-
-def make_batch(queries: list[bytes], targets: list[bytes]) -> PairBatch:
-    """A PairBatch from parallel lists of query and target sequences."""
-    qc, qo = encode_many(queries)
-    tc, to = encode_many(targets)
-    return PairBatch(qc, qo, tc, to)

@@ -31,11 +31,11 @@ LOOSE_EXTENSIONS = (".txt",)
 
 #: (family, format) -> "module:Class"
 WRITERS: dict[tuple[str, str], str] = {
-    ("pairwise", "tsv"): "seqalign_cli.writers.tsv:TsvWriter",
-    ("pairwise", "sam"): "seqalign_cli.writers.sam:SamWriter",
-    ("pairwise", "bam"): "seqalign_cli.writers.sam:BamWriter",
-    ("pairwise", "paf"): "seqalign_cli.writers.paf:PafWriter",
-    ("pairwise", "blast6"): "seqalign_cli.writers.blast:BlastTabularWriter",
+    ("pairwise", "tsv"): "seqalign_cli.families.pairwise.formats:TsvWriter",
+    ("pairwise", "sam"): "seqalign_cli.families.pairwise.formats_sam:SamWriter",
+    ("pairwise", "bam"): "seqalign_cli.families.pairwise.formats_sam:BamWriter",
+    ("pairwise", "paf"): "seqalign_cli.families.pairwise.formats_paf:PafWriter",
+    ("pairwise", "blast6"): "seqalign_cli.families.pairwise.formats_blast:BlastTabularWriter",
     ("triplet", "tsv"): "seqalign_cli.families.triplet.formats:TripletTsvWriter",
     ("triplet", "maf"): "seqalign_cli.families.triplet.formats:MafWriter",
     ("graph", "tsv"): "seqalign_cli.families.graph.formats:GraphTsvWriter",

@@ -19,9 +19,9 @@ from typing import Iterator
 from ...errors import UsageError
 from ...io.block import RecordBlock
 from ...io.fastx import FastxReader
-from ...io.pairs import _Records, _require_records
 from ...io.shard import at_end, plan, records, require_file
 from ...protocols import Chunk
+from ..pairwise.chunks import _Records, _require_records
 from .batch import GraphBatch
 from .chunks_gfa import Graph, load_graph
 from .inputs import GraphInputs

@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...backends.cpu.dp import pair_table
 from ...config import Mode
 from ...jit import nb
+from ..pairwise.cpu_dp import pair_table
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 GLOBAL, GLOCAL, LOCAL = int(Mode.GLOBAL), int(Mode.GLOCAL), int(Mode.LOCAL)

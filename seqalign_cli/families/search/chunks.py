@@ -23,9 +23,9 @@ import numpy as np
 from ...errors import UsageError
 from ...io.block import RecordBlock
 from ...io.fastx import FastxReader
-from ...io.pairs import _Records, _require_records, warn_if_empty
 from ...io.shard import at_end, plan, records, require_file
 from ...protocols import Chunk
+from ..pairwise.chunks import _Records, _require_records, warn_if_empty
 from .batch import Database, SearchBatch
 from .inputs import SearchInputs
 

@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...backends.cpu import striped
-from ...backends.cpu.dp import pair_table
-from ...backends.cpu.pairwise import CpuPairwise
-from ...batching import PairBatch, gather_runs
+from ...batching import gather_runs
 from ...config import AlignConfig, Mode
 from ...jit import nb
 from ...matrices import statistics
 from ...protocols import CpuEngine
+from ..pairwise import cpu_striped as striped
+from ..pairwise.batch import PairBatch
+from ..pairwise.cpu import CpuPairwise
+from ..pairwise.cpu_dp import pair_table
 from .results import SearchHits
 
 #: database records of one score pass (the query's codes are repeated for each: that many copies in memory)

@@ -1,13 +1,13 @@
 """Writers of a database search: BLAST tabular (the default) and TSV, each query's hits best first, queries in
 input order.
 
-* ``blast6``: BLAST's ``-outfmt 6`` (``writers.blast``), the database's
+* ``blast6``: BLAST's ``-outfmt 6`` (``pairwise.formats_blast``), the database's
   residues as the search space; a query without hits writes nothing, as BLAST.
 * ``tsv``: a header line, then the same twelve columns (1-based inclusive
   spans, as BLAST's) and ``rank score cigar``; a query without hits is one
   row of its name and ``*`` in every other column, so that every query is in
   the output.
-* ``paf``: the pairwise PAF rows (``writers.paf``: 0-based spans, cg:Z,
+* ``paf``: the pairwise PAF rows (``pairwise.formats_paf``: 0-based spans, cg:Z,
   AS:i, NM:i) of each hit; a query without hits writes nothing.
 """
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...writers.blast import fields, warn_without_statistics
-from ...writers.paf import PafWriter
 from ...writers.text import TextWriter
+from ..pairwise.formats_blast import fields, warn_without_statistics
+from ..pairwise.formats_paf import PafWriter
 
 TSV_COLUMNS = ("qname", "tname", "pident", "length", "mismatch", "gapopen", "qstart", "qend", "tstart", "tend",
                "evalue", "bitscore", "rank", "score", "cigar")

@@ -29,13 +29,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...backends.cpu.pairwise import CpuPairwise
 from ...backends.cuda.device import DeviceEngine, Job, copy_back, offsets
 from ...backends.cuda.launch import KernelArgs, flag
 from ...backends.cuda.loader import module
-from ...backends.cuda.pairwise_plan import INT16_LIMIT
 from ...config import AlignConfig, Mode
 from ...protocols import Hooks
+from ..pairwise.cpu import CpuPairwise
+from ..pairwise.plan import INT16_LIMIT
 from .cpu import kept_hits, substitution_array
 from .results import SearchHits
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...protocols import DeviceResults
-from ...results import Alignments
+from ..pairwise.results import Alignments
 
 
 @dataclass

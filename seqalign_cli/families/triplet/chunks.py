@@ -22,9 +22,9 @@ from typing import Iterator
 from ...errors import InputError
 from ...io.block import RecordBlock
 from ...io.fastx import FastxReader
-from ...io.pairs import _Records, interleaved, warn_if_empty
 from ...io.shard import at_end, plan, records, require_file
 from ...protocols import Chunk
+from ..pairwise.chunks import _Records, interleaved, warn_if_empty
 from .batch import TripletBatch
 from .inputs import TripletInputs
 

@@ -42,7 +42,7 @@ import numpy as np
 from ...config import Mode
 from ...jit import nb
 from numba.extending import overload  # after .jit, which sets numba up
-from ...backends.cpu.dp import pair_table
+from ..pairwise.cpu_dp import pair_table
 from .cpu_checkpoint import marks, plan, pool_bytes, round8
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import warn
-from ..matrices import statistics
-from ..results import Op
-from .text import TextWriter
+from ...errors import warn
+from ...matrices import statistics
+from ...results import Op
+from ...writers.text import TextWriter
 
 
 def gap_opens(runs) -> np.ndarray:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import UsageError
+from ...errors import UsageError
 
 #: a header field: a two-character tag, a colon, printable ASCII (SAM specification, section 1.3)
 _FIELD = re.compile(r"[A-Za-z][A-Za-z0-9]:[ -~]+")

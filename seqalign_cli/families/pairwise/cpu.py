@@ -23,16 +23,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ...batching import PairBatch, length_order, pack_groups
 from ...config import AlignConfig
 from ...errors import UsageError
 from ...protocols import CpuEngine
-from ...results import Alignments
+from .batch import PairBatch, length_order, pack_groups
+from .results import Alignments
 
 from ...jit import nb, thread_count
-from . import long_pair
-from .dp import (EQ_ALL, GLOBAL, GLOCAL, LOCAL, N_CODE, ST_H, finish_ops, init_rows, neg_inf, sweep, trace,
-                 track_row)
+from . import cpu_long_pair as long_pair
+from .cpu_dp import EQ_ALL, GLOBAL, GLOCAL, LOCAL, N_CODE, ST_H, finish_ops, init_rows, neg_inf, sweep, trace, track_row
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
@@ -243,7 +242,7 @@ class CpuPairwise(CpuEngine):
     def _striped(batch, subset: np.ndarray, cfg: AlignConfig, out) -> np.ndarray:
         """Scores and end cells of a substitution matrix, score only, through the striped vectors (one profile
         a pair; ``striped.pair_scores``); returns the mask of the pairs left to the lane groups."""
-        from . import striped
+        from . import cpu_striped as striped
 
         sc = cfg.scoring
         mode = cfg.mode_code
@@ -259,7 +258,7 @@ class CpuPairwise(CpuEngine):
         """Alignments of a substitution matrix, with traceback, through the striped vectors where their store of
         columns is within the matrix budget (``striped_trace.align_traces``); returns the mask of the pairs
         left to the other routes."""
-        from . import striped_trace
+        from . import cpu_striped_trace as striped_trace
 
         sc = cfg.scoring
         rest = striped_trace.align_traces(batch, sc.table(np.int64), sc.gap_open, sc.gap_extend, subset, out,

@@ -1,6 +1,6 @@
 """One anti-diagonal of a long pair's DP in explicit vectors, and the atomics its threads wait on (numba intrinsics).
 
-``long_pair.py`` sweeps one pair along anti-diagonals; here is the loop over
+``cpu_long_pair.py`` sweeps one pair along anti-diagonals; here is the loop over
 one diagonal's cells, written as LLVM vector code (64
 bytes a step: 32 int16 or 16 int32 lanes, which LLVM splits where the
 machine's vectors are narrower). Written out rather than left to LLVM's loop

@@ -20,14 +20,63 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formatting import INT_WIDTH, TAB, format_tsv, put_int, put_int_or_star, put_record, put_strand
-from ..jit import nb
-from ..results import CIGAR_LETTERS
-from .text import TextWriter
+from ...formatting import INT_WIDTH, RUN_WIDTH, TAB, put_int, put_int_or_star, put_record, put_runs, put_span
+from ...jit import nb
+from ...results import CIGAR_LETTERS
+from ...writers.text import TextWriter
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 _STAR = 42
 NEWLINE = 10
+
+@nb.njit(**_JIT)
+def _row_bound(q, t, runs, ints):
+    """Bytes enough for every row: both names, ``ints`` integers and separators, the runs."""
+    total = 0
+    for p in range(runs.count.shape[0]):
+        total += (q.name_off[p + 1] - q.name_off[p]) + (t.name_off[p + 1] - t.name_off[p]) + ints * (INT_WIDTH + 1)
+        total += runs.count[p] * RUN_WIDTH + 32
+    return total
+
+
+@nb.njit(**_JIT)
+def put_strand(buf, pos, rec, p):
+    """``\t+`` or ``\t-``: the strand column of pair ``p`` (``--strand both``)."""
+    buf[pos] = TAB
+    buf[pos + 1] = 45 if rec.strand[p] else 43  # '-', '+'
+    return pos + 2
+
+
+@nb.njit(**_JIT)
+def format_tsv(q, t, rec, runs, letters, merge_m, strand_column=False):
+    """TSV rows: qname qlen qstart qend tname tlen tstart tend score cigar nm ('*' for no runs).
+
+    ``q``, ``t``: the queries and targets (``BlockView``); ``rec``: a
+    ``PairView``; nm is stats columns 1 to 3 (mismatches, inserted and
+    deleted bases). With ``strand_column`` a last column holds the strand
+    (``put_strand``).
+    """
+    n = runs.count.shape[0]
+    buf = np.empty(_row_bound(q, t, runs, 8), np.uint8)
+    pos = 0
+    for p in range(n):
+        pos = put_record(buf, pos, q, p)
+        pos = put_span(buf, pos, rec.qstart[p], rec.qend[p])
+        buf[pos] = TAB
+        pos = put_record(buf, pos + 1, t, p)
+        pos = put_span(buf, pos, rec.tstart[p], rec.tend[p])
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, rec.score[p])
+        buf[pos] = TAB
+        pos = put_runs(buf, pos + 1, runs, p, letters, merge_m, _STAR)
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, rec.stats[p, 1] + rec.stats[p, 2] + rec.stats[p, 3])
+        if strand_column:
+            pos = put_strand(buf, pos, rec, p)
+        buf[pos] = NEWLINE
+        pos += 1
+    return buf[:pos]
+
 
 COLUMNS = ("qname", "qlen", "qstart", "qend", "tname", "tlen", "tstart", "tend", "score", "cigar", "nm")
 #: the column ``--strand both`` adds

@@ -1,6 +1,7 @@
-"""The input descriptions of the families: light objects the command line builds before anything heavy loads.
+"""The pairwise family's input description, ``PairInputs``: the files of a pairwise run and how their records
+pair up.
 
-The command line makes them (and the run configuration) before the runner
+Light: the command line makes it (and the run configuration) before the runner
 starts the GPU driver; this module imports neither numpy nor numba.
 """
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..protocols import Inputs
+from ...protocols import Inputs
 
 
 @dataclass(frozen=True)

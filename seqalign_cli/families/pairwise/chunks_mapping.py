@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..batching import PairBatch
-from ..formatting import sam_mapped_all
-from ..jit import nb
-from ..results import Alignments, Role
-from .block import RecordBlock
-from .encode import COMPLEMENT, encode_all
+from ...io.block import RecordBlock
+from ...io.encode import COMPLEMENT, encode_all
+from ...jit import nb
+from .batch import PairBatch
+from .formats_sam_bulk import sam_mapped_all
+from .results import Alignments, Role
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 

@@ -36,16 +36,16 @@ from typing import Iterator
 
 import numpy as np
 
-from ..batching import PairBatch
-from ..errors import InputError, UsageError, warn
-from ..protocols import Chunk
-from .ahead import Ahead
-from .block import Record, RecordBlock
-from .fastx import FastxReader, display_name, open_binary
+from ...errors import InputError, UsageError, warn
+from ...io.ahead import Ahead
+from ...io.block import Record, RecordBlock
+from ...io.fastx import FastxReader, display_name, open_binary
+from ...io.shard import at_end, plan, plan_lines, records, require_file
+from ...io.validate import first_bad_letter, record_label, sam_name_error
+from ...protocols import Chunk
+from .batch import PairBatch
+from .chunks_mapping import best_strand, both_strands, primary_roles
 from .inputs import PairInputs
-from .mapping import best_strand, both_strands, primary_roles
-from .shard import at_end, plan, plan_lines, records, require_file
-from .validate import first_bad_letter, record_label, sam_name_error
 
 #: the largest score SAM's AS:i and BAM's 32-bit integer tags hold
 INT32_MAX = 2**31 - 1
@@ -61,7 +61,7 @@ class PairChunk(Chunk):
     each pair twice, the query as read and reverse-complemented, and
     ``finish`` keeps the better; ``per_query`` (``--cross``: the target
     count) says that every ``per_query`` pairs are one query's records, of
-    which ``finish`` makes the best the primary (``io.mapping``).
+    which ``finish`` makes the best the primary (``chunks_mapping``).
     """
 
     q: RecordBlock

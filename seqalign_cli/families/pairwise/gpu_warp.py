@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .launch import DIRS, Launch, flag, profile_fits
-from .loader import module
+from ...backends.cuda.launch import DIRS, Launch, flag, profile_fits
+from ...backends.cuda.loader import module
 
 WARP = 32
 MAX_R = 8

@@ -5,11 +5,11 @@ MD:Z. A pair without aligned bases (empty alignment, empty query or target)
 is an unmapped record carrying AS:i. A pair aligned reverse-complemented
 (``--strand both``) has flag 16, its SEQ reverse-complemented and QUAL
 reversed (the read as it lies along the reference); with ``--cross`` every
-record but its query's primary has flag 256 (``io.mapping``), SEQ and QUAL
+record but its query's primary has flag 256 (``chunks_mapping``), SEQ and QUAL
 kept, so that every record can be checked on its own (``samtools calmd``).
 With a read group (``-R``) its line goes to the header and every record
 ends with ``RG:Z:<ID>``. The records of a chunk are formatted in one
-compiled call (``formatting.format_sam``, ``formatting.encode_bam``) and
+compiled call (``formats_sam_bulk.format_sam``, ``formats_sam_bulk.encode_bam``) and
 written at once, in input order; BAM goes through BGZF (``bgzf.py``),
 deflated by ``threads`` threads (``WriterContext.threads``, 1 without it),
 and so does SAM to a ``.gz`` name.
@@ -45,16 +45,17 @@ import threading
 
 import numpy as np
 
-from .. import __version__
-from ..errors import InputError
-from ..formatting import INT_WIDTH, encode_bam, format_sam, put_bytes, put_int, put_le
-from ..io.mapping import reverse_complement
-from ..jit import nb
-from ..protocols import Writer
-from ..results import CIGAR_LETTERS, Op
-from .bgzf import BgzfWriter
-from .parts import Parts
-from .readgroup import read_group_id
+from ... import __version__
+from ...errors import InputError
+from ...formatting import INT_WIDTH, put_bytes, put_int
+from ...jit import nb
+from ...protocols import Writer
+from ...results import CIGAR_LETTERS, Op
+from ...writers.bgzf import BgzfWriter
+from ...writers.parts import Parts
+from .chunks_mapping import reverse_complement
+from .formats_readgroup import read_group_id
+from .formats_sam_bulk import encode_bam, format_sam, put_le
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
@@ -87,7 +88,7 @@ NO_TAGS = np.zeros(0, np.uint8)
 
 
 def md_tag(ops, lens, target: bytes, tstart: int) -> str:
-    """The MD:Z string of an alignment (reference bases upper-case); ``formatting.put_md`` in Python."""
+    """The MD:Z string of an alignment (reference bases upper-case); ``formats_sam_bulk.put_md`` in Python."""
     parts = []
     num = 0
     tpos = tstart
@@ -331,7 +332,7 @@ def reference_batches(inputs):
 
 def _fastx_targets(path: str, every: int):
     """The records of a FASTA/FASTQ file (every second one, the targets of an interleaved file, for 2)."""
-    from ..io.fastx import FastxReader
+    from ...io.fastx import FastxReader
 
     for block in FastxReader(path).blocks():
         if every == 2:
@@ -370,7 +371,7 @@ def _sequence_lengths(path: str) -> dict[str, int]:
     lengths = _fai_lengths(path)
     if lengths is not None:
         return lengths
-    from ..io.fastx import FastxReader
+    from ...io.fastx import FastxReader
 
     lengths = {}
     for block in FastxReader(path).blocks():
@@ -381,8 +382,8 @@ def _sequence_lengths(path: str) -> dict[str, int]:
 
 def _spec_length(spec: str, lengths: dict[str, int]) -> int | None:
     """The length of a pairs file's target (a whole sequence or a region of one, as the reader reads
-    it: ``io.pairs.parse_region``), None where the reader refuses it."""
-    from ..io.pairs import parse_region
+    it: ``chunks.parse_region``), None where the reader refuses it."""
+    from .chunks import parse_region
 
     found = parse_region(spec, lengths.__contains__)
     if found is None:

@@ -1,7 +1,7 @@
 """The plan of the pairwise GPU engine: the measured table of kernel shapes, and each batch's plan, compiled.
 
 What the aligning thread decides for every batch, one compiled pass over
-the pairs a step, under the rules that ``pairwise_subwarp.py`` states in
+the pairs a step, under the rules that ``gpu_subwarp.py`` states in
 numpy (``plan_shapes``, ``fits16``, ``dir_words``, ``checkpoint_bytes``) and
 ``pairwise.py`` in words (``routes``):
 
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...backends.cuda.launch import PROFILE_LIMIT
 from ...jit import nb
-from .launch import PROFILE_LIMIT
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
@@ -242,7 +242,7 @@ def compile_ahead():
         plan_pairs(qlen, tlen, subset, cfg.scoring, trace)
     for scoring in (None, cfg.scoring):
         border_offsets(pair_items(subset, qlen, tlen, scoring), qlen, tlen, 512, len(qlen))
-    from .device import shape_groups
+    from ...backends.cuda.device import shape_groups
 
     for key in (np.array([3, 1, 3], np.int64), np.array([1 << 20, 1, 3], np.int64)):  # narrow and wide keys
         shape_groups(subset, key, qlen * tlen)

@@ -1,7 +1,7 @@
 """Launches of the subwarp kernels (kernels/pairwise_subwarp.cu) and their plan.
 
 Each pair gets a shape (G, R): a group of G lanes holding R query rows each,
-so a stage covers G*R rows. The plan is a table (``pairwise_plan.PLAN``)
+so a stage covers G*R rows. The plan is a table (``plan.PLAN``)
 measured with ``python benchmarks/bench_gpu.py --sweep`` (every shape at
 every length, benchmarks/decisions/pair_plan.md): the fastest shape is the smallest
 group whose 8 to 20 rows per lane cover the query in one stage (little fill
@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .device import upload
-from .launch import DIRS, NULL, PROFILE_LIMIT, Launch, flag
-from .loader import module
-from .pairwise_plan import INT16_LIMIT, LONG, PLAN_G, PLAN_LIMITS, PLAN_R, border_offsets, pair_items
+from ...backends.cuda.device import upload
+from ...backends.cuda.launch import DIRS, NULL, PROFILE_LIMIT, Launch, flag
+from ...backends.cuda.loader import module
+from .plan import INT16_LIMIT, LONG, PLAN_G, PLAN_LIMITS, PLAN_R, border_offsets, pair_items
 
 KERNEL = "pairwise_subwarp.cu"
 #: warps sharing a pair in the forward pass of the checkpointed traceback
@@ -85,7 +85,7 @@ def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool, w
 
 
 def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int, slots=1, staged: list | None = None):
-    """Device scratch for the work items that need more than one stage (``pairwise_plan.border_offsets``):
+    """Device scratch for the work items that need more than one stage (``plan.border_offsets``):
     the buffer and the per-pair offsets (uploaded through ``staged``, ``device.upload``); a token pair when
     none does (the kernels read no offset)."""
     off, total = border_offsets(items, qlen, tlen, rows, npairs, slots)

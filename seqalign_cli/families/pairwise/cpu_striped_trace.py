@@ -28,9 +28,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...jit import nb
-from . import striped
-from .dp import OP_D, OP_I, finish_ops
-from .striped import GLOBAL, GLOCAL, LOCAL, SEMI_GLOBAL, VEC_BYTES
+from . import cpu_striped as striped
+from .cpu_dp import OP_D, OP_I, finish_ops
+from .cpu_striped import GLOBAL, GLOCAL, LOCAL, SEMI_GLOBAL, VEC_BYTES
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 

@@ -1,7 +1,7 @@
 """Pairwise alignment on the GPU: the device copy of a batch, the kernel dispatch, the scheduler's hooks.
 
 Per batch: codes and offsets go to the device once. Each pair gets a kernel
-shape from the plan of the subwarp kernels (pairwise_subwarp.py: G lanes
+shape from the plan of the subwarp kernels (gpu_subwarp.py: G lanes
 of R rows, 16-bit lanes two pairs a group where scores allow); the pairs
 of a shape run together, largest first, in slices whose direction codes
 fit in ``DIRS_BYTES``; the traceback kernel writes CIGAR runs in the same
@@ -13,7 +13,7 @@ multiprocessors, which left the rest of the GPU idle when launches ran one
 after another. The job cycle (submit, collect, align) is
 ``device.DeviceEngine``'s; this module gives it the pairwise upload,
 launches and results. ``Tuning(kernel="warp")`` runs the warp kernel instead
-(pairwise_warp.py), and a fixed ``shape`` replaces the plan: benchmarks and
+(gpu_warp.py), and a fixed ``shape`` replaces the plan: benchmarks and
 tests compare them.
 
 Which pairs a GPU takes is decided here, once (``HOOKS.on_gpu``): scores
@@ -28,16 +28,16 @@ from functools import partial
 
 import numpy as np
 
-from ...batching import PairBatch
+from ...backends.cuda.device import (DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, offsets, shape_groups,
+                                     upload, upload_runs)
+from ...backends.cuda.launch import profile_fits
 from ...config import AlignConfig, Mode
 from ...protocols import Hooks
-from ...results import Alignments
-from . import pairwise_subwarp as subwarp
-from . import pairwise_warp as warp
-from .device import (DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, offsets, shape_groups, upload,
-                     upload_runs)
-from .launch import profile_fits
-from .pairwise_plan import plan_pairs, route_pairs
+from . import gpu_subwarp as subwarp
+from . import gpu_warp as warp
+from .batch import PairBatch
+from .plan import plan_pairs, route_pairs
+from .results import Alignments
 
 #: int32 lanes hold every score whose bound stays below this
 INT32_LIMIT = 2**29
@@ -62,12 +62,12 @@ def planned_dir_words(qlen: np.ndarray, tlen: np.ndarray, kernel: str = "subwarp
 class Routes:
     """Where each pair of a batch goes: the one routing decision of the pairwise family.
 
-    ``kernel``: "subwarp" (the plan of pairwise_subwarp.py: lane groups,
+    ``kernel``: "subwarp" (the plan of gpu_subwarp.py: lane groups,
     16-bit lanes, pairs shared by several warps) or "warp" when the scores
     do not fit the byte profile; ``gpu``: the pairs a GPU aligns (scores
     within int32 lanes and, with traceback, a route that fits), the others
     going to the CPU engine; ``checkpointed``: the GPU pairs traced back by
-    checkpoints (pairwise_subwarp.Checkpointed), the codes of the others
+    checkpoints (gpu_subwarp.Checkpointed), the codes of the others
     being held whole.
     """
 

@@ -14,7 +14,7 @@ is made once, then each target is swept one letter (column) at a time:
   raise an H (a vector compare ends it, usually after one segment).
 
 Both are LLVM vector code (32 bytes a step: 16 int16 or 8 int32 lanes),
-written out rather than left to the loop vectoriser, as ``diagonal.py``.
+written out rather than left to the loop vectoriser, as ``cpu_diagonal.py``.
 The arithmetic is exact: int16 lanes (saturating, so that E and F stop at
 the type's floor) only where no H can pass the type (``lane_dtype``: the
 query's length times the largest substitution score), else int32. A gap

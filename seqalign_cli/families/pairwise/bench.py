@@ -16,8 +16,8 @@ import statistics
 import numpy as np
 
 from seqalign_cli.config import AlignConfig, Scoring
-from seqalign_cli.io.encode import make_batch
-from seqalign_cli.results import Alignments
+from seqalign_cli.families.pairwise.batch import make_batch
+from seqalign_cli.families.pairwise.results import Alignments
 
 
 def related_pairs(L: int, count: int, seed: int = 1):
@@ -70,7 +70,7 @@ def time_kernels(engine, batch, cfg, reps):
 
 def run(lengths, modes, scorings=None, reps=5, target_cells=2e10, out=print):
     from seqalign_cli.backends.cuda import device_name
-    from seqalign_cli.backends.cuda.pairwise import CudaPairwise
+    from seqalign_cli.families.pairwise.gpu import CudaPairwise
 
     scorings = scorings or {"affine": Scoring()}
     engine = CudaPairwise(0)
@@ -87,7 +87,7 @@ def run(lengths, modes, scorings=None, reps=5, target_cells=2e10, out=print):
 
 
 def _compile_one(args):
-    from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
+    from seqalign_cli.families.pairwise import gpu_subwarp as subwarp
 
     subwarp.kernels(0, *args)
     return args
@@ -110,7 +110,7 @@ def sweep(lengths, groups, rows, reps, target_cells, out=print):
     is fastest, with int32 and 16-bit lanes, with and without traceback.
     """
     from seqalign_cli.backends.cuda import device_name
-    from seqalign_cli.backends.cuda.pairwise import CudaPairwise, Tuning
+    from seqalign_cli.families.pairwise.gpu import CudaPairwise, Tuning
 
     shapes = [(g, r) for g in groups for r in rows]
     precompile([(0, t, g, r, p) for g, r in shapes for t in (False, True) for p in (False, True)])

@@ -116,8 +116,8 @@ import numpy as np
 
 from ...config import AlignConfig
 from ...jit import nb
-from .diagonal import PAD, VEC_BYTES, cells, load_acquire, spin_pause, store_release, yield_cpu
-from .dp import GLOBAL, LOCAL, N_CODE, SEMI, ST_H, finish_ops, left_value, top_value, trace
+from .cpu_diagonal import PAD, VEC_BYTES, cells, load_acquire, spin_pause, store_release, yield_cpu
+from .cpu_dp import GLOBAL, LOCAL, N_CODE, SEMI, ST_H, finish_ops, left_value, top_value, trace
 
 _JIT = dict(nogil=True, cache=True, boundscheck=False)
 
