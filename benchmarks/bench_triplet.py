@@ -8,7 +8,7 @@ CPU: triplets of three 5 %-mutated copies of a random sequence of each
 length, aligned by ``CpuTriplet`` (score only and with traceback), after a
 warm-up (compile) on two of them; GCUPS = n1*n2*n3 cells a second;
 ``--gap-open`` > 0 times the affine engine (linear gaps otherwise). GPU
-(``--gpu``): ``backends.cuda.triplet.bench_run`` (kernel time by device
+(``--gpu``): ``families.triplet.bench.bench_run`` (kernel time by device
 events; ``--gap-open`` > 0: the affine kernels); ``--wave`` times the tile
 wave's thresholds side by side.
 """

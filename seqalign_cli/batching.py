@@ -1,10 +1,8 @@
-"""Length sorting and packing of pairs into lane groups, and back to input order.
+"""What every family's batch shares: ``gather_runs`` (the runs of some records, back to back: every
+``subset``), ``FlatCodes`` (a batch of one sequence a record) and ``PAD``, the padding code.
 
-A batch of pairs is sorted by target then query length, cut into groups of
-``lanes`` pairs of similar shape and packed so that each group is a
-(length, lanes) block of codes: the layout the CPU engine vectorises across
-and the GPU kernels read coalesced. Results are written by pair index, so
-output order is always input order.
+Each family's batch type is in its own ``batch.py`` (``families/<family>/``; the pairs' lane groups in
+``families/pairwise/batch.py``).
 """
 
 from __future__ import annotations

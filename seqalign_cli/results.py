@@ -1,22 +1,16 @@
-"""Alignment results of a batch, in input order, as arrays.
+"""Alignment results of a batch, in input order, as arrays: what every family's results share.
 
-Two layers:
+``RunStore``: the run-length alignment strings of every record of a batch
+(CIGAR runs for pairs; column runs for triplets; a graph path's CIGAR),
+each record with room for its runs at ``off`` and ``count`` runs in use.
+Every family's results hold one, and the GPU scheduler, the CPU fallback
+and the writers use its ``allocate``, ``take`` (one compiled copy,
+``scatter_runs``), ``packed`` and ``view``. CIGAR runs hold (op, length)
+with the ops of ``Op`` (letters ``CIGAR_LETTERS``).
 
-* ``RunStore``: the run-length alignment strings of every record of a batch
-  (CIGAR runs for pairs; column runs for triplets; a graph path's CIGAR),
-  each record with room for its runs at ``off`` and ``count`` runs in use.
-  Every family's results hold one, and the GPU scheduler, the CPU fallback
-  and the writers use its ``allocate``, ``take`` (one compiled copy,
-  ``scatter_runs``), ``packed`` and ``view``.
-* ``Alignments``: the pairwise record (score, spans, edit statistics) around
-  a ``RunStore`` of CIGAR runs; ``TripletAlignments``: the triplet record
-  around a ``RunStore`` of column runs; ``GraphAlignments``: the read-to-graph
-  record around a ``RunStore`` of CIGAR runs and a path of oriented nodes per
-  read.
-
-Coordinates are 0-based half-open. Pairwise runs hold the CIGAR as
-(op, length) with the ops of ``Op``. An empty alignment has no runs, score 0
-and all spans 0.
+Each family's record is in its own ``results.py`` (``families/<family>/``):
+the pairwise ``Alignments``, the triplet ``TripletAlignments``, the graph
+``GraphAlignments``, the search ``SearchHits``.
 """
 
 from __future__ import annotations

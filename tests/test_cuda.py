@@ -305,10 +305,11 @@ def test_a_gpu_run_leaves_the_cpu_engine_unloaded_until_needed():
     import sys
 
     code = ("import sys; from seqalign_cli import families; from seqalign_cli.backends import select_backend; "
-            "from seqalign_cli.config import AlignConfig; from seqalign_cli.io.encode import make_batch; "
+            "from seqalign_cli.config import AlignConfig; "
+            "from seqalign_cli.families.pairwise.batch import make_batch; "
             "b = select_backend(families.get('pairwise'), 'cuda', 2, lambda m: None, 0); "
             "b.align(make_batch([b'ACGT'], [b'ACGA']), AlignConfig()); "
-            "print(sorted(m for m in sys.modules if m.startswith('seqalign_cli.backends.cpu.')))")
+            "print(sorted(m for m in sys.modules if m.startswith('seqalign_cli.families.pairwise.cpu')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "seqalign_cli.families.pairwise.cpu_dp" not in out and "long_pair" not in out, out
 

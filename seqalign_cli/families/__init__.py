@@ -37,7 +37,7 @@ from ..writers import load
 
 @dataclass(frozen=True)
 class Family:
-    name: str  # one name end to end: kernels/<name>*.cu, backends/*/<name>.py, tests/test_<name>.py
+    name: str  # one name end to end: kernels/<name>*.cu, families/<name>/, tests/test_<name>.py
     command: str  # the subcommand
     unit: str  # what one record of the family is, in the plural ("pairs")
     chunks: str | object  # "module:function" (or the function): (inputs, batch_size) -> chunks in input order

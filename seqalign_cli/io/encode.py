@@ -3,8 +3,8 @@
 Letters are case-insensitive and U counts as T; N, IUPAC codes and any other
 letter become 4 (N), which scores ``-n_penalty`` against everything. The
 readers encode whole record blocks through ``encode_block`` (into the buffers
-``set_code_buffers`` chose: page-locked ones for a GPU run); ``encode``,
-``encode_many`` and ``make_batch`` serve tests, benchmarks and the API.
+``set_code_buffers`` chose: page-locked ones for a GPU run); ``encode``
+and ``encode_many`` serve tests, benchmarks and the API (``make_batch``, ``families/pairwise/batch.py``).
 """
 
 from __future__ import annotations
