@@ -160,7 +160,7 @@ def write_inputs(folder: str, seed: int = 7) -> dict[str, str]:
     read_recs = [(f"r{i}", _mutate(rng, backbone[o:o + 90])) for i, o in enumerate(range(0, 150, 10))]
     paths["reads"] = _fasta(os.path.join(folder, "reads.fa"), read_recs)
     # a fan: two segments joined by 3,000 one-base ones, each row of which waits in a slot for the last
-    # segment; the lanes of 140-base reads would pass the budget there (``graph.fits_lanes``)
+    # segment; the lanes of 140-base reads would pass the budget there (``families/graph/cpu.fits_lanes``)
     ends = ["".join(rng.choice("ACGT") for _ in range(70)) for _ in range(2)]
     paths["fan"] = os.path.join(folder, "fan.gfa")
     with open(paths["fan"], "w") as fh:

@@ -64,9 +64,9 @@ class WriterContext:
     threads: int = 1  # compression (BGZF) and formatting threads
     #: whether the output begins the whole output: False for the parts after the first of a sharded run
     #: (``--shard K/N``, K > 1), which leave out the leading text header (TSV '#', MAF '##maf') so that the
-    #: parts concatenate into the whole; SAM/BAM keep theirs (see ``sam.SamWriter``)
+    #: parts concatenate into the whole; SAM/BAM keep theirs (see ``formats_sam.SamWriter``)
     header: bool = True
-    #: the SAM ``@RG`` header line of ``-R`` (checked: ``readgroup.parse_read_group``), or None
+    #: the SAM ``@RG`` header line of ``-R`` (checked: ``formats_readgroup.parse_read_group``), or None
     read_group: str | None = None
     #: the run's ``AlignConfig`` (scoring and mode: BLAST tabular's bit scores and E-values), or None
     align: object = None

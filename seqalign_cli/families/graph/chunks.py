@@ -1,6 +1,6 @@
 """Reads against one graph: the graph loaded once, the reads streamed in chunks.
 
-``graph_chunks`` loads the GFA graph (``gfa.load_graph``) before the first
+``graph_chunks`` loads the GFA graph (``chunks_gfa.load_graph``) before the first
 read, then yields the reads of the READS file in input order, ``size`` at a
 time. A chunk holds one record block and the graph; its ``batch()`` is a
 ``GraphBatch``: the codes of the reads, flat, with offsets, and the graph

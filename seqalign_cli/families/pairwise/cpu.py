@@ -3,7 +3,7 @@
 ``CpuPairwise.align`` routes each pair: lane groups of float32 lanes, of
 float64 lanes where scores could pass 2**24, and the checkpointed route
 (one pair at a time, threads across pairs) where a traceback matrix would
-pass the budget. Long pairs (``long_pair.routed``) go through ``long_pair``,
+pass the budget. Long pairs (``cpu_long_pair.routed``) go through ``cpu_long_pair``,
 vectorised inside the pair.
 
 ``align_groups`` runs every group of a batch (numba, threads over groups, the
@@ -256,7 +256,7 @@ class CpuPairwise(CpuEngine):
     @staticmethod
     def _striped_traces(batch, subset: np.ndarray, cfg: AlignConfig, out) -> np.ndarray:
         """Alignments of a substitution matrix, with traceback, through the striped vectors where their store of
-        columns is within the matrix budget (``striped_trace.align_traces``); returns the mask of the pairs
+        columns is within the matrix budget (``cpu_striped_trace.align_traces``); returns the mask of the pairs
         left to the other routes."""
         from . import cpu_striped_trace as striped_trace
 

@@ -47,7 +47,7 @@ PAD = VEC_BYTES
 @intrinsic
 def cells(typingctx, q, trev, Hm2, Hm1, Fm1, E, H0, F0, lo, n, qo, to, mtc, mis, npn, goe, ge, local, has_n, acc,
           dirs, do):
-    """The n cells of one diagonal from row lo (see ``long_pair._tile``: the arrays and offsets); mtc, mis,
+    """The n cells of one diagonal from row lo (see ``cpu_long_pair._tile``: the arrays and offsets); mtc, mis,
     npn, goe, ge: the scoring in the lane dtype; local, has_n: run-time flags; returns acc updated (local:
     the largest H of acc and the diagonal, else the smallest). dirs: None, or uint8 receiving the cells'
     direction bytes from dirs[do] (``dp``'s: the source of H in bits 0-1, 3 for local mode's stop, 4 where

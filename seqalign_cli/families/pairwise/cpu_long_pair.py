@@ -1,11 +1,11 @@
 """One long pair on the CPU, vectorised inside the pair along anti-diagonals (numba).
 
-The lane groups of ``pairwise.py`` vectorise across pairs: a lone long pair
+The lane groups of ``cpu.py`` vectorise across pairs: a lone long pair
 runs in one lane there (0.1-0.2 GCUPS). Here the cells of one anti-diagonal,
 which do not depend on each other, are the SIMD lanes: the diagonal's H, E
 and F are contiguous arrays indexed by query row, the target letters come
 from a reversed copy of the target. Every pass computes a diagonal with
-``diagonal.cells`` (explicit 64-byte vectors: 32 int16 or 16 int32 lanes),
+``cpu_diagonal.cells`` (explicit 64-byte vectors: 32 int16 or 16 int32 lanes),
 with the cells' direction bytes where a traceback needs them. The
 recurrence, the direction bytes and the tie rule are those of ``dp.py``
 (``dp.trace`` reads them), in integers: int16 where the pair's
@@ -77,7 +77,7 @@ by one thread: 1.1-1.5x). Traceback,
 against ``nw_trace_scan_16``: with the walk's blocks in a loop LLVM
 vectorised and checkpoints at every size, 0.8-0.89x at 2 kb (the recompute
 as long as the forward pass) and 4.4-4.9x at 10 kb; with the blocks in
-``diagonal.cells`` and the direction bytes kept by the forward pass where
+``cpu_diagonal.cells`` and the direction bytes kept by the forward pass where
 they fit, 1.3-1.55x at 2 kb, 1.7-2.1x at 3-4 kb (global, local and
 semi-global alike) and 5.5-6x at 10 kb (checkpoints, int16).
 Tried and dropped (slower, measured the same way): 32-byte vectors; whole
@@ -213,7 +213,7 @@ def _tile(q, trev, r0, c0, R, C, mode, par, has_n, rowH, rowF, colH, colE, work,
     dtype. dirs: None, or the direction bytes of the tile, cell (a, b)
     (1-based in the tile) at ``(a+b-1)*R + a-1`` (the walk's blocks, or the
     forward pass that keeps them). Every pass reads past the ends of q,
-    trev, colE, work's rows and dirs (``diagonal.PAD``: ``_buffers``,
+    trev, colE, work's rows and dirs (``cpu_diagonal.PAD``: ``_buffers``,
     ``_Pass``, ``_dirs_bytes``, ``_kept_bytes``). best: None, or (local mode)
     the best cell so far (score, i, j), updated with the tile's cells
     (``_offer``). marks: None, or (Hc, Fc, step, first): H and F of tile

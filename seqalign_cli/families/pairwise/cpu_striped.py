@@ -22,7 +22,7 @@ of length k costs ``goe + (k - 1) * ge`` with ``goe = gap_open +
 gap_extend``. The search's pass computes only the score (a local alignment
 is empty exactly when its score is 0); pairs (``pair_ends``) take their end
 cells by the tie rule, in every mode; a traceback keeps every column's H
-(``columns``' store) and walks it back (``striped_trace``).
+(``columns``' store) and walks it back (``cpu_striped_trace``).
 """
 
 from __future__ import annotations

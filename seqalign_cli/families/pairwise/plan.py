@@ -3,7 +3,7 @@
 What the aligning thread decides for every batch, one compiled pass over
 the pairs a step, under the rules that ``gpu_subwarp.py`` states in
 numpy (``plan_shapes``, ``fits16``, ``dir_words``, ``checkpoint_bytes``) and
-``pairwise.py`` in words (``routes``):
+``gpu.py`` in words (``routes``):
 
 * ``route_pairs``: which pairs a GPU aligns, and which of those are traced
   back by checkpoints;
@@ -112,7 +112,7 @@ def _route(qlen, tlen, bound, trace, budget, dirs_bytes, full_bytes, limits, Gs,
 
 def route_pairs(qlen: np.ndarray, tlen: np.ndarray, cfg, dirs_bytes: int, full_bytes: int,
                 int32_limit: int) -> tuple[np.ndarray, np.ndarray]:
-    """(gpu, checkpointed) of every pair under the subwarp kernels (``pairwise.routes``' rule)."""
+    """(gpu, checkpointed) of every pair under the subwarp kernels (``gpu.routes``' rule)."""
     sc = cfg.scoring
     per_base = max(sc.match, sc.mismatch, sc.n_penalty) + sc.gap_extend
     bound = np.array([sc.gap_open, per_base, int32_limit], np.int64)

@@ -4,7 +4,7 @@ Two passes over a batch of queries, both through the pairwise engine
 (``CpuPairwise``: the same recurrence, tie rule and substitution array):
 
 1. scores: every query against every database record, score only, one
-   query at a time: in local mode through the striped vectors (``striped``:
+   query at a time: in local mode through the striped vectors (``pairwise.cpu_striped``:
    the query's profile made once, threads across the records, longest
    first), elsewhere (or where a query's scores could pass 32-bit lanes)
    through the lane groups, in slices of at most ``PAIRS_PER_PASS``
@@ -39,7 +39,7 @@ PAIRS_PER_PASS = 1 << 15
 
 
 def substitution_array(scoring) -> np.ndarray:
-    """The integer scores of every pair of codes: the matrix's, else match/mismatch/N (``dp.pair_table``)."""
+    """The integer scores of every pair of codes: the matrix's, else match/mismatch/N (``cpu_dp.pair_table``)."""
     if scoring.matrix is not None:
         return scoring.table(np.int64)
     return pair_table(np.array(scoring.as_list(), np.int64), np.zeros(1, np.int64))

@@ -24,7 +24,7 @@ TSV_COLUMNS = ("qname", "tname", "pident", "length", "mismatch", "gapopen", "qst
 
 
 class _SearchWriter(TextWriter):
-    """TextWriter's header and commit; rows formatted in Python (``blast.fields``), not in parts."""
+    """TextWriter's header and commit; rows formatted in Python (``formats_blast.fields``), not in parts."""
 
     def __init__(self, ctx):
         super().__init__(ctx)

@@ -94,7 +94,7 @@ def threads_for(lengths: np.ndarray) -> np.ndarray:
 
 
 def routes(lengths: np.ndarray, cfg: AlignConfig) -> np.ndarray:
-    """Each triplet's route (``triplet.routes``' codes): 0 here; 2 scores past the CPU engine's int32 cells; 3 a
+    """Each triplet's route (``gpu.routes``' codes): 0 here; 2 scores past the CPU engine's int32 cells; 3 a
     ring past BORDER_BYTES; 5 with traceback, words past ``trace_budget`` even in windows of slices
     (``window_slices``: the CPU engine's checkpoints)."""
     lengths = np.asarray(lengths, np.int64).reshape(-1, 3)
