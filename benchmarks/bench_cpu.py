@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+from seqalign_cli.families.pairwise.cpu import CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
-from seqalign_cli.io.encode import make_batch
+from seqalign_cli.families.pairwise.batch import make_batch
 from seqalign_cli.io.fastx import FastxReader
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -2,10 +2,10 @@
 
 Usage: python benchmarks/bench_gpu.py [--lengths 64,150,...] [--modes ...] [--gaps affine,linear] [--reps 5]
 
-The timing code lives in seqalign_cli/bench.py (shared with ``seqalign bench``).
+The timing code lives in seqalign_cli/families/pairwise/bench.py (shared with ``seqalign bench``).
 """
 
-from seqalign_cli.bench import main
+from seqalign_cli.families.pairwise.bench import main
 
 if __name__ == "__main__":
     main()

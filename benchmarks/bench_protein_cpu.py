@@ -20,10 +20,10 @@ import os
 import platform
 
 from seqalign_cli import matrices
-from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+from seqalign_cli.families.pairwise.cpu import CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io import alphabet
-from seqalign_cli.io.encode import make_batch
+from seqalign_cli.families.pairwise.batch import make_batch
 
 from bench_cpu import bench  # the best of some rounds (benchmarks/ is the script's folder)
 
@@ -105,8 +105,8 @@ def search(args, scoring, parasail):
 
     import numpy as np
 
-    from seqalign_cli.backends.cpu import striped
-    from seqalign_cli.backends.cpu.search import substitution_array
+    from seqalign_cli.families.pairwise import cpu_striped as striped
+    from seqalign_cli.families.search.cpu import substitution_array
     from seqalign_cli.io.encode import encode
     from seqalign_cli.jit import nb
 

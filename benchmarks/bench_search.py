@@ -97,11 +97,11 @@ def main() -> int:
 
     from seqalign_cli import matrices
     from seqalign_cli.backends.cuda import device_name
-    from seqalign_cli.backends.cuda import search as gpu_search
+    from seqalign_cli.families.search import gpu as gpu_search
     from seqalign_cli.config import AlignConfig, Scoring
     from seqalign_cli.io import alphabet
-    from seqalign_cli.io.inputs import SearchInputs
-    from seqalign_cli.io.search import search_chunks
+    from seqalign_cli.families.search.inputs import SearchInputs
+    from seqalign_cli.families.search.chunks import search_chunks
 
     if args.rows:
         gpu_search.ROWS = args.rows

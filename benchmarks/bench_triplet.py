@@ -8,7 +8,7 @@ CPU: triplets of three 5 %-mutated copies of a random sequence of each
 length, aligned by ``CpuTriplet`` (score only and with traceback), after a
 warm-up (compile) on two of them; GCUPS = n1*n2*n3 cells a second;
 ``--gap-open`` > 0 times the affine engine (linear gaps otherwise). GPU
-(``--gpu``): ``backends.cuda.triplet.bench_run`` (kernel time by device
+(``--gpu``): ``families.triplet.bench.bench_run`` (kernel time by device
 events; ``--gap-open`` > 0: the affine kernels); ``--wave`` times the tile
 wave's thresholds side by side.
 """
@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from seqalign_cli.config import AlignConfig, Scoring
-from seqalign_cli.io.triplet import make_triplets
+from seqalign_cli.families.triplet.batch import make_triplets
 
 
 def related(L: int, count: int, seed: int = 1):
@@ -40,7 +40,7 @@ def related(L: int, count: int, seed: int = 1):
 
 
 def cpu(lengths, modes, count, threads, reps=3, out=print, gap_open=0):
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
 
     engine = CpuTriplet(threads)
     scoring = Scoring(gap_open=gap_open)
@@ -87,8 +87,8 @@ def main():
     lengths = [int(x) for x in args.lengths.split(",")]
     modes = args.modes.split(",")
     if args.sweep:
-        from seqalign_cli.backends.cuda.triplet import bench_run
-        from seqalign_cli.backends.cuda.triplet_plan import Tuning
+        from seqalign_cli.families.triplet.bench import bench_run
+        from seqalign_cli.families.triplet.plan import Tuning
 
         for shape in args.sweep.split(","):
             T, R = (int(x) for x in shape.split(":"))
@@ -97,10 +97,10 @@ def main():
                           tuning=Tuning((T, R), pack16, wave_tiles=0 if args.traceback else None),
                           matrix_mb=args.max_matrix_mb)
     elif args.gpu:
-        from seqalign_cli.backends.cuda.triplet import bench_run
-        from seqalign_cli.backends.cuda.triplet_plan import Tuning
+        from seqalign_cli.families.triplet.bench import bench_run
+        from seqalign_cli.families.triplet.plan import Tuning
 
-        from seqalign_cli.backends.cuda import triplet_affine
+        from seqalign_cli.families.triplet import gpu_affine as triplet_affine
 
         scorings = {"affine" if args.gap_open else "linear": Scoring(gap_open=args.gap_open)}
         for wave in (args.wave.split(",") if args.wave else [None]):

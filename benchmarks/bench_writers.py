@@ -42,10 +42,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from seqalign_cli.backends.cpu.pairwise import CpuPairwise  # noqa: E402
+from seqalign_cli.families.pairwise.cpu import CpuPairwise  # noqa: E402
 from seqalign_cli.config import AlignConfig  # noqa: E402
-from seqalign_cli.io.inputs import PairInputs  # noqa: E402
-from seqalign_cli.io.pairs import zip_chunks  # noqa: E402
+from seqalign_cli.families.pairwise.inputs import PairInputs  # noqa: E402
+from seqalign_cli.families.pairwise.chunks import zip_chunks  # noqa: E402
 from seqalign_cli.writers import WRITERS, WriterContext, load  # noqa: E402
 from seqalign_cli.writers.output import OutputFile  # noqa: E402
 

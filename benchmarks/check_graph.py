@@ -20,11 +20,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from seqalign_cli.backends.cpu.graph import CpuGraph  # noqa: E402
-from seqalign_cli.backends.cuda.graph import HOOKS, CudaGraph  # noqa: E402
+from seqalign_cli.families.graph.cpu import CpuGraph  # noqa: E402
+from seqalign_cli.families.graph.gpu import HOOKS, CudaGraph  # noqa: E402
 from seqalign_cli.config import AlignConfig, Scoring  # noqa: E402
-from seqalign_cli.io.gfa import load_graph  # noqa: E402
-from seqalign_cli.io.graph import make_graph_batch  # noqa: E402
+from seqalign_cli.families.graph.chunks_gfa import load_graph  # noqa: E402
+from seqalign_cli.families.graph.batch import make_graph_batch  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "graph")
 

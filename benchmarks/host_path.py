@@ -29,10 +29,10 @@ import time
 
 import numpy as np
 
-from seqalign_cli.io.pairs import PairInputs, pair_chunks
-from seqalign_cli.results import Alignments
+from seqalign_cli.families.pairwise.chunks import PairInputs, pair_chunks
+from seqalign_cli.families.pairwise.results import Alignments
 from seqalign_cli.writers import WriterContext
-from seqalign_cli.writers.tsv import TsvWriter
+from seqalign_cli.families.pairwise.formats import TsvWriter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "shared", "data", "pairwise", "gasal2")
@@ -52,7 +52,7 @@ def encoded(chunk):
     """The PairBatch of a chunk, through whatever the pipeline uses."""
     if hasattr(chunk, "batch"):
         return chunk.batch()
-    from seqalign_cli.io.encode import make_batch
+    from seqalign_cli.families.pairwise.batch import make_batch
 
     return make_batch([r.seq for r in chunk.queries], [r.seq for r in chunk.targets])
 

@@ -60,7 +60,8 @@ def main():
     args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
 
     from profile_threads import run_seqalign  # this folder's
-    from seqalign_cli.backends.cuda import device, scheduler, triplet, triplet_plan
+    from seqalign_cli.backends.cuda import device, scheduler
+    from seqalign_cli.families.triplet import gpu as triplet, plan as triplet_plan
     from seqalign_cli.config import Mode
 
     if opts.streams is not None:

@@ -31,7 +31,7 @@ from host_path import DATA, replicate
 from seqalign_cli import families
 from seqalign_cli.backends import select_backend
 from seqalign_cli.config import AlignConfig
-from seqalign_cli.io.pairs import PairInputs, pair_chunks
+from seqalign_cli.families.pairwise.chunks import PairInputs, pair_chunks
 
 
 def main():

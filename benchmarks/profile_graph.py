@@ -20,10 +20,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from seqalign_cli.backends.cuda.graph import HOOKS, CudaGraph  # noqa: E402
+from seqalign_cli.families.graph.gpu import HOOKS, CudaGraph  # noqa: E402
 from seqalign_cli.config import AlignConfig  # noqa: E402
-from seqalign_cli.io.gfa import load_graph  # noqa: E402
-from seqalign_cli.io.graph import make_graph_batch  # noqa: E402
+from seqalign_cli.families.graph.chunks_gfa import load_graph  # noqa: E402
+from seqalign_cli.families.graph.batch import make_graph_batch  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "graph")
 

@@ -10,10 +10,10 @@ import argparse
 
 import numpy as np
 
-from seqalign_cli.bench import related_pairs
+from seqalign_cli.families.pairwise.bench import related_pairs
 from seqalign_cli.config import AlignConfig
-from seqalign_cli.io.encode import make_batch
-from seqalign_cli.results import Alignments
+from seqalign_cli.families.pairwise.batch import make_batch
+from seqalign_cli.families.pairwise.results import Alignments
 
 
 def main():
@@ -25,7 +25,7 @@ def main():
     args = ap.parse_args()
     import cupy as cp
 
-    from seqalign_cli.backends.cuda.pairwise import CudaPairwise
+    from seqalign_cli.families.pairwise.gpu import CudaPairwise
 
     qs, ts = related_pairs(args.length, args.pairs)
     batch = make_batch(qs, ts)

@@ -896,12 +896,12 @@ the profile made for each pair; and the search's score pass, the shortest public
 
 {protein_cpu}
 
-Score only, every mode runs Farrar's striped layout in explicit vectors (`backends/cpu/striped.py`; 16
+Score only, every mode runs Farrar's striped layout in explicit vectors (`families/pairwise/cpu_striped.py`; 16
 int16 lanes, [`decisions/striped_width.md`](decisions/striped_width.md)): the search's score pass, local
 pairs with their end cells (each row's largest H and its first column, the tie rule), and the modes
 without a floor with their borders and end cells along row m (and column n). With traceback the same
 sweep keeps every column's H (2 bytes a cell in int16 lanes) and walks it back by the tie rule
-(`backends/cpu/striped_trace.py`), beside parasail's traceback functions (each result's CIGAR made, as
+(`families/pairwise/cpu_striped_trace.py`), beside parasail's traceback functions (each result's CIGAR made, as
 the engine makes its); before, the traceback went through the DNA engine's lane groups at 0.06-0.08 GCUPS.
 parasail's `sg` and `sg_dx` stand beside semi-global and glocal (the nearest of its free-end variants).
 On the GPU, `seqalign search --backend cuda` scores local mode in `kernels/search.cu`, not yet measured

@@ -63,7 +63,7 @@ import seqalign_cli.runner
 from seqalign_cli import families
 from seqalign_cli.backends import select_backend
 from seqalign_cli.config import AlignConfig, Scoring
-from seqalign_cli.io.inputs import PairInputs, TripletInputs
+from seqalign_cli.families.pairwise.inputs import PairInputs, TripletInputs
 from seqalign_cli.writers import WriterContext, make_writer
 mark("runner")
 import cupy

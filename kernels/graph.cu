@@ -1,13 +1,13 @@
 // graph.cu: reads against a DAG (the graph family), exact affine DP, score and traceback.
 //
-// The recurrence and tie rules are the CPU engine's (seqalign_cli/backends/cpu/graph_dp.py,
+// The recurrence and tie rules are the CPU engine's (seqalign_cli/families/graph/cpu_dp.py,
 // README "Graphs"): rows are the graph's bases in topological order, columns the read
 // prefix lengths 0..m; a row takes its predecessors' rows merged column by column (the
 // virtual start row S first, then the predecessors in ascending order, a later one only
 // when strictly better); H = max(D, F, E) with ties in that order; local mode floors at 0.
 //
 // Thread mapping: one warp per work item (a read and a section of the rows), persistent
-// warps taking items from a counter. Sections (host: backends/cuda/graph.py `sections`) are
+// warps taking items from a counter. Sections (host: families/graph/gpu.py `sections`) are
 // runs of rows no edge enters from outside (the two strands of most graphs): their sweeps
 // are independent, and graph_best keeps each read's best end cell over them. Lane l holds
 // the K columns c0 + l*K .. c0 + l*K + K - 1 of the current stripe in registers (c0 = 1 +

@@ -4,7 +4,7 @@
 // 32), each aligning its own pair, so that short pairs do not leave most of
 // a warp idle in the fill and drain of the anti-diagonal sweep. Computes the
 // same Gotoh recurrence, end cell and direction codes as the CPU engine
-// (seqalign_cli/backends/cpu/dp.py), so results agree bit for bit.
+// (seqalign_cli/families/pairwise/cpu_dp.py), so results agree bit for bit.
 //
 // Kernel pairwise_subwarp<MODE, TRACE, G, R, WB>  (int32 scores)
 //   q, t        uint8 codes of all pairs, flat (A C G T = 0..3, other = 4)

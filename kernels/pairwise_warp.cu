@@ -1,7 +1,7 @@
 // pairwise_warp.cu: exact pairwise alignment, one warp per pair (int32 scores).
 //
 // Computes the same Gotoh recurrence, end cell and direction bytes as the CPU
-// engine (seqalign_cli/backends/cpu/dp.py), so results agree bit for bit.
+// engine (seqalign_cli/families/pairwise/cpu_dp.py), so results agree bit for bit.
 // The backend runs it for scoring values above 127, which the byte profile
 // of pairwise_subwarp.cu cannot hold (SUB = SUB_COMPUTED here computes each
 // substitution score), and for substitution matrices (SUB = SUB_MATRIX);

@@ -1,7 +1,7 @@
 // search.cu: the score pass of a database search. One query against many database records, local mode
 // (Smith-Waterman), scores from a substitution matrix through a query profile, affine gaps (a gap of
 // length k costs gap_open + k * gap_extend), score only. The recurrence is the CPU engine's
-// (seqalign_cli/backends/cpu/dp.py, striped.py), so the scores agree exactly.
+// (seqalign_cli/families/pairwise/cpu_dp.py, cpu_striped.py), so the scores agree exactly.
 //
 // Kernel search_local<G, R, PACK>
 //   db          uint8 codes of the database (or of a part of it) on the device, records back to back

@@ -1,7 +1,7 @@
 // triplet.cu: exact 3-way (triplet) alignment, linear gaps, one group of T lanes per triplet.
 //
 // Computes D(i, j, k) over the cube (n1+1) x (n2+1) x (n3+1) of sequences A,
-// B, C exactly as the CPU engine does (seqalign_cli/backends/cpu/triplet.py;
+// B, C exactly as the CPU engine does (seqalign_cli/families/triplet/cpu.py;
 // definition, modes and tie rules: the triplet section of the docs): seven
 // moves a cell, sum-of-pairs column scores, gap g = gap_extend for every
 // residue facing a gap (gap_open must be 0). Scores and end cells
@@ -221,7 +221,7 @@
 // triplet_score16: the same sweep with two triplets in the low and high
 // 16-bit halves of every register (one DPX instruction updates two cells);
 // the host pairs triplets of similar shape and sends only items whose every
-// value fits (seqalign_cli/backends/cuda/triplet_plan.py: fits16). Loops cover
+// value fits (seqalign_cli/families/triplet/plan.py: fits16). Loops cover
 // the larger lengths of the two; each half keeps its own end cell.
 #include "common.cuh"
 

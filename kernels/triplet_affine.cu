@@ -1,6 +1,6 @@
 // triplet_affine.cu: exact 3-way (triplet) alignment with affine gaps (quasi-natural costs), one block a triplet.
 //
-// Computes, exactly as the CPU engine does (seqalign_cli/backends/cpu/triplet_affine.py; definition, modes
+// Computes, exactly as the CPU engine does (seqalign_cli/families/triplet/cpu_affine.py; definition, modes
 // and tie rules: the README's section "Triplets"), the seven values D_t(i, j, k) of every cell of the cube
 // (n1+1) x (n2+1) x (n3+1) of sequences A, B, C, one for each kind t of the last column (0..6: M a b c A B C):
 // the column's sum-of-pairs score (gap_extend for each residue facing a gap) plus the best over the

@@ -13,8 +13,8 @@ sequences or ``(name, sequence)`` tuples; an unnamed sequence is named by its
 the family's own reader reads them (``families``, the chunks of a run);
 otherwise the records are checked by the readers' rules
 (``io.validate.first_bad_letter``) and encoded by the one encoder through the
-batch builders (``io.encode.make_batch``, ``io.triplet.make_triplets``,
-``io.graph.make_graph_batch``). Options are the command line's, by keyword,
+batch builders (``families.pairwise.batch.make_batch``, ``families.triplet.batch.make_triplets``,
+``families.graph.batch.make_graph_batch``). Options are the command line's, by keyword,
 with its defaults.
 
 The backend is selected as for a run (``backends.select_backend``; what
@@ -401,7 +401,7 @@ def iter_pairs(queries, targets=None, *, cross: bool = False, mode: str = "globa
         return _pair_records(names, batch, res, cigar_m)
 
     if _is_path(queries) and (targets is None or _is_path(targets)):
-        from .io.inputs import PairInputs
+        from .families.pairwise.inputs import PairInputs
 
         pairing = "interleaved" if targets is None else "cross" if cross else "zip"
         inputs = PairInputs(_path(queries), None if targets is None else _path(targets), pairing)
@@ -435,7 +435,7 @@ def _crossed(q: tuple[Iterator, str], t: tuple[Iterator, str]) -> Iterator[tuple
 
 
 def _make_pairs(queries: list[bytes], targets: list[bytes]):
-    from .io.encode import make_batch
+    from .families.pairwise.batch import make_batch
 
     return make_batch(queries, targets)
 
@@ -461,7 +461,7 @@ def iter_triplets(a, b=None, c=None, *, mode: str = "global", match: int = 2, mi
         raise TypeError("give b and c both, or neither (a then holds the triplets)")
     inputs = (a,) if b is None else (a, b, c)
     if all(map(_is_path, inputs)):
-        from .io.inputs import TripletInputs
+        from .families.triplet.inputs import TripletInputs
 
         chunks = _read("triplet", TripletInputs(tuple(map(_path, inputs)), b is None), run,
                        lambda chunk: tuple(block.names_list() for block in chunk.blocks))
@@ -484,7 +484,7 @@ def _triplet_units(inputs: tuple) -> Iterator[tuple]:
 
 
 def _make_triplets(a: list[bytes], b: list[bytes], c: list[bytes]):
-    from .io.triplet import make_triplets
+    from .families.triplet.batch import make_triplets
 
     return make_triplets(a, b, c)
 
@@ -499,7 +499,7 @@ def iter_graph(graph, reads, *, mode: str = "glocal", match: int = 2, mismatch: 
 
     ``graph``: a GFA1 file (path), GFA1 text (``str`` holding a line break or
     a tab, or ``bytes``), or a graph already prepared by
-    ``seqalign_cli.io.gfa.load_graph`` (with the same ``forward_only``), which
+    ``seqalign_cli.families.graph.chunks_gfa.load_graph`` (with the same ``forward_only``), which
     saves preparing it again for every call. Options as ``seqalign graph``'s.
     """
     align = _align_config(GRAPH_MODES, mode, Scoring(match, mismatch, gap_open, gap_extend, n_penalty),
@@ -507,7 +507,7 @@ def iter_graph(graph, reads, *, mode: str = "glocal", match: int = 2, mismatch: 
     run = _Run(align, backend, device, threads, batch_size)
     text = isinstance(graph, (bytes, bytearray)) or isinstance(graph, str) and ("\n" in graph or "\t" in graph)
     if not text and _is_path(graph) and _is_path(reads):
-        from .io.inputs import GraphInputs
+        from .families.graph.inputs import GraphInputs
 
         chunks = _read("graph", GraphInputs(_path(graph), _path(reads), forward_only), run,
                        lambda chunk: (chunk.block.names_list(),))
@@ -526,8 +526,8 @@ def align_graph(graph, reads, **options) -> list[GraphAlignment]:
 
 def _graph_chunks(graph, text: bool, forward_only: bool, reads, size: int) -> Iterator[tuple]:
     """(names, batch) of the reads against the graph, which is prepared first (when not already)."""
-    from .io.gfa import Graph, build_graph, load_graph, parse_gfa
-    from .io.graph import make_graph_batch
+    from .families.graph.chunks_gfa import Graph, build_graph, load_graph, parse_gfa
+    from .families.graph.batch import make_graph_batch
 
     if text:
         graph = build_graph(parse_gfa(_letters(graph), "<graph>"), forward_only)
@@ -559,7 +559,7 @@ def iter_search(queries, database, *, top: int = 10, min_score: int | None = Non
     """
     from . import matrices
     from .io import alphabet as letters
-    from .io.inputs import SearchInputs
+    from .families.search.inputs import SearchInputs
     from .matrices import statistics
 
     if not (_is_path(queries) and _is_path(database)):
@@ -607,7 +607,7 @@ def _search_names(chunk) -> tuple[list[str], list[str]]:
 def _search_records(names, batch, res) -> Iterator[SearchHit]:
     import math
 
-    from .writers.blast import counts
+    from .families.pairwise.formats_blast import counts
 
     qnames, dbnames = names
     rec = res.alignments

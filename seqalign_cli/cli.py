@@ -12,7 +12,7 @@ Options that contradict each other are usage errors before anything is
 read: two pairings, ``--format`` against the output's extension
 (``writers.output_format``), and for SAM/BAM scoring whose scores can leave
 32-bit integers even for pairs of one base (longer pairs are held to the
-bound by the reader, ``io.pairs``).
+bound by the reader, ``families.pairwise.chunks``).
 """
 
 from __future__ import annotations
@@ -232,7 +232,7 @@ def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, ga
     QUERY and TARGET are FASTA or FASTQ, plain or gzip; '-' reads stdin. By
     default the i-th query is aligned with the i-th target.
     """
-    from .io.inputs import PairInputs
+    from .families.pairwise.inputs import PairInputs
 
     chosen = [name for name, on in (("--cross", cross), ("--interleaved", interleaved),
                                     ("--pairs", pairs_file is not None)) if on]
@@ -261,8 +261,8 @@ def pair(ctx, query, target, cross, interleaved, pairs_file, match, mismatch, ga
                          f"{gap_extend} --n-penalty {n_penalty}) can score beyond the 32-bit integers SAM/BAM "
                          f"store (AS:i, at most {INT32_MAX:,}) even for pairs of one base; use smaller values, "
                          f"or write TSV or PAF")
-    if read_group is not None:  # checked whatever the format (TSV and PAF leave it out: writers/readgroup.py)
-        from .writers.readgroup import parse_read_group
+    if read_group is not None:  # checked whatever the format (TSV and PAF leave it out: formats_readgroup.py)
+        from .families.pairwise.formats_readgroup import parse_read_group
 
         read_group = parse_read_group(read_group)
     inputs = PairInputs(query, target, pairing, pairs_file, sam_scoring=scoring if sam else None, strand=strand)
@@ -291,7 +291,7 @@ def triplet(ctx, a, b, c, interleaved, match, mismatch, gap_open, gap_extend, n_
     The i-th records of A, B and C form triplet i (FASTA or FASTQ, plain or
     gzip; '-' reads stdin for one of them). Output: TSV or MAF.
     """
-    from .io.inputs import TripletInputs
+    from .families.triplet.inputs import TripletInputs
 
     if interleaved:
         if b is not None:
@@ -329,7 +329,7 @@ def graph(ctx, graph_file, reads, match, mismatch, gap_open, gap_extend, n_penal
     --forward-only. READS are FASTA or FASTQ, plain or gzip; '-' reads stdin
     for one of the two. Output: GAF or TSV, one record per read.
     """
-    from .io.inputs import GraphInputs
+    from .families.graph.inputs import GraphInputs
 
     if graph_file == "-" and reads == "-":
         raise UsageError("only one input can be read from stdin ('-')")
@@ -362,7 +362,7 @@ def search(ctx, queries, database, match, mismatch, gap_open, gap_extend, n_pena
     Proteins by default (BLOSUM62, gap costs 11 + k*1, as BLAST). Output:
     BLAST tabular (default) or TSV; queries in input order.
     """
-    from .io.inputs import SearchInputs
+    from .families.search.inputs import SearchInputs
     from .matrices import statistics
 
     if alphabet == "auto":

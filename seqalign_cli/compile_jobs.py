@@ -24,8 +24,8 @@ of CPU time to 198 s on a 2-core machine): ``WIDE_JOBS`` run only when asked
 needs one compiles it and says so on stderr (``jit.CompileNotice``).
 
 It needs only the package's own dependencies: from the GPU side it imports
-only the GPU engines' host plans (``backends/cuda/pairwise_plan.py``,
-``backends/cuda/triplet_plan.py``: compiled code that runs on the host),
+only the GPU engines' host plans (``families/pairwise/plan.py``,
+``families/triplet/plan.py``: compiled code that runs on the host),
 which it compiles too, as it does the subsets of a batch that the GPU
 scheduler makes (``batching.gather_runs``).
 ``python -m seqalign_cli.precompile [--quiet] [--wide] [SUBCOMMAND...]`` runs ``main`` through ``cli.main``.
@@ -160,7 +160,7 @@ def write_inputs(folder: str, seed: int = 7) -> dict[str, str]:
     read_recs = [(f"r{i}", _mutate(rng, backbone[o:o + 90])) for i, o in enumerate(range(0, 150, 10))]
     paths["reads"] = _fasta(os.path.join(folder, "reads.fa"), read_recs)
     # a fan: two segments joined by 3,000 one-base ones, each row of which waits in a slot for the last
-    # segment; the lanes of 140-base reads would pass the budget there (``graph.fits_lanes``)
+    # segment; the lanes of 140-base reads would pass the budget there (``families/graph/cpu.fits_lanes``)
     ends = ["".join(rng.choice("ACGT") for _ in range(70)) for _ in range(2)]
     paths["fan"] = os.path.join(folder, "fan.gfa")
     with open(paths["fan"], "w") as fh:
@@ -215,11 +215,11 @@ def precompile(command_line, say=lambda m: print(m, file=sys.stderr), commands=N
 
     cut_ahead()  # the cutting scan of runs with worker processes (which no job starts)
     if not commands or "pair" in commands:
-        from .backends.cuda.pairwise_plan import compile_ahead
+        from .families.pairwise.plan import compile_ahead
 
         compile_ahead()  # the GPU engine's host plan is compiled code too, needing no GPU to compile
     if not commands or "triplet" in commands:
-        from .backends.cuda.triplet_plan import compile_ahead as triplet_ahead
+        from .families.triplet.plan import compile_ahead as triplet_ahead
 
         triplet_ahead()  # the triplet GPU engine's tile wave table likewise
     return time.perf_counter() - start, failed

@@ -168,7 +168,7 @@ class RunConfig:
     """Everything the runner needs: the family, its inputs, what to compute, output and execution.
 
     ``inputs`` is the family's own description of its input files (for pairs,
-    ``io.pairs.PairInputs``); the family table knows how to read it.
+    ``families.pairwise.inputs.PairInputs``); the family table knows how to read it.
     """
 
     inputs: object

@@ -167,7 +167,7 @@ def test_triplets_interleaved_and_tuples(triplet_backend, tmp_path, sars):
 
 
 def test_graph_text_prepared_and_reads_in_memory(graph_backend):
-    from seqalign_cli.io.gfa import load_graph
+    from seqalign_cli.families.graph.chunks_gfa import load_graph
 
     reads = records(DAG_READS)
     files = align_graph(TINY_GFA, DAG_READS, backend=graph_backend.name)

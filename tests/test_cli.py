@@ -624,7 +624,7 @@ def test_backends_that_defer_results(tmp_path, monkeypatch, fail_at):
     an error while finishing one leaves no output."""
     from seqalign_cli import runner
     from seqalign_cli.backends.cpu import CpuBackend
-    from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+    from seqalign_cli.families.pairwise.cpu import CpuPairwise
 
     class DeferringCpu(CpuBackend):
         started = 0

@@ -8,11 +8,11 @@ import random
 import numpy as np
 import pytest
 
-from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+from seqalign_cli.families.pairwise.cpu import CpuPairwise
 from seqalign_cli.backends.cuda import gpu_available
-from seqalign_cli.backends.cuda.pairwise import Tuning
+from seqalign_cli.families.pairwise.gpu import Tuning
 from seqalign_cli.config import MODES, AlignConfig, Scoring
-from seqalign_cli.io.encode import make_batch
+from seqalign_cli.families.pairwise.batch import make_batch
 from seqalign_cli.io.fastx import FastxReader
 
 from support.helpers import assert_same_results
@@ -167,7 +167,7 @@ WIDE = Scoring(match=5, mismatch=8, gap_open=10, gap_extend=5, n_penalty=3)
 def test_shared_pairs_in_16bit_lanes(backends, engines, mode):
     # score only, 2 to 16 warps a pair of pairs, values relative to offsets that
     # follow the warps' largest H; the same pairs in int32 lanes after
-    from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
+    from seqalign_cli.families.pairwise import gpu_subwarp as subwarp
 
     assert subwarp.shared16_fits(WIDE, MODES.index(mode), 512)
     rng = random.Random(41 + MODES.index(mode))
@@ -195,7 +195,7 @@ def test_shared_pairs_in_16bit_lanes(backends, engines, mode):
 def test_checkpointed_traceback(backends, mode):
     # a budget of 64 KB per pair sends every query of more than one stage
     # (512 rows) through the checkpointed traceback on the GPU
-    from seqalign_cli.backends.cuda.pairwise import routes
+    from seqalign_cli.families.pairwise.gpu import routes
 
     qs, ts = long_pairs(random.Random(21 + MODES.index(mode)), (100, 512, 513, 1024, 1025, 1500, 2600, 4000),
                         0.08, n_at=1500)
@@ -275,7 +275,7 @@ def test_several_gpus(monkeypatch, traceback):
 @pytest.mark.parametrize("route", ["first GPU", "whole", "pieces"])
 def test_several_gpus_write_what_one_writes(tmp_path, monkeypatch, route):
     """Many batches in flight over every GPU's pipeline, whole or in pieces: the same TSV as one GPU."""
-    from seqalign_cli.backends.cuda.pairwise import PairwiseHooks
+    from seqalign_cli.families.pairwise.gpu import PairwiseHooks
     from seqalign_cli.backends.cuda.scheduler import GpuScheduler
     from seqalign_cli.cli import main
 
@@ -305,12 +305,13 @@ def test_a_gpu_run_leaves_the_cpu_engine_unloaded_until_needed():
     import sys
 
     code = ("import sys; from seqalign_cli import families; from seqalign_cli.backends import select_backend; "
-            "from seqalign_cli.config import AlignConfig; from seqalign_cli.io.encode import make_batch; "
+            "from seqalign_cli.config import AlignConfig; "
+            "from seqalign_cli.families.pairwise.batch import make_batch; "
             "b = select_backend(families.get('pairwise'), 'cuda', 2, lambda m: None, 0); "
             "b.align(make_batch([b'ACGT'], [b'ACGA']), AlignConfig()); "
-            "print(sorted(m for m in sys.modules if m.startswith('seqalign_cli.backends.cpu.')))")
+            "print(sorted(m for m in sys.modules if m.startswith('seqalign_cli.families.pairwise.cpu')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "seqalign_cli.backends.cpu.dp" not in out and "long_pair" not in out, out
+    assert "seqalign_cli.families.pairwise.cpu_dp" not in out and "long_pair" not in out, out
 
 
 def test_a_gpu_run_reads_codes_into_page_locked_buffers():
@@ -319,7 +320,7 @@ def test_a_gpu_run_reads_codes_into_page_locked_buffers():
     from seqalign_cli import families
     from seqalign_cli.backends import select_backend
     from seqalign_cli.backends.cuda.device import is_pinned
-    from seqalign_cli.io.pairs import PairInputs, pair_chunks
+    from seqalign_cli.families.pairwise.chunks import PairInputs, pair_chunks
 
     from seqalign_cli.io.encode import set_code_buffers
 

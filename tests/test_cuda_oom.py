@@ -18,12 +18,12 @@ import types
 import numpy as np
 import pytest
 
-from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+from seqalign_cli.families.pairwise.cpu import CpuPairwise
 from seqalign_cli.backends.cuda import is_out_of_memory
-from seqalign_cli.backends.cuda.pairwise import HOOKS
+from seqalign_cli.families.pairwise.gpu import HOOKS
 from seqalign_cli.backends.cuda.scheduler import GpuScheduler, halves
 from seqalign_cli.config import AlignConfig
-from seqalign_cli.io.encode import make_batch
+from seqalign_cli.families.pairwise.batch import make_batch
 
 from support.generators import AFFINE, random_pairs
 from support.helpers import FakeDeviceEngine, assert_same_results

@@ -20,9 +20,9 @@ import re
 import numpy as np
 import pytest
 
-from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+from seqalign_cli.families.pairwise.cpu import CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
-from seqalign_cli.io.encode import make_batch
+from seqalign_cli.families.pairwise.batch import make_batch
 
 from support.oracles import CigarError, cigar_counts, rescore
 

@@ -23,7 +23,10 @@ from seqalign_cli.backends.cuda.scheduler import GpuScheduler
 from seqalign_cli.config import AlignConfig, RunConfig, Scoring
 from seqalign_cli.errors import UsageError
 from seqalign_cli.io.fastx import FastxReader
-from seqalign_cli.io.inputs import GraphInputs, PairInputs, SearchInputs, TripletInputs
+from seqalign_cli.families.graph.inputs import GraphInputs
+from seqalign_cli.families.pairwise.inputs import PairInputs
+from seqalign_cli.families.triplet.inputs import TripletInputs
+from seqalign_cli.families.search.inputs import SearchInputs
 from seqalign_cli.runner import run
 from seqalign_cli.writers import WriterContext, make_writer
 from seqalign_cli.writers.output import OutputFile

@@ -39,8 +39,8 @@ from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.errors import InputError
 from seqalign_cli.io.encode import encode_many
 from seqalign_cli.io.fastx import FastxReader
-from seqalign_cli.io.gfa import load_graph
-from seqalign_cli.io.graph import GraphBatch
+from seqalign_cli.families.graph.chunks_gfa import load_graph
+from seqalign_cli.families.graph.batch import GraphBatch
 from seqalign_cli.writers.bgzf import EOF, compress_block
 from support.backends import BACKENDS, make_backend
 from support.fuzz_inputs import EQUAL, ERROR, make_case, run_case, warm_up

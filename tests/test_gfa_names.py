@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from seqalign_cli.errors import InputError
-from seqalign_cli.io.gfa import load_graph
+from seqalign_cli.families.graph.chunks_gfa import load_graph
 
 SEQALIGN = str(Path(sys.executable).with_name("seqalign"))
 READS = b">r1\nACGTGGCC\n>r2\nGGCCTTAA\n"

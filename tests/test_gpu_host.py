@@ -3,10 +3,10 @@
 import numpy as np
 
 from seqalign_cli.backends.cuda.scheduler import split_by_cells
-from seqalign_cli.backends.cuda import pairwise_subwarp as subwarp
+from seqalign_cli.families.pairwise import gpu_subwarp as subwarp
 from seqalign_cli.backends.cuda.device import fitting_parts, run_slots, shape_groups
-from seqalign_cli.backends.cuda.pairwise_plan import border_offsets, pair_items, plan_pairs, route_pairs
-from seqalign_cli.backends.cuda.pairwise_warp import dir_words, rows_per_lane
+from seqalign_cli.families.pairwise.plan import border_offsets, pair_items, plan_pairs, route_pairs
+from seqalign_cli.families.pairwise.gpu_warp import dir_words, rows_per_lane
 from seqalign_cli.config import AlignConfig, Scoring
 from support.fake_cupy import without_device
 
@@ -117,7 +117,7 @@ def test_shape_groups_sort_each_shape_largest_first():
 
 
 def test_traceback_routes():
-    from seqalign_cli.backends.cuda.pairwise import DIRS_BYTES, FULL_PAIR_BYTES, planned_dir_words, routes
+    from seqalign_cli.families.pairwise.gpu import DIRS_BYTES, FULL_PAIR_BYTES, planned_dir_words, routes
 
     q = np.array([150, 400, 600, 20_000, 100_000, 200])
     t = np.array([250, 9_000_000, 700, 20_000, 100_000, 3_000_000])
@@ -163,7 +163,7 @@ def test_packed_run_layout_keeps_room_for_the_cpu_pairs():
     """The layout a finished GPU job's runs are packed into (``RunStore.packed``; the gather itself,
     kernels/runs.cu, is tested on a GPU in test_cuda.py): exactly the runs in use of the GPU pairs, the
     whole room of the others, in record order; a CPU result written afterwards fits its room."""
-    from seqalign_cli.results import Alignments
+    from seqalign_cli.families.pairwise.results import Alignments
 
     rng = np.random.default_rng(3)
     qlen = rng.integers(0, 40, 50)
@@ -335,9 +335,9 @@ def test_page_locked_code_buffers_and_how_they_are_known(monkeypatch):
 
 
 def test_compiled_plan_equals_the_numpy_rules():
-    """The batch plan (compiled, pairwise_plan) against the rules as numpy states them: shapes, 16-bit lanes,
+    """The batch plan (compiled, pairwise plan.py) against the rules as numpy states them: shapes, 16-bit lanes,
     direction words, shape keys, routes and border offsets, on random lengths of every plan row."""
-    from seqalign_cli.backends.cuda.pairwise import DIRS_BYTES, FULL_PAIR_BYTES, INT32_LIMIT, planned_dir_words
+    from seqalign_cli.families.pairwise.gpu import DIRS_BYTES, FULL_PAIR_BYTES, INT32_LIMIT, planned_dir_words
 
     rng = np.random.default_rng(23)
     n = 4000

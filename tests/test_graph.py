@@ -4,7 +4,7 @@ Oracles: ``tests/support/graph_oracles.py`` (its own GFA orientation, the DP of 
 specification with its tie-rule walk, the best pairwise score over every
 source-to-sink path, rescoring and the alignment invariants).
 
-* the reader (``io/gfa.load_graph``) against the oracle's orientation, base
+* the reader (``families/graph/chunks_gfa.load_graph``) against the oracle's orientation, base
   by base, and the row storage plan;
 * a single chain scores exactly what ``seqalign pair`` scores, every mode,
   score only and with traceback (both orientations: the better strand);
@@ -85,7 +85,7 @@ def gfa_file(text: str) -> Path:
 
 @lru_cache(maxsize=None)
 def _load(path: str, forward_only: bool):
-    from seqalign_cli.io.gfa import load_graph
+    from seqalign_cli.families.graph.chunks_gfa import load_graph
 
     return load_graph(path, forward_only), orient(read_text(path), forward_only)
 
@@ -98,7 +98,7 @@ def load(text_or_path, forward_only: bool = False):
 
 def align(backend, graph, reads, scoring, mode, traceback=True):
     from seqalign_cli.io.encode import encode_many
-    from seqalign_cli.io.graph import GraphBatch
+    from seqalign_cli.families.graph.batch import GraphBatch
 
     codes, offs = encode_many([r.encode() for r in reads])
     cfg = AlignConfig(scoring=scoring, mode=mode, traceback=traceback)
@@ -554,7 +554,7 @@ def test_cli_cpu_and_gpu_outputs_are_identical(tmp_path, name, mode):
 
 
 def test_sections_cut_only_where_no_edge_crosses():
-    from seqalign_cli.backends.cuda.graph import sections
+    from seqalign_cli.families.graph.gpu import sections
 
     rng = random.Random(21)
     for k in range(60):
@@ -578,8 +578,8 @@ def test_sections_cut_only_where_no_edge_crosses():
 def test_gpu_takes_the_reads_it_can():
     """The GPU engine leaves to the CPU engine the empty reads and those whose scores could pass int32; it
     traces back reads of every length, stripes and all (host rule, checked without a GPU)."""
-    from seqalign_cli.backends.cuda.graph import HOOKS, INT32_LIMIT, STRIPE_COLUMNS
-    from seqalign_cli.io.graph import make_graph_batch
+    from seqalign_cli.families.graph.gpu import HOOKS, INT32_LIMIT, STRIPE_COLUMNS
+    from seqalign_cli.families.graph.batch import make_graph_batch
 
     graph, _ = load("S\ta\tACGTACGTAC\nS\tb\tTTGA\nL\ta\t+\tb\t+\t0M\n")
     reads = [b"", b"A", b"ACGT" * 30, b"A" * STRIPE_COLUMNS, b"A" * (STRIPE_COLUMNS + 1)]
@@ -593,7 +593,7 @@ def test_gpu_takes_the_reads_it_can():
 
 def _launch_plan(batch, cfg, pack16=True):
     """CudaGraph.launches without a device (the plan is host arithmetic), on a device of 16 GiB."""
-    from seqalign_cli.backends.cuda.graph import CudaGraph
+    from seqalign_cli.families.graph.gpu import CudaGraph
     from support.fake_cupy import fake_cupy, without_device
 
     # the constructor's budgets come from the pretend device's 16 GiB (trace_budgets); 64 warps a round
@@ -606,8 +606,8 @@ def test_16bit_cells_take_the_reads_whose_values_fit():
     """Reads go two a warp in 16-bit cells when their bound fits (global mode: small graphs only); every read is
     in exactly one launch, those of a launch of one width; with traceback, a launch is one round of warps
     (pairs in 16-bit cells)."""
-    from seqalign_cli.backends.cuda.graph import INT16_LIMIT, fits16, width
-    from seqalign_cli.io.graph import make_graph_batch
+    from seqalign_cli.families.graph.gpu import INT16_LIMIT, fits16, width
+    from seqalign_cli.families.graph.batch import make_graph_batch
 
     sc = Scoring()
     lengths = np.arange(1, 10000)
@@ -650,8 +650,8 @@ def test_the_stripe_pipeline_takes_launches_that_leave_warps_idle(monkeypatch):
     """A launch's reads of several stripes go a warp a stripe where their items alone would leave a quarter of
     the warps idle or more and their links fit LINK_BYTES; one stripe, or items for most warps: a warp an
     item."""
-    from seqalign_cli.backends.cuda import graph as cuda_graph
-    from seqalign_cli.backends.cuda.graph import LINK_INTS, pipeline_stripes
+    from seqalign_cli.families.graph import gpu as cuda_graph
+    from seqalign_cli.families.graph.gpu import LINK_INTS, pipeline_stripes
 
     assert pipeline_stripes(200, 20, 2112) == 20 and pipeline_stripes(1584, 20, 2112) == 20
     assert pipeline_stripes(200, 1, 2112) == 0 and pipeline_stripes(1585, 20, 2112) == 0  # three quarters
@@ -662,7 +662,7 @@ def test_the_stripe_pipeline_takes_launches_that_leave_warps_idle(monkeypatch):
 def test_traceback_budgets_grow_with_the_device():
     """Checkpoints and the walk's warps of reads of several stripes take their floors, or a share of a larger
     device's memory (reads of one stripe: the floors)."""
-    from seqalign_cli.backends.cuda.graph import trace_budgets
+    from seqalign_cli.families.graph.gpu import trace_budgets
 
     assert trace_budgets(0) == trace_budgets(16 * 1024**3) == (4 * 1024**3, 2 * 1024**3)
     assert trace_budgets(80 * 1024**3) == (10 * 1024**3, 5 * 1024**3)
@@ -673,9 +673,9 @@ def test_traceback_launches_of_striped_reads_keep_the_walks_blocks_short(monkeyp
     the launch's checkpoint budget every walk_rows steps (the walk sweeps a block once for each stripe left of
     it): the rows between checkpoints grow no further; every read in one launch, longest first. The budget:
     CHECKPOINT_BYTES, or a share of a larger device's memory."""
-    from seqalign_cli.backends.cuda import graph as cuda_graph
-    from seqalign_cli.backends.cuda.graph import CudaGraph, walk_rows
-    from seqalign_cli.io.graph import make_graph_batch
+    from seqalign_cli.families.graph import gpu as cuda_graph
+    from seqalign_cli.families.graph.gpu import CudaGraph, walk_rows
+    from seqalign_cli.families.graph.batch import make_graph_batch
 
     rng = random.Random(5)
     graph, _ = load(f"S\ta\t{random_seq(rng, 50000)}\nS\tb\tTTGA\nL\ta\t+\tb\t+\t0M\n")
@@ -697,7 +697,7 @@ def test_traceback_launches_of_striped_reads_keep_the_walks_blocks_short(monkeyp
 
 def _gpu_records_equal_the_cpu(cpu, engines, batch, cfg, tag):
     """Each GPU engine's records of ``batch`` equal the CPU engine's (``tag`` names the case on failure)."""
-    from seqalign_cli.backends.cuda.graph import HOOKS
+    from seqalign_cli.families.graph.gpu import HOOKS
 
     want = records(cpu.align(batch, cfg))
     for eng in engines:
@@ -714,9 +714,9 @@ def test_16bit_cells_agree_with_int32_cells_and_the_cpu_engine(mode):
     """Two reads a warp in 16-bit cells: random DAGs cut at every section, reads of 1 to 1,400 bases (one to
     three stripes), an odd count, N bases, scorings near the 16-bit bound, score only and traceback (the walk
     restoring its read's half of a pair's checkpoints): records equal the CPU engine's and the int32 cells'."""
-    from seqalign_cli.backends.cpu.graph import CpuGraph
-    from seqalign_cli.backends.cuda.graph import CudaGraph
-    from seqalign_cli.io.graph import make_graph_batch
+    from seqalign_cli.families.graph.cpu import CpuGraph
+    from seqalign_cli.families.graph.gpu import CudaGraph
+    from seqalign_cli.families.graph.batch import make_graph_batch
 
     rng = random.Random(70 + MODES.index(mode))
     cpu = CpuGraph(1)
@@ -743,9 +743,9 @@ def test_reads_of_several_stripes_agree_with_the_cpu_engine(mode):
     in the stripe pipeline (rings that wrap on the longest graph): the walk goes from stripe to stripe by
     diagonal and insertion moves (the predecessor of a stripe's first column from the stripe before's codes);
     records equal the CPU engine's."""
-    from seqalign_cli.backends.cpu.graph import CpuGraph
-    from seqalign_cli.backends.cuda.graph import HOOKS, STRIPE_COLUMNS, CudaGraph
-    from seqalign_cli.io.graph import make_graph_batch
+    from seqalign_cli.families.graph.cpu import CpuGraph
+    from seqalign_cli.families.graph.gpu import HOOKS, STRIPE_COLUMNS, CudaGraph
+    from seqalign_cli.families.graph.batch import make_graph_batch
 
     rng = random.Random(90 + MODES.index(mode))
     cpu = CpuGraph(1)
@@ -774,9 +774,9 @@ def test_10kb_reads_agree_with_the_cpu_engine(mode):
     """Reads of up to 10 kb (20 stripes: the two longest of 12 mutated walks, cut at 10 kb, and a random 10 kb
     read) against a graph of long segments, score only and traceback, in the stripe pipeline and on one warp:
     records equal the CPU engine's."""
-    from seqalign_cli.backends.cpu.graph import CpuGraph
-    from seqalign_cli.backends.cuda.graph import STRIPE_COLUMNS, CudaGraph
-    from seqalign_cli.io.graph import make_graph_batch
+    from seqalign_cli.families.graph.cpu import CpuGraph
+    from seqalign_cli.families.graph.gpu import STRIPE_COLUMNS, CudaGraph
+    from seqalign_cli.families.graph.batch import make_graph_batch
 
     rng = random.Random(110 + MODES.index(mode))
     graph, og = load(random_gfa(rng, 6, max_len=4000))
@@ -795,9 +795,9 @@ def test_10kb_reads_agree_with_the_cpu_engine(mode):
 @pytest.mark.parametrize("mode", MODES)
 def test_gpu_sections_and_wide_scores_agree_with_the_cpu_engine(mode):
     """Sections at every cut, byte-profile and wide scores: the GPU engine's records equal the CPU engine's."""
-    from seqalign_cli.backends.cpu.graph import CpuGraph
-    from seqalign_cli.backends.cuda.graph import CudaGraph
-    from seqalign_cli.io.graph import make_graph_batch
+    from seqalign_cli.families.graph.cpu import CpuGraph
+    from seqalign_cli.families.graph.gpu import CudaGraph
+    from seqalign_cli.families.graph.batch import make_graph_batch
 
     rng = random.Random(40 + MODES.index(mode))
     gpu, cpu = CudaGraph(0, section_rows=1), CpuGraph(1)
@@ -879,7 +879,7 @@ def test_several_gpus_equal_the_cpu(traceback):
     engine's."""
     from seqalign_cli import families
     from seqalign_cli.backends import select_backend
-    from seqalign_cli.backends.cpu.graph import CpuGraph
+    from seqalign_cli.families.graph.cpu import CpuGraph
 
     rng = random.Random(131)
     graph, og = load(random_gfa(rng, 12, max_len=300))
@@ -896,7 +896,7 @@ def test_several_gpus_equal_the_cpu(traceback):
 
 def test_host_arrays_made_once_for_every_device():
     """Devices asking for a graph's arrays at once get the same arrays, made once (the others wait)."""
-    from seqalign_cli.backends.cuda import graph as cuda_graph
+    from seqalign_cli.families.graph import gpu as cuda_graph
 
     graph, _ = load(random_gfa(random.Random(3), 9, max_len=20))
     graph.__dict__.pop("_host_graphs", None)
@@ -920,7 +920,7 @@ def test_host_arrays_made_once_for_every_device():
 
 def test_row_records_follow_their_definition():
     """The kernels' per-row records, row by row as ``row_records`` documents them, on random graphs."""
-    from seqalign_cli.backends.cuda.graph import MANY_PREDS, graph_arrays, row_records
+    from seqalign_cli.families.graph.gpu import MANY_PREDS, graph_arrays, row_records
 
     rng = random.Random(12)
     for k in range(40):

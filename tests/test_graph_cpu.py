@@ -41,7 +41,7 @@ BUDGETS = (None, 4096, 1)
 def large_scoring(n_bases: int) -> Scoring:
     """Scores so large that reads of up to about 100 bases against ``n_bases`` just keep int32 cells (scores near
     2**28) and longer ones need int64."""
-    from seqalign_cli.backends.cpu.graph import INT32_LIMIT
+    from seqalign_cli.families.graph.cpu import INT32_LIMIT
 
     per_base = INT32_LIMIT // (n_bases + 102)
     ge = per_base // 3
@@ -50,13 +50,13 @@ def large_scoring(n_bases: int) -> Scoring:
 
 
 def _engines(threads=1):
-    from seqalign_cli.backends.cpu.graph import CpuGraph
+    from seqalign_cli.families.graph.cpu import CpuGraph
 
     return CpuGraph(threads), CpuGraph(threads, lanes=False)
 
 
 def _batch(graph, reads):
-    from seqalign_cli.io.graph import make_graph_batch
+    from seqalign_cli.families.graph.batch import make_graph_batch
 
     return make_graph_batch(graph, [r.encode() for r in reads])
 
@@ -101,7 +101,7 @@ def _reads(rng, og, count):
 
 
 def _graph(text, forward_only):
-    from seqalign_cli.io.gfa import load_graph
+    from seqalign_cli.families.graph.chunks_gfa import load_graph
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "g.gfa"
@@ -111,7 +111,7 @@ def _graph(text, forward_only):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_lanes_equal_the_one_read_code_on_random_dags(mode):
-    from seqalign_cli.backends.cpu.graph import score_dtype
+    from seqalign_cli.families.graph.cpu import score_dtype
 
     rng = random.Random(1000 + MODES.index(mode))
     for case in range(8):
@@ -158,7 +158,7 @@ def test_lanes_with_two_threads(mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_lanes_equal_the_one_read_code_on_cactus(mode):
-    from seqalign_cli.io.gfa import load_graph
+    from seqalign_cli.families.graph.chunks_gfa import load_graph
 
     graph = load_graph(str(GRAPH_DATA / "cactus-BRCA2.gfa"))
     assert graph.n_slots >= 2 and (np.diff(graph.pred_off) >= 2).any()
@@ -171,7 +171,7 @@ def test_lanes_equal_the_one_read_code_on_cactus(mode):
 @pytest.mark.parametrize("mode", MODES)
 def test_groups_of_fewer_lanes_for_long_reads(mode, monkeypatch):
     """With traceback, reads whose checkpoints would pass the budget go fewer to a group (down to one)."""
-    from seqalign_cli.backends.cpu import graph as cpu_graph
+    from seqalign_cli.families.graph import cpu as cpu_graph
 
     monkeypatch.setattr(cpu_graph, "CHECKPOINT_MIN", 1_000_000)
     rng = random.Random(31 + MODES.index(mode))
@@ -188,7 +188,7 @@ def test_groups_of_fewer_lanes_for_long_reads(mode, monkeypatch):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_reads_whose_slots_would_pass_the_budget_go_one_at_a_time(mode, monkeypatch):
-    from seqalign_cli.backends.cpu import graph as cpu_graph
+    from seqalign_cli.families.graph import cpu as cpu_graph
 
     monkeypatch.setattr(cpu_graph, "CHECKPOINT_MIN", 1)
     rng = random.Random(41 + MODES.index(mode))

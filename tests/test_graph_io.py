@@ -1,4 +1,4 @@
-"""Graph inputs: ``seqalign_cli.io.gfa`` (GFA1 reading and graph preparation) and ``seqalign_cli.io.graph``.
+"""Graph inputs: ``seqalign_cli.families.graph.chunks_gfa`` (GFA1 reading and graph preparation) and ``seqalign_cli.families.graph.chunks``.
 
 The prepared graph is checked against a plain reference written here from the
 specification (sets of edges, ``heapq`` for Kahn's order, strings for the
@@ -24,9 +24,10 @@ import pytest
 
 from seqalign_cli.errors import InputError, SeqalignError, UsageError
 from seqalign_cli.io.encode import encode
-from seqalign_cli.io.gfa import Graph, load_graph
-from seqalign_cli.io.graph import GraphBatch, GraphChunk, graph_chunks, make_graph_batch
-from seqalign_cli.io.inputs import GraphInputs
+from seqalign_cli.families.graph.chunks_gfa import Graph, load_graph
+from seqalign_cli.families.graph.batch import GraphBatch, make_graph_batch
+from seqalign_cli.families.graph.chunks import GraphChunk, graph_chunks
+from seqalign_cli.families.graph.inputs import GraphInputs
 
 DATA = Path(__file__).parent / "data" / "graph"
 TINY = DATA / "tiny.gfa"
@@ -604,7 +605,7 @@ def test_graph_inputs_is_light():
     assert GraphInputs("g.gfa", "r.fq") == GraphInputs("g.gfa", "r.fq", False)
     assert GraphInputs("g.gfa", "r.fq", forward_only=True).forward_only
     assert GraphInputs("g.gfa", "r.fq").files == ("g.gfa", "r.fq")
-    code = "import sys, seqalign_cli.io.inputs as m; m.GraphInputs('a', 'b'); print('numpy' in sys.modules)"
+    code = "import sys, seqalign_cli.families.graph.inputs as m; m.GraphInputs('a', 'b'); print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -19,9 +19,10 @@ import pytest
 from seqalign_cli.config import AlignConfig
 from seqalign_cli.errors import UsageError
 from seqalign_cli.io.block import Record, RecordBlock
-from seqalign_cli.results import GraphAlignments, Op
+from seqalign_cli.families.graph.results import GraphAlignments
+from seqalign_cli.results import Op
 from seqalign_cli.writers import WriterContext, format_from_path, formats, make_writer
-from seqalign_cli.writers.graph import node_labels
+from seqalign_cli.families.graph.formats import node_labels
 from seqalign_cli.writers.output import OutputFile
 
 from support.gaf import GafError, check_cigar, parse_gaf, parse_line

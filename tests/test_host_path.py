@@ -20,13 +20,16 @@ import numpy as np
 import pytest
 
 from seqalign_cli.errors import InputError
-from seqalign_cli.formatting import format_paf, format_runs, format_tsv, put_int
+from seqalign_cli.families.pairwise.formats_paf import format_paf
+from seqalign_cli.formatting import format_runs, put_int
+from seqalign_cli.families.pairwise.formats import format_tsv
 from seqalign_cli.io import fastx
 from seqalign_cli.io.block import Record, RecordBlock
 from seqalign_cli.io.encode import code_of, encode_all
 from seqalign_cli.io.fastx import FastxReader
-from seqalign_cli.io.pairs import PairChunk, PairInputs, pair_chunks
-from seqalign_cli.results import CIGAR_LETTERS, Alignments
+from seqalign_cli.families.pairwise.chunks import PairChunk, PairInputs, pair_chunks
+from seqalign_cli.results import CIGAR_LETTERS
+from seqalign_cli.families.pairwise.results import Alignments
 
 from support.fastx_reference import ReferenceReader
 
@@ -197,7 +200,7 @@ def test_code_of_matches_the_lut():
 
 
 def test_chunk_batch_equals_make_batch():
-    from seqalign_cli.io.encode import make_batch
+    from seqalign_cli.families.pairwise.batch import make_batch
     from support.clidata import GQ, GT
 
     for chunk in pair_chunks(PairInputs(str(GQ), str(GT), "zip", None), 77):

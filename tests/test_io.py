@@ -1,4 +1,4 @@
-"""Readers and pairing: ``seqalign_cli.io.fastx`` and ``seqalign_cli.io.pairs``.
+"""Readers and pairing: ``seqalign_cli.io.fastx`` and ``seqalign_cli.families.pairwise.chunks``.
 
 The FASTA/FASTQ reader (plain, gzip, bgzip, stdin; every malformation an
 ``InputError`` naming file and record), and the four pairings in chunks.
@@ -18,7 +18,7 @@ import pytest
 from seqalign_cli.config import Scoring
 from seqalign_cli.errors import InputError, SeqalignError, UsageError
 from seqalign_cli.io.fastx import FastxReader, Record, open_binary
-from seqalign_cli.io.pairs import PairInputs, RegionFetcher, pair_chunks
+from seqalign_cli.families.pairwise.chunks import PairInputs, RegionFetcher, pair_chunks
 
 from support.clidata import DATA, EX1, EX1_PAIRS, EX1_READS, GQ, GT  # noqa: F401
 
@@ -513,7 +513,7 @@ def test_blocks_parsed_ahead_keep_their_order_and_the_error_after_them():
 
 
 def test_batch_subset_gathers_each_pair_in_the_order_asked():
-    from seqalign_cli.io.encode import make_batch
+    from seqalign_cli.families.pairwise.batch import make_batch
 
     qs = [b"ACGT", b"", b"GGA", b"T" * 40, b"CA"]
     ts = [b"A", b"CCCC", b"", b"G" * 7, b"ACGTACGT"]

@@ -10,7 +10,7 @@ import pytest
 
 from seqalign_cli.backends.cuda.launch import KernelArgs, kernel_parameters
 from seqalign_cli.backends.cuda.loader import kernel_dir
-from seqalign_cli.backends.cuda.search import SearchArgs
+from seqalign_cli.families.search.gpu import SearchArgs
 
 CONTRACTS = [SearchArgs]
 

@@ -1,4 +1,4 @@
-"""The long-pair route (``backends/cpu/long_pair.py``: SIMD along anti-diagonals inside one pair).
+"""The long-pair route (``families/pairwise/cpu_long_pair.py``: SIMD along anti-diagonals inside one pair).
 
 Every result must be bit-identical to the lane-group and checkpointed routes
 of ``pairwise.py`` (score, spans, end cell by the tie rule, CIGAR, stats):
@@ -20,10 +20,10 @@ import random
 import numpy as np
 import pytest
 
-from seqalign_cli.backends.cpu import long_pair
-from seqalign_cli.backends.cpu.pairwise import LANES, CpuPairwise
+from seqalign_cli.families.pairwise import cpu_long_pair as long_pair
+from seqalign_cli.families.pairwise.cpu import LANES, CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
-from seqalign_cli.io.encode import make_batch
+from seqalign_cli.families.pairwise.batch import make_batch
 
 from support.generators import AFFINE, BWA, LINEAR, mutate, random_dna
 from support.helpers import assert_same_results

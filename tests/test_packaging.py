@@ -95,8 +95,8 @@ def test_sdist_carries_kernels_and_stays_small(built):
         assert f"kernels/{kernel.relative_to(ROOT / 'kernels').as_posix()}" in top
     assert not [n for n in top if n.startswith(("benchmarks/", "tests/", "examples/"))]
     # the package's sources, kernels (kernels/triplet/'s headers too) and README (twice: as itself and as
-    # PKG-INFO), no data: ~400 kB today
-    assert os.path.getsize(built["sdist"]) < 450_000
+    # PKG-INFO), no data: ~455 kB today (one package a family: its modules' docstrings)
+    assert os.path.getsize(built["sdist"]) < 470_000
 
 
 def test_files_and_metadata_name_the_distribution(built):
@@ -200,7 +200,7 @@ def test_dockerignore_keeps_what_the_build_needs():
                    for p in patterns for prefix in prefixes for part in parts)
 
     for needed in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "kernels/common.cuh",
-                   "seqalign_cli/cli.py", "seqalign_cli/backends/cpu/dp.py", "seqalign_cli/jit.py"):
+                   "seqalign_cli/cli.py", "seqalign_cli/families/pairwise/cpu_dp.py", "seqalign_cli/jit.py"):
         assert not excluded(needed), needed
     for left_out in (".git/HEAD", "seqalign_cli/__pycache__/jit.cpython-311.pyc", "build/lib/x.py",
                      "tests/test_cli.py"):

@@ -13,7 +13,9 @@ from seqalign_cli import families, precompile
 from seqalign_cli.backends import select_backend
 from seqalign_cli.backends.cpu import CpuBackend
 from seqalign_cli.config import AlignConfig, Scoring
-from seqalign_cli.io.inputs import GraphInputs, PairInputs, TripletInputs
+from seqalign_cli.families.graph.inputs import GraphInputs
+from seqalign_cli.families.pairwise.inputs import PairInputs
+from seqalign_cli.families.triplet.inputs import TripletInputs
 from seqalign_cli.writers import WriterContext, make_writer
 from seqalign_cli.writers.output import OutputFile
 
@@ -95,8 +97,8 @@ def test_gpu_batches_go_in_counted_pieces_when_a_bar_is_shown(tmp_path):
     bar, or with few cells, the batch is one job (a fake GPU that aligns with the CPU engine)."""
     import threading
 
-    from seqalign_cli.backends.cpu.pairwise import CpuPairwise
-    from seqalign_cli.backends.cuda.pairwise import HOOKS
+    from seqalign_cli.families.pairwise.cpu import CpuPairwise
+    from seqalign_cli.families.pairwise.gpu import HOOKS
     from seqalign_cli.backends.cuda.scheduler import GpuScheduler
     from support.helpers import FakeDeviceEngine
 

@@ -55,11 +55,11 @@ def test_the_gpu_host_plan_compiles_ahead_with_the_types_of_a_run():
     needed) compiles every signature that a batch's planning then uses, so a first GPU run compiles nothing."""
     import numpy as np
 
-    from seqalign_cli.backends.cuda import pairwise_plan as plan
-    from seqalign_cli.backends.cuda.pairwise import HOOKS
-    from seqalign_cli.backends.cuda.pairwise_subwarp import border_layout
+    from seqalign_cli.families.pairwise import plan
+    from seqalign_cli.families.pairwise.gpu import HOOKS
+    from seqalign_cli.families.pairwise.gpu_subwarp import border_layout
     from seqalign_cli.config import AlignConfig
-    from seqalign_cli.io.encode import make_batch
+    from seqalign_cli.families.pairwise.batch import make_batch
 
     plan.compile_ahead()
     steps = (plan._route, plan._plan, plan._pair, plan._borders)
@@ -82,9 +82,9 @@ def test_the_gpu_host_plan_compiles_ahead_with_the_types_of_a_run():
 def test_the_gpu_host_plan_takes_read_only_lengths_without_compiling():
     import numpy as np
 
-    from seqalign_cli.backends.cuda import pairwise_plan as plan
+    from seqalign_cli.families.pairwise import plan
     from seqalign_cli.config import AlignConfig
-    from seqalign_cli.io.encode import make_batch
+    from seqalign_cli.families.pairwise.batch import make_batch
 
     plan.compile_ahead()
     before = len(plan._route.signatures)
@@ -100,9 +100,10 @@ def test_subsets_of_every_familys_batch_compile_nothing_after_compile_ahead():
     import numpy as np
 
     from seqalign_cli import batching
-    from seqalign_cli.io.encode import encode_many, make_batch
-    from seqalign_cli.io.graph import GraphBatch
-    from seqalign_cli.io.triplet import make_triplets
+    from seqalign_cli.io.encode import encode_many
+    from seqalign_cli.families.pairwise.batch import make_batch
+    from seqalign_cli.families.graph.batch import GraphBatch
+    from seqalign_cli.families.triplet.batch import make_triplets
 
     batching.compile_ahead()
     before = len(batching._gather.signatures)
@@ -130,14 +131,15 @@ def test_results_merged_by_records_compile_nothing_after_compile_ahead():
     import numpy as np
 
     from seqalign_cli import batching, results
-    from seqalign_cli.backends.cpu.pairwise import CpuPairwise
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
-    from seqalign_cli.backends.cuda.pairwise import HOOKS as PAIRS
-    from seqalign_cli.backends.cuda.triplet import HOOKS as TRIPLETS
+    from seqalign_cli.families.pairwise.cpu import CpuPairwise
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
+    from seqalign_cli.families.pairwise.gpu import HOOKS as PAIRS
+    from seqalign_cli.families.triplet.gpu import HOOKS as TRIPLETS
     from seqalign_cli.config import AlignConfig, Scoring
-    from seqalign_cli.io.encode import make_batch
-    from seqalign_cli.io.triplet import make_triplets
-    from seqalign_cli.results import CIGAR_LETTERS, COLUMN_LETTERS
+    from seqalign_cli.families.pairwise.batch import make_batch
+    from seqalign_cli.families.triplet.batch import make_triplets
+    from seqalign_cli.results import CIGAR_LETTERS
+    from seqalign_cli.families.triplet.results import COLUMN_LETTERS
 
     batching.compile_ahead()
     before = len(results._scatter.signatures)
@@ -161,7 +163,7 @@ def test_the_triplet_wave_table_compiles_nothing_after_compile_ahead():
     engine's ``compile_ahead`` (run by precompile) compiles it with the types of a run's plan."""
     import numpy as np
 
-    from seqalign_cli.backends.cuda import triplet_plan as tp
+    from seqalign_cli.families.triplet import plan as tp
     from seqalign_cli.config import AlignConfig
 
     tp.compile_ahead()
@@ -304,16 +306,19 @@ def test_compile_covers_every_mode_route_and_width_of_every_subcommand(tmp_path)
     assert report["narrow"] == {}, f"`seqalign compile` leaves these to a run: {report['narrow']}"
     assert report["wide"] == {}, f"`seqalign compile --wide` leaves these to a run: {report['wide']}"
     engines = {key.rsplit(".", 1)[0] for key in report["wide_jobs"]}
-    for module in ("pairwise", "triplet_cube", "triplet_affine", "graph_dp"):  # each engine's wide cells
-        assert f"seqalign_cli.backends.cpu.{module}" in engines, sorted(report["wide_jobs"])
+    for module in ("seqalign_cli.families.pairwise.cpu", "seqalign_cli.families.triplet.cpu_cube",
+                   "seqalign_cli.families.triplet.cpu_affine", "seqalign_cli.families.graph.cpu_dp"):
+        assert module in engines, sorted(report["wide_jobs"])  # each engine's wide cells
 
 
 def test_the_wide_jobs_pass_every_engines_32_bit_limit(tmp_path):
     """WIDE_MATCH puts every record of the jobs' inputs past the limit below which each engine takes its
     32-bit cells (float32 lanes for pairs), and below the limit past which it refuses the scoring."""
-    from seqalign_cli.backends.cpu import graph, pairwise, triplet
+    from seqalign_cli.families.graph import cpu as graph
+    from seqalign_cli.families.pairwise import cpu as pairwise
+    from seqalign_cli.families.triplet import cpu as triplet
     from seqalign_cli.config import Scoring
-    from seqalign_cli.io.gfa import load_graph
+    from seqalign_cli.families.graph.chunks_gfa import load_graph
 
     paths = precompile.write_inputs(str(tmp_path))
     wide = Scoring(match=int(precompile.WIDE_MATCH))
@@ -375,7 +380,9 @@ def test_the_notice_speaks_whenever_a_run_compiles(tmp_path, monkeypatch):
 def _entry_points():
     """Each subcommand's engine entry point that its wide cells compile (the one a run calls), as the
     engines import it."""
-    from seqalign_cli.backends.cpu import graph, pairwise, triplet
+    from seqalign_cli.families.graph import cpu as graph
+    from seqalign_cli.families.pairwise import cpu as pairwise
+    from seqalign_cli.families.triplet import cpu as triplet
 
     return {"pair": pairwise.align_groups, "triplet": triplet.align_each, "graph": graph.align_each,
             "search": pairwise.align_groups}  # a search's two passes are the pairwise engine's

@@ -23,10 +23,10 @@ from support.helpers import messages, parse_tsv
 from support.oracles import biopython_score, parasail_score, ref_align, rescore
 
 from seqalign_cli import matrices
-from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+from seqalign_cli.families.pairwise.cpu import CpuPairwise
 from seqalign_cli.config import AlignConfig, Scoring
 from seqalign_cli.io import alphabet
-from seqalign_cli.io.encode import make_batch
+from seqalign_cli.families.pairwise.batch import make_batch
 
 DATA = Path(__file__).resolve().parent / "data" / "protein"
 QUERIES = DATA / "pairs.query.fa"

@@ -34,15 +34,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+from seqalign_cli.families.pairwise.cpu import CpuPairwise
 from seqalign_cli.config import AlignConfig
-from seqalign_cli.formatting import encode_bam, format_sam, format_tsv
+from seqalign_cli.families.pairwise.formats_sam_bulk import encode_bam, format_sam
+from seqalign_cli.families.pairwise.formats import format_tsv
 from seqalign_cli.io.block import Record, RecordBlock
-from seqalign_cli.io.inputs import PairInputs
-from seqalign_cli.io.pairs import PairChunk, file_chunks, zip_chunks
-from seqalign_cli.results import CIGAR_LETTERS, Alignments
+from seqalign_cli.families.pairwise.inputs import PairInputs
+from seqalign_cli.families.pairwise.chunks import PairChunk, file_chunks, zip_chunks
+from seqalign_cli.results import CIGAR_LETTERS
+from seqalign_cli.families.pairwise.results import Alignments
 from seqalign_cli.writers import bgzf
-from seqalign_cli.writers import sam as S
+from seqalign_cli.families.pairwise import formats_sam as S
 from seqalign_cli.writers.output import OutputFile
 
 from support.clidata import EX1, EX1_PAIRS, EX1_READS, GQ, GT, read_fastx, write_fasta

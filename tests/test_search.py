@@ -164,8 +164,8 @@ def test_kept_hits_are_a_sort_of_every_record_cut():
     """The cut (``select`` after ``score_floor``: one pass, or a partition past ``TOP_BY_INSERTION``) keeps what
     sorting every record would: ties in database order, the --min-score and --evalue edges exact (the E-value
     by the formula the output prints)."""
-    from seqalign_cli.backends.cpu.search import score_floor, select
-    from seqalign_cli.io.inputs import SearchInputs
+    from seqalign_cli.families.search.cpu import score_floor, select
+    from seqalign_cli.families.search.inputs import SearchInputs
 
     ka = statistics.params(Scoring(gap_open=11, gap_extend=1, matrix=matrices.load("BLOSUM62"),
                                    alphabet="protein"), "local")
@@ -267,8 +267,8 @@ def _codes(seqs, protein=True):
 def test_striped_local_scores_equal_the_plain_gotoh_and_parasail(case):
     """The striped vectors (int16 and int32 lanes, the lazy-F pass at its longest) against the plain Gotoh on
     small pairs and parasail on larger ones; query lengths on and off the vector width."""
-    from seqalign_cli.backends.cpu import striped
-    from seqalign_cli.backends.cpu.search import substitution_array
+    from seqalign_cli.families.pairwise import cpu_striped as striped
+    from seqalign_cli.families.search.cpu import substitution_array
     from support.oracles import parasail_score, ref_score
 
     rng = random.Random(case)
@@ -304,8 +304,8 @@ def test_striped_local_scores_equal_the_plain_gotoh_and_parasail(case):
 def _batches(qf, dbf, top: int):
     """The search batches of a run over ``qf`` x ``dbf``, encoded as proteins."""
     from seqalign_cli.io import alphabet
-    from seqalign_cli.io.inputs import SearchInputs
-    from seqalign_cli.io.search import search_chunks
+    from seqalign_cli.families.search.inputs import SearchInputs
+    from seqalign_cli.families.search.chunks import search_chunks
 
     alphabet.use("protein")
     try:
@@ -367,7 +367,7 @@ def _varied_case(tmp_path, seed: int):
 def test_gpu_search_equals_the_cpu_engine(tmp_path, monkeypatch, case):
     """Every kernel variant (group sizes 1, 8, 32 with several stages; 16-bit and int32 lanes) and the
     database in parts, kept or brought through, give the CPU engine's hits, scores and alignments."""
-    from seqalign_cli.backends.cuda import search as gpu_search
+    from seqalign_cli.families.search import gpu as gpu_search
 
     cfg = _protein_cfg()
     if case == "public":

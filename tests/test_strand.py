@@ -19,8 +19,8 @@ from click.testing import CliRunner
 from seqalign_cli.cli import cli, main
 from seqalign_cli.config import AlignConfig
 from seqalign_cli.io.block import Record, RecordBlock
-from seqalign_cli.io.encode import make_batch
-from seqalign_cli.io.mapping import reverse_complement
+from seqalign_cli.families.pairwise.batch import make_batch
+from seqalign_cli.families.pairwise.chunks_mapping import reverse_complement
 
 from support.clidata import write_fasta
 from support.generators import decorate, mutate, random_dna

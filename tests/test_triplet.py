@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+from seqalign_cli.families.pairwise.cpu import CpuPairwise
 from seqalign_cli.config import AlignConfig, Mode, Scoring
-from seqalign_cli.io.encode import make_batch
-from seqalign_cli.io.triplet import make_triplets
+from seqalign_cli.families.pairwise.batch import make_batch
+from seqalign_cli.families.triplet.batch import make_triplets
 
 from support.backends import make_backend
 from support.generators import random_dna, related_triplet
@@ -155,7 +155,7 @@ def test_short_triplets_score_only_vs_reference(triplet_backend, mode):
 @pytest.mark.parametrize("mode", MODES)
 def test_checkpointed_walk_equals_the_whole_cube(mode):
     """The walk through recomputed blocks of slices (budget 1 byte: every triplet; 5,000: the larger ones)."""
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
 
     rng = random.Random(30 + MODES.index(mode))
     trip = [related_triplet(rng, rng.randint(1, 70)) for _ in range(25)]
@@ -174,7 +174,7 @@ def test_cpu_walk_keeps_the_kinds_past_the_value_bound(mode):
     """Where a candidate may fall 256 or more below its cell, the CPU engine's cube keeps each cell's kind, not
     its value's low byte (whole and checkpointed), against the plain DP; within the bound the walk on the
     values' bytes gives the checkpointed walk's alignments (test_checkpointed_walk_equals_the_whole_cube)."""
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
 
     codes = Scoring(match=20, mismatch=30, gap_open=0, gap_extend=25, n_penalty=5)
     assert not codes.triplet_values_fit() and LINEAR.triplet_values_fit()
@@ -219,7 +219,7 @@ def test_affine_triplets_vs_oracles(triplet_backend, mode, name):
 def test_affine_checkpointed_walk_equals_the_whole_cube(mode):
     """Affine gaps: the walk through recomputed blocks of slices (budget 1 byte: every triplet; 20,000: the
     larger ones) gives the whole cube's alignments, on one thread or two."""
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
 
     rng = random.Random(90 + MODES.index(mode))
     trip = [related_triplet(rng, rng.randint(1, 40)) for _ in range(12)]
@@ -260,7 +260,7 @@ def test_wide_scores(triplet_backend, mode):
 @pytest.mark.parametrize("mode", MODES)
 def test_scores_near_the_int32_cell_limit(triplet_backend, mode):
     """Large scores whose bound stays just under the int32 cell limit (32-bit sums everywhere on the CPU)."""
-    from seqalign_cli.backends.cpu.triplet import INT32_LIMIT
+    from seqalign_cli.families.triplet.cpu import INT32_LIMIT
 
     rng = random.Random(60 + MODES.index(mode))
     trip = [related_triplet(rng, rng.randint(15, 25), alphabet="ACGTN") for _ in range(10)]
@@ -279,7 +279,7 @@ def test_scores_near_the_int32_cell_limit(triplet_backend, mode):
 def test_scores_near_the_16bit_lane_limit(triplet_backend, mode):
     """Score only, values that reach the 16-bit lanes' bound from above (identical sequences: match a residue)
     and from below (a residue alone in its column: two gaps); the GPU takes them in 16-bit lanes."""
-    from seqalign_cli.backends.cuda import triplet_plan as tp
+    from seqalign_cli.families.triplet import plan as tp
 
     rng = random.Random(70 + MODES.index(mode))
     x = random_dna(rng, 44)
@@ -368,7 +368,7 @@ def test_several_gpus_equal_the_cpu(traceback):
     pieces of similar cell counts over all of them."""
     from seqalign_cli import families
     from seqalign_cli.backends import select_backend
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
 
     rng = random.Random(77)
     trip = [related_triplet(rng, int(2 ** rng.uniform(0, 8))) for _ in range(300)]
@@ -388,8 +388,8 @@ def test_several_gpus_equal_the_cpu(traceback):
 def test_tile_wave_equals_the_cpu(monkeypatch, traceback):
     """Every triplet of several tiles as a tile wave (each tile its own group): lengths around the tiles'
     sides, unequal tile counts, 16-bit and int32 lanes, an empty sequence among long ones."""
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
-    from seqalign_cli.backends.cuda import triplet_plan as tp
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
+    from seqalign_cli.families.triplet import plan as tp
 
     monkeypatch.setattr(tp, "WAVE_TILES", 2)
     rng = random.Random(91)
@@ -411,8 +411,8 @@ def test_long_score_only_in_squares_of_6_and_7_equal_the_cpu(mode):
     """Score only past the shape choice (slice sides over 100): 16 lanes of 7 x 7 where they pad fewer cells
     than 6 x 6 (sides 101-112, 121-140), of 6 x 6 beside them; one pass and several, the sweep and the tile
     wave, 16-bit and int32 lanes (a scoring past the 16-bit bound), unequal lengths, an empty sequence."""
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
-    from seqalign_cli.backends.cuda import triplet_plan as tp
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
+    from seqalign_cli.families.triplet import plan as tp
 
     rng = random.Random(97)
     sizes = (99, 100, 104, 111, 112, 119, 120, 128, 139, 140, 150)
@@ -445,7 +445,7 @@ def test_traceback_in_both_lane_widths_equals_the_cpu():
     wave: test_tile_wave_equals_the_cpu); lengths around the groups' tiles (4 lanes of 6: 12, 16 lanes of
     6: 24) and past one tile. The bytes are the values' low bytes (Scoring.triplet_values_fit; a scoring whose candidates
     may fall the most, 255, below a cell) or the codes (a scoring past it)."""
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
 
     edge = Scoring(match=10, mismatch=25, gap_open=0, gap_extend=20, n_penalty=3)
     codes = Scoring(match=20, mismatch=30, gap_open=0, gap_extend=25, n_penalty=5)
@@ -482,8 +482,8 @@ def test_traceback_in_windows_of_slices_equals_the_cpu():
     0; without checkpoints, every window's sweep); the bytes are the values' low bytes (with checkpoints: the
     walk takes the values at a window's edge from them) or the codes (a scoring past Scoring.triplet_values_fit, or no
     checkpoints)."""
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
-    from seqalign_cli.backends.cuda import triplet_plan as tp
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
+    from seqalign_cli.families.triplet import plan as tp
 
     edge = Scoring(match=10, mismatch=25, gap_open=0, gap_extend=20, n_penalty=3)
     codes = Scoring(match=20, mismatch=30, gap_open=0, gap_extend=25, n_penalty=5)
@@ -638,8 +638,8 @@ def test_affine_kernels_equal_the_cpu(monkeypatch):
     only, blocks of one warp to MAX_THREADS, more chunks than threads, rows of one chunk to many and around
     the chunk's width, empty sequences and N; scores past the kernels' cells and words past the budget go to the
     CPU engine in the same batch, and the records do not change."""
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
-    from seqalign_cli.backends.cuda import triplet_affine as ga
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
+    from seqalign_cli.families.triplet import gpu_affine as ga
 
     rng = random.Random(97)
     trip = [related_triplet(rng, n, alphabet="ACGTN" if n % 3 == 0 else "ACGT")

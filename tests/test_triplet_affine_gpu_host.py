@@ -1,4 +1,4 @@
-"""The affine triplet kernels' plan and routes on the host (no GPU): ``backends/cuda/triplet_affine.py``."""
+"""The affine triplet kernels' plan and routes on the host (no GPU): ``families/triplet/gpu_affine.py``."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from seqalign_cli.backends.cuda import triplet_affine as ga
-from seqalign_cli.backends.cuda import triplet_plan as tp
+from seqalign_cli.families.triplet import gpu_affine as ga
+from seqalign_cli.families.triplet import plan as tp
 from seqalign_cli.config import AlignConfig, Scoring
-from seqalign_cli.results import COLUMN_STEPS, opening_costs
+from seqalign_cli.families.triplet.results import COLUMN_STEPS, opening_costs
 
 KERNEL_SOURCE = Path(__file__).resolve().parents[1] / "kernels" / "triplet_affine.cu"
 AFFINE = Scoring(2, 4, 3, 2, 1)

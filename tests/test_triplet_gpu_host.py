@@ -10,12 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from seqalign_cli.backends.cuda import triplet as gt
-from seqalign_cli.backends.cuda import triplet_plan as tp
 from seqalign_cli.backends.cuda.device import Job, fitting_parts
 from seqalign_cli.config import AlignConfig, Mode, Scoring
-from seqalign_cli.io.triplet import TripletBatch
-from seqalign_cli.results import TripletAlignments
+from seqalign_cli.families.triplet import bench as tb
+from seqalign_cli.families.triplet import gpu as gt
+from seqalign_cli.families.triplet import plan as tp
+from seqalign_cli.families.triplet.batch import TripletBatch
+from seqalign_cli.families.triplet.results import TripletAlignments
 from support.fake_cupy import without_device
 
 KERNEL_SOURCE = Path(__file__).resolve().parents[1] / "kernels" / "triplet.cu"
@@ -114,9 +115,9 @@ def test_score_shapes_take_the_least_estimated_time_where_padding_decides(mode):
     # tiles of 12 only, and the shape that keeps them wins though tiles of 24 are faster
     big = Scoring(match=100, mismatch=1, gap_open=0, gap_extend=1, n_penalty=1)
     x = np.array([[44, 44, 44]])
-    assert int(tp.plan_shapes(x, gt.Mode.GLOBAL)[0][0]) == 16
+    assert int(tp.plan_shapes(x, Mode.GLOBAL)[0][0]) == 16
     assert not tp.fits16(big, x, 16, 6).all() and tp.fits16(big, x, 4, 6).all()
-    assert int(tp.plan_shapes(x, gt.Mode.GLOBAL, scoring=big)[0][0]) == 4
+    assert int(tp.plan_shapes(x, Mode.GLOBAL, scoring=big)[0][0]) == 4
 
 
 def test_lanes_of_the_choice_by_mode_and_traceback():
@@ -157,7 +158,7 @@ def test_hooks_send_traceback_runs_to_the_gpu_within_the_matrix_budget():
         assert gt.HOOKS.on_gpu(batch, cfg_of(mode, traceback=False)).all()
         # the budget is per triplet, on its direction bytes (dir_bytes: the trace kernel's layout); past it,
         # windows of slices (window_slices), each within the budget
-        budget = int(tp.dir_bytes(np.array([[99, 99, 99]]), gt.Mode.parse(mode))[0])
+        budget = int(tp.dir_bytes(np.array([[99, 99, 99]]), Mode.parse(mode))[0])
         cfg = AlignConfig(scoring=LINEAR, mode=mode, traceback=True, matrix_budget=budget)
         assert gt.HOOKS.on_gpu(batch, cfg).all()
         T, R = tp.plan_shapes(batch.lengths, cfg.mode_code, True, cfg.scoring)
@@ -184,7 +185,7 @@ def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine(monkeypatch):
     commonest reason (``TripletHooks.routes``); the results are the CPU engine's either way."""
     from support.helpers import FakeDeviceEngine
 
-    from seqalign_cli.backends.cpu.triplet import CpuTriplet
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
     from seqalign_cli.backends.cuda.scheduler import GpuScheduler
 
     class Engine(FakeDeviceEngine):
@@ -192,7 +193,7 @@ def test_a_gpu_run_says_once_why_triplets_go_to_the_cpu_engine(monkeypatch):
             out.take(subset, CpuTriplet(1).align(batch.subset(subset), cfg))
 
     batch = batch_of([[10, 10, 10], [50, 40, 30], [0, 0, 0], [99, 99, 99], [100, 99, 99]])
-    budget = int(tp.dir_bytes(np.array([[99, 99, 99]]), gt.Mode.GLOBAL)[0])
+    budget = int(tp.dir_bytes(np.array([[99, 99, 99]]), Mode.GLOBAL)[0])
     cfg = AlignConfig(scoring=LINEAR, traceback=True, matrix_budget=budget)
     assert gt.HOOKS.routes(batch, cfg).tolist() == [0, 0, 0, 0, 0]  # the last in windows of slices
     monkeypatch.setattr(tp, "MAX_WINDOWS", 0)  # none: past the budget, the CPU engine
@@ -309,7 +310,7 @@ def test_windows_keep_checkpoints_within_the_budget():
     a window's codes and the checkpoints fit the budget together: the fewest such windows, more than the codes
     alone would need where that is what fits; else the codes' own windows, without checkpoints."""
     lengths = np.array([[100, 99, 99]])
-    mode = gt.Mode.GLOBAL
+    mode = Mode.GLOBAL
     T, R = tp.plan_shapes(lengths, mode, True)
     step = int(tp.step_bytes(lengths, T, R)[0])
     fill = 2 * int(tp.lanes_side(T[0])) - 2
@@ -335,7 +336,7 @@ def test_16_bit_partners_share_their_windows_where_the_budget_allows():
     smaller m, counted from the larger n1), so that each window's sweep starts from its checkpoint; not where
     either one's codes of a window and checkpoints would pass the budget."""
     lengths = np.array([[100, 60, 60], [90, 60, 60], [100, 60, 60]])
-    mode = gt.Mode.GLOBAL
+    mode = Mode.GLOBAL
     T, R = 16, 6
     budget = int(tp.dir_bytes(lengths[:1], mode, T, R, np.array([34]))[0]) + 4 * 2 * 61 * 61
     slices = tp.window_slices(lengths, mode, budget, T, R)
@@ -642,7 +643,7 @@ def test_traceback_launches_take_the_plan_shapes_and_16bit_lanes_where_values_fi
         # the default scoring: every value fits 16-bit lanes (but for local mode's wave items)
         assert all(pl.pack16 for pl in plans) if mode != "local" else any(pl.pack16 for pl in plans)
         plans = _check_launches(lengths, subset, cfg_of(mode, traceback=True), tp.Tuning(shape=(16, 2), pack16=False))
-        assert {pl.name for pl in plans} <= {tp.kernel_name(gt.Mode.parse(mode), 2, 16, trace=True, wave=w,
+        assert {pl.name for pl in plans} <= {tp.kernel_name(Mode.parse(mode), 2, 16, trace=True, wave=w,
                                                             values=16 in tp.VALUES_LANES) for w in (False, True)}
 
 
@@ -894,7 +895,7 @@ def test_kernel_source_instantiates_for_build_checks():
 
 @pytest.mark.parametrize("L, count", [(8, 5), (1, 3)])
 def test_related_triplets_for_benchmarks(L, count):
-    batch = gt.related_triplets(L, count)
+    batch = tb.related_triplets(L, count)
     assert batch.size == count and (batch.lengths == L).all()
     assert batch.cells() == count * L ** 3
     assert all(int(c.max()) <= 3 for c in batch.codes)

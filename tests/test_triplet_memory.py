@@ -1,6 +1,6 @@
 """The triplet CPU engine's memory: the traceback within ``--max-matrix-mb``, and running out of memory.
 
-* the checkpointed walk (``triplet_checkpoint``: checkpoints, blocks of
+* the checkpointed walk (``cpu_checkpoint``: checkpoints, blocks of
   codes swept again over the walk's rectangle) gives the whole cube's
   alignments bit for bit: many random triplets, every mode, linear gaps
   (the walk on values' bytes and on kinds, int32 and int64 cells) and
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from seqalign_cli.backends.cpu.triplet import CpuTriplet
-from seqalign_cli.backends.cpu.triplet_checkpoint import FLOOR_CODES, FLOOR_VALUES, marks, plan
+from seqalign_cli.families.triplet.cpu import CpuTriplet
+from seqalign_cli.families.triplet.cpu_checkpoint import FLOOR_CODES, FLOOR_VALUES, marks, plan
 from seqalign_cli.config import AlignConfig, Scoring
-from seqalign_cli.io.triplet import make_triplets
+from seqalign_cli.families.triplet.batch import make_triplets
 
 from support.generators import related_triplet
 from support.helpers import messages

@@ -244,7 +244,8 @@ def test_worker_count(pairs):
     """Workers when asked, for pairings that can be cut and formats that concatenate; none by default."""
     from seqalign_cli import workers
     from seqalign_cli.config import AlignConfig, RunConfig
-    from seqalign_cli.io.inputs import PairInputs, TripletInputs
+    from seqalign_cli.families.pairwise.inputs import PairInputs
+    from seqalign_cli.families.triplet.inputs import TripletInputs
 
     def cfg(fmt="tsv", pairing="zip", family="pairwise"):
         inputs = (PairInputs(str(pairs[0]), str(pairs[1]), pairing=pairing) if family == "pairwise"

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from seqalign_cli import __version__
 from seqalign_cli.cli import cli
-from seqalign_cli.writers.sam import md_tag
+from seqalign_cli.families.pairwise.formats_sam import md_tag
 
 from support.helpers import TSV_COLUMNS, parse_tsv
 from support.samtools_checks import SAMTOOLS, check_with_samtools, sam_records, samtools_run

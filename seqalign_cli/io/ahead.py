@@ -2,8 +2,8 @@
 
 The second (and third) file of a pairing read in lockstep is parsed beside
 the first: the parser is compiled code that releases the interpreter lock,
-so two files take about the time of one (``pairs.zip_chunks``,
-``triplet.triplet_chunks``). The runner's reader thread is one too (chunks
+so two files take about the time of one (``pairwise.chunks.zip_chunks``,
+``triplet.chunks.triplet_chunks``). The runner's reader thread is one too (chunks
 and their batches). Items and an error come out in the order the iterator
 made them; ``close`` (or the end of the consumer) stops the thread, and a
 consumer waiting for an item returns once it is closed.

@@ -3,15 +3,14 @@
 Letters are case-insensitive and U counts as T; N, IUPAC codes and any other
 letter become 4 (N), which scores ``-n_penalty`` against everything. The
 readers encode whole record blocks through ``encode_block`` (into the buffers
-``set_code_buffers`` chose: page-locked ones for a GPU run); ``encode``,
-``encode_many`` and ``make_batch`` serve tests, benchmarks and the API.
+``set_code_buffers`` chose: page-locked ones for a GPU run); ``encode``
+and ``encode_many`` serve tests, benchmarks and the API (``make_batch``, ``families/pairwise/batch.py``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..batching import PairBatch
 from ..jit import nb
 from . import alphabet
 
@@ -104,10 +103,3 @@ def encode_many(seqs: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     if seqs:
         np.cumsum([len(s) for s in seqs], out=off[1:])
     return encode(b"".join(seqs)), off
-
-
-def make_batch(queries: list[bytes], targets: list[bytes]) -> PairBatch:
-    """A PairBatch from parallel lists of query and target sequences."""
-    qc, qo = encode_many(queries)
-    tc, to = encode_many(targets)
-    return PairBatch(qc, qo, tc, to)

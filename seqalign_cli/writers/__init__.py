@@ -31,18 +31,18 @@ LOOSE_EXTENSIONS = (".txt",)
 
 #: (family, format) -> "module:Class"
 WRITERS: dict[tuple[str, str], str] = {
-    ("pairwise", "tsv"): "seqalign_cli.writers.tsv:TsvWriter",
-    ("pairwise", "sam"): "seqalign_cli.writers.sam:SamWriter",
-    ("pairwise", "bam"): "seqalign_cli.writers.sam:BamWriter",
-    ("pairwise", "paf"): "seqalign_cli.writers.paf:PafWriter",
-    ("pairwise", "blast6"): "seqalign_cli.writers.blast:BlastTabularWriter",
-    ("triplet", "tsv"): "seqalign_cli.writers.triplet:TripletTsvWriter",
-    ("triplet", "maf"): "seqalign_cli.writers.triplet:MafWriter",
-    ("graph", "tsv"): "seqalign_cli.writers.graph:GraphTsvWriter",
-    ("graph", "gaf"): "seqalign_cli.writers.graph:GafWriter",
-    ("search", "blast6"): "seqalign_cli.writers.search:SearchBlastWriter",
-    ("search", "tsv"): "seqalign_cli.writers.search:SearchTsvWriter",
-    ("search", "paf"): "seqalign_cli.writers.search:SearchPafWriter",
+    ("pairwise", "tsv"): "seqalign_cli.families.pairwise.formats:TsvWriter",
+    ("pairwise", "sam"): "seqalign_cli.families.pairwise.formats_sam:SamWriter",
+    ("pairwise", "bam"): "seqalign_cli.families.pairwise.formats_sam:BamWriter",
+    ("pairwise", "paf"): "seqalign_cli.families.pairwise.formats_paf:PafWriter",
+    ("pairwise", "blast6"): "seqalign_cli.families.pairwise.formats_blast:BlastTabularWriter",
+    ("triplet", "tsv"): "seqalign_cli.families.triplet.formats:TripletTsvWriter",
+    ("triplet", "maf"): "seqalign_cli.families.triplet.formats:MafWriter",
+    ("graph", "tsv"): "seqalign_cli.families.graph.formats:GraphTsvWriter",
+    ("graph", "gaf"): "seqalign_cli.families.graph.formats:GafWriter",
+    ("search", "blast6"): "seqalign_cli.families.search.formats:SearchBlastWriter",
+    ("search", "tsv"): "seqalign_cli.families.search.formats:SearchTsvWriter",
+    ("search", "paf"): "seqalign_cli.families.search.formats:SearchPafWriter",
 }
 #: the format of a family's run whose output name implies none (others: tsv)
 DEFAULT_FORMAT = {"search": "blast6"}
@@ -64,9 +64,9 @@ class WriterContext:
     threads: int = 1  # compression (BGZF) and formatting threads
     #: whether the output begins the whole output: False for the parts after the first of a sharded run
     #: (``--shard K/N``, K > 1), which leave out the leading text header (TSV '#', MAF '##maf') so that the
-    #: parts concatenate into the whole; SAM/BAM keep theirs (see ``sam.SamWriter``)
+    #: parts concatenate into the whole; SAM/BAM keep theirs (see ``formats_sam.SamWriter``)
     header: bool = True
-    #: the SAM ``@RG`` header line of ``-R`` (checked: ``readgroup.parse_read_group``), or None
+    #: the SAM ``@RG`` header line of ``-R`` (checked: ``formats_readgroup.parse_read_group``), or None
     read_group: str | None = None
     #: the run's ``AlignConfig`` (scoring and mode: BLAST tabular's bit scores and E-values), or None
     align: object = None

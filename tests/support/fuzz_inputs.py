@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from seqalign_cli.errors import InputError
 from seqalign_cli.io import fastx
 from seqalign_cli.io.fastx import FastxReader
-from seqalign_cli.io.gfa import load_graph
+from seqalign_cli.families.graph.chunks_gfa import load_graph
 from seqalign_cli.io.validate import letter_message
 from support.fastx_reference import ReferenceReader
 from support.gfa_reference import GfaFault, read_gfa

@@ -1,6 +1,6 @@
 """The reference GFA reader: the README's graph rules written plainly, for any bytes (the fuzzer's oracle).
 
-Written apart from ``seqalign_cli.io.gfa``; the oriented graph comes from the
+Written apart from ``seqalign_cli.families.graph.chunks_gfa``; the oriented graph comes from the
 independent oracle ``graph_oracles.orient``. The text (gunzipped by the
 standard library when it starts with the gzip magic) is cut on newline; one
 CR before a newline is the CRLF line end. A line's record type is its text

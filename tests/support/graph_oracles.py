@@ -515,9 +515,9 @@ _PAIR_MODE = {"global": "global", "glocal": "glocal", "local": "local", "semi-gl
 
 def pair_scores(reads, targets, scoring, mode: str):
     """Pairwise scores of read k against target k by ``seqalign pair``'s CPU engine (read = query)."""
-    from seqalign_cli.backends.cpu.pairwise import CpuPairwise
+    from seqalign_cli.families.pairwise.cpu import CpuPairwise
     from seqalign_cli.config import AlignConfig, Scoring
-    from seqalign_cli.io.encode import make_batch
+    from seqalign_cli.families.pairwise.batch import make_batch
 
     sc = Scoring(match=scoring.match, mismatch=scoring.mismatch, gap_open=scoring.gap_open,
                  gap_extend=scoring.gap_extend, n_penalty=scoring.n_penalty)

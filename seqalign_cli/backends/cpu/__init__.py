@@ -1,6 +1,6 @@
 """The CPU backend: a family's CPU engine, aligning each batch as it comes.
 
-Each family has a CPU engine in ``backends/cpu/<family>.py`` (numba, the
+Each family has a CPU engine in ``families/<family>/cpu.py`` (numba, the
 exact reference every other backend is held to): ``Engine(threads)`` with
 ``threads`` and ``align(batch, cfg)``. ``CpuBackend`` gives it the backends'
 common ``start`` (the results at once, in a ``Done``). ``LazyEngine`` stands

@@ -1,0 +1,283 @@
+"""Pairwise alignment on the GPU: the device copy of a batch, the kernel dispatch, the scheduler's hooks.
+
+Per batch: codes and offsets go to the device once. Each pair gets a kernel
+shape from the plan of the subwarp kernels (gpu_subwarp.py: G lanes
+of R rows, 16-bit lanes two pairs a group where scores allow); the pairs
+of a shape run together, largest first, in slices whose direction codes
+fit in ``DIRS_BYTES``; the traceback kernel writes CIGAR runs in the same
+slots the CPU engine uses, so no per-pair host loop is needed. A batch's
+launches (shapes, slices, the checkpointed route's parts) write only
+their own pairs' results, so they run side by side
+(``DeviceEngine.side_by_side``): a launch of a few long pairs fills a few
+multiprocessors, which left the rest of the GPU idle when launches ran one
+after another. The job cycle (submit, collect, align) is
+``device.DeviceEngine``'s; this module gives it the pairwise upload,
+launches and results. ``Tuning(kernel="warp")`` runs the warp kernel instead
+(gpu_warp.py), and a fixed ``shape`` replaces the plan: benchmarks and
+tests compare them.
+
+Which pairs a GPU takes is decided here, once (``HOOKS.on_gpu``): scores
+within int32 lanes, and a traceback that fits the per-pair budget or the
+checkpointed route; the scheduler gives the others to the CPU engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from ...backends.cuda.device import (DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, offsets, shape_groups,
+                                     upload, upload_runs)
+from ...backends.cuda.launch import profile_fits
+from ...config import AlignConfig, Mode
+from ...protocols import Hooks
+from . import gpu_subwarp as subwarp
+from . import gpu_warp as warp
+from .batch import PairBatch
+from .plan import plan_pairs, route_pairs
+from .results import Alignments
+
+#: int32 lanes hold every score whose bound stays below this
+INT32_LIMIT = 2**29
+#: direction codes held on the device at once
+DIRS_BYTES = 2 * 1024**3
+#: a pair whose codes take more than this is traced back by checkpoints where it can be, whatever the
+#: matrix budget: a launch of such pairs held whole would hold too few to fill the device (128 pairs at
+#: least a launch). On a mix of 16 bp to 20 kb pairs (one H200) the codes of every pair within 256 MB
+#: held whole ran at 18 GCUPS, within 16 MB at 101
+FULL_PAIR_BYTES = DIRS_BYTES // 128
+
+
+def planned_dir_words(qlen: np.ndarray, tlen: np.ndarray, kernel: str = "subwarp") -> np.ndarray:
+    """uint32 words of direction codes each pair needs under the kernel plan (the larger layout)."""
+    if kernel == "warp":
+        return warp.dir_words(qlen, tlen, warp.rows_per_lane(qlen))
+    G, R = subwarp.plan_shapes(qlen, tlen)
+    return subwarp.dir_words(qlen, tlen, G, R, planes=True)
+
+
+@dataclass
+class Routes:
+    """Where each pair of a batch goes: the one routing decision of the pairwise family.
+
+    ``kernel``: "subwarp" (the plan of gpu_subwarp.py: lane groups,
+    16-bit lanes, pairs shared by several warps) or "warp" when the scores
+    do not fit the byte profile; ``gpu``: the pairs a GPU aligns (scores
+    within int32 lanes and, with traceback, a route that fits), the others
+    going to the CPU engine; ``checkpointed``: the GPU pairs traced back by
+    checkpoints (gpu_subwarp.Checkpointed), the codes of the others
+    being held whole.
+    """
+
+    kernel: str
+    gpu: np.ndarray
+    checkpointed: np.ndarray
+
+
+def pick_kernel(cfg: AlignConfig, asked: str = "subwarp") -> str:
+    """The kernel family of a batch: the one asked for, or "warp" when scores do not fit the byte profile or
+    come from a substitution matrix."""
+    return asked if profile_fits(cfg.scoring) and cfg.scoring.matrix is None else "warp"
+
+
+def routes(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, kernel: str = "subwarp") -> Routes:
+    """The routes of pairs of lengths ``qlen`` x ``tlen`` (``kernel``: the one asked for, when the scores allow it).
+
+    With traceback, by checkpoints when the query spans several stages,
+    the subwarp kernels can score the pair, its checkpoint memory fits in
+    DIRS_BYTES and its whole codes would not fit the per-pair budget
+    (``matrix_budget``) or take more than FULL_PAIR_BYTES; else all codes
+    at once when they fit the budget.
+    """
+    kernel = pick_kernel(cfg, kernel)
+    if kernel == "subwarp":
+        gpu, ckpt = route_pairs(qlen, tlen, cfg, DIRS_BYTES, FULL_PAIR_BYTES, INT32_LIMIT)
+        return Routes(kernel, gpu, ckpt)
+    gpu = cfg.scoring.score_bound(qlen, tlen) < INT32_LIMIT
+    if cfg.traceback:
+        gpu &= planned_dir_words(qlen, tlen, kernel) * 4 <= cfg.matrix_budget
+    return Routes(kernel, gpu, np.zeros(len(qlen), bool))
+
+
+class PairwiseHooks(Hooks):
+    """What the GPU scheduler asks of the pairwise family."""
+
+    #: a batch of fewer cells goes whole to one GPU of several (``GpuScheduler``): the engine runs a
+    #: batch's launches side by side, so a whole batch, long and short pairs together, keeps a GPU
+    #: busier than a piece of one range of sizes. Measured on two H200
+    #: (benchmarks/decisions/several_gpus_whole_batches.md): 480,000 pairs of 16 bp-20 kb (batches of
+    #: about 0.45 Tcells) at 1.78-1.83x one GPU whole, 1.69-1.72x in pieces.
+    whole_cells = 2 * 10**12
+
+    @staticmethod
+    def allocate(batch: PairBatch, cfg: AlignConfig) -> Alignments:
+        return Alignments.allocate(batch.qlen.astype(np.int64), batch.tlen.astype(np.int64), cfg.traceback)
+
+    @staticmethod
+    def on_gpu(batch: PairBatch, cfg: AlignConfig) -> np.ndarray:
+        """The pairs a GPU aligns: scores within int32 lanes, and a traceback route that fits."""
+        return routes(batch.qlen.astype(np.int64), batch.tlen.astype(np.int64), cfg).gpu
+
+
+HOOKS = PairwiseHooks()
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Kernel choices other than the plan, for benchmarks and tests."""
+
+    kernel: str = "subwarp"  # "subwarp" (the plan) or "warp"
+    shape: tuple[int, int] | None = None  # a fixed (G, R) for every pair instead of the plan
+    pack16: bool = True  # 16-bit lanes where scores allow
+
+
+@dataclass
+class _DeviceBatch:
+    """A batch's inputs and outputs on the device."""
+
+    q: object
+    qoff: object
+    t: object
+    toff: object
+    ends: object
+    run_off: object = None
+    run_op: object = None
+    run_len: object = None
+    info: object = None
+    #: pinned staging buffers of the batch's uploads, kept until its stream has copied them (None: copies
+    #: that wait, ``device.upload``)
+    staged: list | None = None
+
+
+class CudaPairwise(DeviceEngine):
+    """Runs the pairwise kernels for batches on one device."""
+
+    def __init__(self, device: int = 0, tuning: Tuning = Tuning()):
+        super().__init__(device)
+        self.tuning = tuning
+
+    def upload(self, batch: PairBatch, out: Alignments, cfg: AlignConfig, staged: list | None) -> _DeviceBatch:
+        """The batch's device copy, queued on the current stream (see ``device.upload``)."""
+        cp = self.cp
+        one = np.zeros(1, np.uint8)
+        d = _DeviceBatch(
+            # the sequences padded to 16 bytes: the walk reads 16-byte pieces
+            q=upload(cp, batch.q_codes if len(batch.q_codes) else one, staged, pad16=True),
+            qoff=upload(cp, batch.q_off.astype(np.int64), staged),
+            t=upload(cp, batch.t_codes if len(batch.t_codes) else one, staged, pad16=True),
+            toff=upload(cp, batch.t_off.astype(np.int64), staged),
+            ends=cp.zeros(3 * batch.size, np.int32),
+            staged=staged,
+        )
+        if cfg.traceback:
+            d.run_off, d.run_op, d.run_len = upload_runs(cp, out.cigar, staged)
+            d.info = cp.zeros(7 * batch.size, np.int32)
+        return d
+
+    def queue(self, batch, cfg, subset, out, d, stream, clock) -> Job:
+        """Plan and queue the kernels of ``subset``, then the copy back of ends and summaries."""
+        launches = self.prepare(batch.qlen.astype(np.int64), batch.tlen.astype(np.int64), cfg, subset, d)
+        clock("prepare")
+        # side by side: the long pairs' few blocks alone leave most of the GPU idle (a mix of 16 bp-20 kb on one
+        # H200: 12.3-12.6 s one launch after another, 9.0-9.1 s side by side;
+        # benchmarks/decisions/pair_side_by_side.md)
+        self.side_by_side(stream, [partial(launch.run, self.cp) for launch in launches])
+        # ends: score, query end, target end; info: starts, run count, statistics
+        host = {"ends": copy_back(d.ends, (batch.size, 3), stream)}
+        if cfg.traceback:
+            host["info"] = copy_back(d.info, (batch.size, 7), stream)
+        clock("kernels")
+        return Job(batch, cfg, subset, out, d, stream, host)
+
+    def results(self, job: Job, clock, whole: bool):
+        """Fill ``out`` from a finished job: ends, summaries and CIGAR runs.
+
+        ``whole``: no other engine writes ``out``, so its runs may be laid out anew.
+        """
+        out, subset, d = job.out, job.subset, job.d
+        ends = job.host["ends"]
+        sel = slice(None) if len(subset) == job.batch.size else subset  # every pair (in any order): plain copies
+        out.score[sel] = ends[sel, 0]
+        out.qend[sel] = ends[sel, 1]
+        out.tend[sel] = ends[sel, 2]
+        if job.cfg.traceback:
+            info = job.host["info"]
+            out.qstart[sel] = info[sel, 0]
+            out.tstart[sel] = info[sel, 1]
+            out.cigar.count[sel] = info[sel, 2]
+            out.stats[sel] = info[sel, 3:7]
+            fetch_runs(self.cp, out.cigar, d.run_off, d.run_op, d.run_len, subset, whole)
+        else:
+            out.qstart[sel], out.tstart[sel] = job.cfg.mode_code.score_only_starts()
+
+    def prepare(self, qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, subset: np.ndarray,
+                d: _DeviceBatch) -> list:
+        """The kernel launches of every shape over the pairs ``subset``, inputs uploaded."""
+        sc = cfg.scoring
+        tuning = self.tuning
+        kernel = pick_kernel(cfg, tuning.kernel)
+        launches = []
+        # only queries of several whole-warp stages can take the checkpointed route: skip the routes otherwise
+        if cfg.traceback and (qlen[subset] > subwarp.LONG[0] * subwarp.LONG[1]).any():
+            ckpt = routes(qlen, tlen, cfg, tuning.kernel).checkpointed
+            long = subset[ckpt[subset]]
+            if len(long):
+                subset = subset[~ckpt[subset]]
+                launches += self._checkpointed(qlen, tlen, cfg, long, d)
+        if kernel == "warp":
+            G = np.full(len(qlen), warp.WARP, np.int64)
+            R = warp.rows_per_lane(qlen)
+            words = warp.dir_words(qlen, tlen, R)
+            pack = np.zeros(len(qlen), bool)
+            key = ((G * 64 + R) * 2)[subset]
+        else:  # words: None in score only (no codes)
+            G, R, pack, words, key = plan_pairs(qlen, tlen, subset, sc, cfg.traceback, tuning.shape, tuning.pack16)
+        work = []  # (part, shape, pack) of each launch
+        for _, sel in shape_groups(subset, key, qlen * tlen):
+            work += [(part, int(G[sel[0]]), int(R[sel[0]]), bool(pack[sel[0]]))
+                     for part in self._slices(sel, words, cfg.traceback)]
+        d_dir_off = None
+        if cfg.traceback and work:
+            # each pair's codes from the start of its own launch's buffer: one array for all launches
+            dir_off = np.zeros(len(words), np.int64)
+            for part, *_ in work:
+                dir_off[part] = offsets(words[part])
+            d_dir_off = upload(self.cp, dir_off, d.staged)
+        for part, g, r, p in work:
+            total = int(words[part].sum()) if cfg.traceback else 0
+            if kernel == "warp":
+                launches.append(warp.prepare(self.cp, self.device, d, qlen, tlen, part, r, cfg, total, d_dir_off))
+            else:
+                launches += subwarp.prepare(self.cp, self.device, d, qlen, tlen, part, g, r, p, cfg, total, d_dir_off,
+                                            tuning.pack16)
+        return launches
+
+    def _checkpointed(self, qlen, tlen, cfg, long: np.ndarray, d) -> list:
+        """Checkpointed tracebacks of the pairs ``long``, in parts whose memory fits DIRS_BYTES."""
+        long = long[np.argsort(-(qlen[long] * tlen[long]), kind="stable")]
+        cost = subwarp.checkpoint_bytes(qlen, tlen)
+        return [subwarp.Checkpointed(self.cp, self.device, d, qlen, tlen, part, cfg)
+                for part in fitting_parts(long, cost, DIRS_BYTES)]
+
+    @staticmethod
+    def _slices(sel: np.ndarray, words: np.ndarray, trace: bool):
+        """Consecutive parts of ``sel`` whose direction codes fit in DIRS_BYTES."""
+        return fitting_parts(sel, words * 4, DIRS_BYTES) if trace else [sel]
+
+
+def compile_checks() -> dict[str, tuple[str, ...]]:
+    """Kernel variants ``seqalign info`` compiles: every mode, traceback or not, one of each lane layout."""
+    modes = range(len(Mode))
+    return {
+        "pairwise_warp.cu": tuple(f"pairwise_warp<{m}, {t}, {r}, {sub}>" for m in modes for t in ("false", "true")
+                                  for r in (1, 8) for sub in (warp.SUB_COMPUTED, warp.SUB_PROFILE, warp.SUB_MATRIX))
+        + ("pairwise_trace<1>", "pairwise_trace<8>"),
+        "pairwise_subwarp.cu": tuple(f"pairwise_subwarp<{m}, {t}, {g}, {r}, 1>" for m in modes
+                                     for t in ("false", "true") for g, r in ((1, 4), (8, 20), (32, 16)))
+        + tuple(f"pairwise_subwarp<{m}, false, 32, 16, 8>" for m in modes)
+        + tuple(f"pairwise_subwarp16<{m}, {t}, 8, 20, 1>" for m in modes for t in ("false", "true"))
+        + tuple(f"pairwise_subwarp16<{m}, false, 32, 16, 8>" for m in modes if m != Mode.LOCAL)
+        + ("subwarp_trace<8, 20, false>", "subwarp_trace<8, 20, true>"),
+    }
