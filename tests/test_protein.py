@@ -213,7 +213,7 @@ def test_striped_traceback_equals_the_lane_groups(proteins, monkeypatch, name, g
         cfg = AlignConfig(scoring=protein(name, go, ge), mode=mode)
         got = CpuPairwise(2).align(batch, cfg)
         with monkeypatch.context() as m:
-            m.setattr(CpuPairwise, "_striped_traces", staticmethod(lambda b, subset, c, out: np.ones(out.size, bool)))
+            m.setattr(CpuPairwise, "_striped", staticmethod(lambda b, subset, c, out: np.ones(out.size, bool)))
             want = CpuPairwise(2).align(batch, cfg)
         for field in ("score", "qstart", "qend", "tstart", "tend", "stats"):
             assert np.array_equal(getattr(got, field), getattr(want, field)), (mode, field)

@@ -220,10 +220,8 @@ class CpuPairwise(CpuEngine):
         long = cfg.traceback & (matrix_bytes > cfg.matrix_budget) & ~inner
         nb.set_num_threads(self.threads)
         lanes = ~long & ~inner
-        if cfg.scoring.matrix is not None and not cfg.traceback:
-            lanes = self._striped(batch, np.flatnonzero(lanes), cfg, out)
-        elif cfg.scoring.matrix is not None:
-            rest = self._striped_traces(batch, np.flatnonzero(lanes | long), cfg, out)
+        if cfg.scoring.matrix is not None:  # score only, ``long`` is empty
+            rest = self._striped(batch, np.flatnonzero(lanes | long), cfg, out)
             lanes, long = lanes & rest, long & rest
         for dtype, sel in ((np.float32, ~wide & lanes), (np.float64, wide & lanes)):
             subset = np.flatnonzero(sel)
@@ -240,29 +238,22 @@ class CpuPairwise(CpuEngine):
 
     @staticmethod
     def _striped(batch, subset: np.ndarray, cfg: AlignConfig, out) -> np.ndarray:
-        """Scores and end cells of a substitution matrix, score only, through the striped vectors (one profile
-        a pair; ``striped.pair_scores``); returns the mask of the pairs left to the lane groups."""
+        """Pairs of a substitution matrix through the striped vectors, one profile a pair: score only
+        (``cpu_striped.pair_scores``), or with traceback where their store of columns is within the matrix
+        budget (``cpu_striped_trace.align_traces``); returns the mask of the pairs left to the other routes."""
         from . import cpu_striped as striped
-
-        sc = cfg.scoring
-        mode = cfg.mode_code
-        rest = striped.pair_scores(batch, sc.table(np.int64), sc.gap_open, sc.gap_extend, subset, out, int(mode))
-        done = np.setdiff1d(subset, rest)
-        out.qstart[done], out.tstart[done] = mode.score_only_starts()  # the lane groups' score-only starts
-        mask = np.zeros(out.size, bool)
-        mask[rest] = True
-        return mask
-
-    @staticmethod
-    def _striped_traces(batch, subset: np.ndarray, cfg: AlignConfig, out) -> np.ndarray:
-        """Alignments of a substitution matrix, with traceback, through the striped vectors where their store of
-        columns is within the matrix budget (``cpu_striped_trace.align_traces``); returns the mask of the pairs
-        left to the other routes."""
         from . import cpu_striped_trace as striped_trace
 
         sc = cfg.scoring
-        rest = striped_trace.align_traces(batch, sc.table(np.int64), sc.gap_open, sc.gap_extend, subset, out,
-                                          int(cfg.mode_code), _eq_below(cfg), cfg.matrix_budget)
+        mode = cfg.mode_code
+        S = sc.table(np.int64)
+        if cfg.traceback:
+            rest = striped_trace.align_traces(batch, S, sc.gap_open, sc.gap_extend, subset, out, int(mode),
+                                              _eq_below(cfg), cfg.matrix_budget)
+        else:
+            rest = striped.pair_scores(batch, S, sc.gap_open, sc.gap_extend, subset, out, int(mode))
+            done = np.setdiff1d(subset, rest)
+            out.qstart[done], out.tstart[done] = mode.score_only_starts()  # the lane groups' score-only starts
         mask = np.zeros(out.size, bool)
         mask[rest] = True
         return mask
