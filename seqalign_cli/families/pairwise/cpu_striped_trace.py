@@ -1,26 +1,26 @@
-"""Alignments with traceback of a substitution matrix, through the striped vectors (``striped``).
+"""Alignments with traceback of a substitution matrix, through the striped vectors (``cpu_striped``).
 
-The forward pass is the score pass's (``striped._score_ends`` in local mode,
-``striped._score_bordered`` in the others), with every column's H kept (a
+The forward pass is the score pass's (``cpu_striped._score_ends`` in local mode,
+``cpu_striped._score_bordered`` in the others), with every column's H kept (a
 ``(n + 1, seg, W)`` store in the lanes' type: 2 or 4 bytes a cell) instead
 of two columns taking turns; its end cell is the tie rule's. The walk
 back (``walk``) reads only those H values and the substitution array and
 takes the engines' tie rule (README, Ties), which the lane groups' direction
-bytes (``dp.trace``) encode:
+bytes (``cpu_dp.trace``) encode:
 
 * at a cell of value v: the alignment's start where v is 0 in local mode;
   else the diagonal where H[i-1][j-1] + S[q_i][t_j] = v; else a gap in the
   target (``I``) where some H[i-k][j] - goe - (k-1)*ge = v, the smallest such
   k (a gap prefers opening to extending, step by step); else a gap in the
   query (``D``), the same along the row;
-* the borders as ``dp.trace``: leading gaps in global (both) and glocal
+* the borders as ``cpu_dp.trace``: leading gaps in global (both) and glocal
   (the query's) mode, a free start elsewhere.
 
 A gap's search stops where no H above (or left) could still reach v (no H
 passes the best end value in local mode), so the walk costs about the
 alignment's length plus its gaps' search; the forward pass about twice the
 score pass (the store's writes). The ops then become CIGAR runs and counts
-through ``dp.finish_ops``, as the lane groups' do.
+through ``cpu_dp.finish_ops``, as the lane groups' do.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def _h(H, mode, go, ge, i, j):
 @nb.njit(**_JIT)
 def walk(H, S, q, t, mode, go, ge, top, i, j, ops):
     """Walk back from the end cell (i, j) (1-based; (0, 0): an empty alignment) over the store ``H``; the ops
-    (``ops``: 255 for a diagonal, resolved to = or X by ``dp.finish_ops``; ``OP_I``, ``OP_D``) in reverse
+    (``ops``: 255 for a diagonal, resolved to = or X by ``cpu_dp.finish_ops``; ``OP_I``, ``OP_D``) in reverse
     order. ``top``: no H exceeds it (a gap's search stops there). Returns (start row, start column, ops)."""
     n = 0
     while True:
@@ -147,7 +147,7 @@ def store_bytes(qlen: np.ndarray, tlen: np.ndarray, itemsize: int) -> np.ndarray
 def align_traces(batch, S: np.ndarray, gap_open: int, gap_extend: int, subset: np.ndarray, out, mode: int,
                  eq_below: int, budget: int) -> np.ndarray:
     """Alignments with traceback of the pairs ``subset`` of a ``PairBatch`` into ``out`` (an ``Alignments``),
-    where int16 or int32 lanes hold the pair exactly (``striped.pair_lanes``) and its store of columns is
+    where int16 or int32 lanes hold the pair exactly (``cpu_striped.pair_lanes``) and its store of columns is
     within ``budget`` bytes; returns the pairs of ``subset`` left to the other routes."""
     qlen, tlen = batch.qlen.astype(np.int64)[subset], batch.tlen.astype(np.int64)[subset]
     narrow, wide = striped.pair_lanes(S, qlen, tlen, mode, gap_open, gap_extend)
