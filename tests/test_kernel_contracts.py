@@ -1,29 +1,47 @@
 """The host-kernel contracts: each kernel's argument structure (``launch.KernelArgs``) names the kernel's
-parameters in the kernel's order, read from its source (no GPU needed)."""
+parameters in the kernel's order, read from its source (no GPU needed); every kernel a launch calls has one."""
 
 from __future__ import annotations
 
+import glob
 import os
 from dataclasses import fields
 
 import pytest
 
-from seqalign_cli.backends.cuda.launch import KernelArgs, kernel_parameters
+from seqalign_cli.backends.cuda.launch import KernelArgs, global_functions, kernel_parameters
 from seqalign_cli.backends.cuda.loader import kernel_dir
+from seqalign_cli.backends.cuda.device import PackArgs
+from seqalign_cli.families.graph import gpu_args as graph
+from seqalign_cli.families.pairwise import gpu_args as pairwise
 from seqalign_cli.families.search.gpu import SearchArgs
+from seqalign_cli.families.triplet import gpu_args as triplet
 
-CONTRACTS = [SearchArgs]
+CONTRACTS = [PackArgs, SearchArgs,
+             pairwise.WarpArgs, pairwise.WarpTraceArgs, pairwise.Subwarp16Args, pairwise.SubwarpArgs,
+             pairwise.SubwarpTraceArgs, pairwise.WalkArgs,
+             triplet.SweepArgs, triplet.SweepTraceArgs, triplet.WalkArgs, triplet.AffineArgs, triplet.AffineWalkArgs,
+             graph.ScoreArgs, graph.BestArgs, graph.WalkArgs]
 
 
 @pytest.mark.parametrize("args", CONTRACTS, ids=lambda a: a.NAME)
 def test_argument_structures_follow_their_kernels(args):
     with open(os.path.join(kernel_dir(), args.KERNEL)) as fh:
         source = fh.read()
-    assert [f.name for f in fields(args)] == kernel_parameters(source, args.NAME)
+    for name in (args.NAME, *args.ALSO):
+        assert [f.name for f in fields(args)] == kernel_parameters(source, name), name
 
 
 def test_every_argument_structure_is_checked():
-    assert {c for c in KernelArgs.__subclasses__()} == set(CONTRACTS)
+    assert set(KernelArgs.contracts()) == set(CONTRACTS)
+
+
+def test_every_kernel_has_an_argument_structure():
+    defined = set()
+    for path in glob.glob(os.path.join(kernel_dir(), "*.cu")):
+        with open(path) as fh:
+            defined |= {(os.path.basename(path), name) for name in global_functions(fh.read())}
+    assert defined == {(c.KERNEL, name) for c in CONTRACTS for name in (c.NAME, *c.ALSO)}
 
 
 def test_parameter_parsing_reads_templates_bounds_and_comments():
@@ -38,3 +56,6 @@ def test_parameter_parsing_reads_templates_bounds_and_comments():
     assert kernel_parameters(nested, "k2") == ["x", "y"]
     with pytest.raises(ValueError):
         kernel_parameters(source, "missing")
+    shared = "#define PARAMS int a, \\\n    int* b\n__global__ void k3(PARAMS, int c) {}"
+    assert kernel_parameters(shared, "k3") == ["a", "b", "c"]
+    assert global_functions(source + nested + shared) == {"k", "k2", "k3"}

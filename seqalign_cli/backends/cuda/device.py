@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...jit import nb
+from .launch import KernelArgs
 from .loader import module
 
 #: streams an engine takes turns on: batches submitted and not yet collected overlap
@@ -251,12 +252,29 @@ def fetch_runs(cp, runs, d_off, d_op, d_len, subset: np.ndarray, whole: bool, ho
         op, length = cp.empty(total, np.uint8), cp.empty(total, np.int32)
         pack = module("runs.cu", (), cp.cuda.Device().id).get_function("pack_runs")
         blocks = min(-(-total // PACK_THREADS), 65535)
-        pack((blocks,), (PACK_THREADS,), (cp.asarray(off), np.int64(len(off)), d_off, d_op, d_len,
-                                          np.int64(total), op, length))
+        pack((blocks,), (PACK_THREADS,), PackArgs(dst_off=cp.asarray(off), n=np.int64(len(off)), src_off=d_off,
+                                                  op=d_op, len=d_len, total=np.int64(total), op_out=op,
+                                                  len_out=length).values())
         op, length = cp.asnumpy(op), cp.asnumpy(length)
     else:
         op, length = np.empty(1, np.uint8), np.empty(1, np.int32)
     runs.off, runs.op, runs.length = off, op, length
+
+
+@dataclass
+class PackArgs(KernelArgs):
+    """pack_runs (kernels/runs.cu): ``n`` records' runs from their slots (``src_off``) into ``total`` packed
+    slots (``dst_off``, the records' new offsets)."""
+
+    KERNEL, NAME = "runs.cu", "pack_runs"
+    dst_off: object
+    n: object
+    src_off: object
+    op: object
+    len: object
+    total: object
+    op_out: object
+    len_out: object
 
 
 class Clock:

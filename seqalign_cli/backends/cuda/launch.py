@@ -22,6 +22,15 @@ NULL = np.uint64(0)
 PROFILE_LIMIT = 127
 
 
+#: the scoring values most kernels take, in their order
+SCORES = ("match", "mismatch", "gap_open", "gap_extend", "n_penalty")
+
+
+def scores(scoring, names: tuple[str, ...] = SCORES) -> dict:
+    """The scoring's values ``names`` as kernel arguments (int32), by name: fields of a ``KernelArgs``."""
+    return {name: np.int32(getattr(scoring, name)) for name in names}
+
+
 def flag(b: bool) -> str:
     """A bool template argument as a kernel name writes it."""
     return "true" if b else "false"
@@ -56,25 +65,47 @@ class Launch:
 
 class KernelArgs:
     """A kernel's arguments, stated once: a dataclass whose fields are the kernel's parameters in their order
-    and with their names (``KERNEL``: the source file, ``NAME``: the ``__global__`` function);
-    ``tests/test_kernel_contracts.py`` reads each subclass's kernel and holds the two to the same list.
-    ``values()`` is the tuple a launch passes."""
+    and with their names (``KERNEL``: the source file, ``NAME``: the ``__global__`` function, ``ALSO``: other
+    functions of the same parameter list); ``tests/test_kernel_contracts.py`` reads each subclass's kernels
+    and holds them to the same list. ``values()`` is the tuple a launch passes."""
 
     KERNEL = ""
     NAME = ""
+    ALSO: tuple[str, ...] = ()
 
     def values(self) -> tuple:
         return tuple(getattr(self, f.name) for f in fields(self))
 
+    @classmethod
+    def contracts(cls) -> list[type]:
+        """Every structure below this one that names a kernel (shared field groups name none)."""
+        below = [c for sub in cls.__subclasses__() for c in [sub, *sub.contracts()]]
+        return list(dict.fromkeys(c for c in below if c.NAME))
+
+
+def _definitions(source: str, name: str = r"\w+"):
+    """The ``__global__`` definitions of functions named ``name`` (a pattern) in CUDA ``source``: the text
+    with comments dropped and object-like macros (such as a shared parameter list) expanded, and each
+    match of the name and its opening parenthesis. Launch bounds (a name of two underscores) are skipped."""
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source.replace("\\\n", " "), flags=re.S)
+    macros = dict(re.findall(r"^[ \t]*#define[ \t]+(\w+)[ \t]+([^\n]*)$", text, flags=re.M))
+    if macros:
+        text = re.sub(r"\b(" + "|".join(map(re.escape, macros)) + r")\b", lambda m: macros[m.group(1)], text)
+    for found in re.finditer(r"\b(" + name + r")\s*\(", text):
+        head = text[:found.start()]
+        if "__global__" in head[max(head.rfind(";"), head.rfind("}")) + 1:] and not found.group(1).startswith("__"):
+            yield text, found  # not a call, nor a declaration of something else
+
+
+def global_functions(source: str) -> set[str]:
+    """The names of the ``__global__`` functions that CUDA ``source`` defines (not their instantiations)."""
+    return {found.group(1) for _, found in _definitions(source)}
+
 
 def kernel_parameters(source: str, name: str) -> list[str]:
-    """The parameter names of the ``__global__`` function ``name`` in CUDA ``source`` (comments dropped;
-    launch bounds and template heads may hold parentheses of their own)."""
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
-    for found in re.finditer(r"\b" + re.escape(name) + r"\s*\(", text):
-        head = text[:found.start()]
-        if "__global__" not in head[max(head.rfind(";"), head.rfind("}")) + 1:]:
-            continue  # a call, or a declaration of something else
+    """The parameter names of the ``__global__`` function ``name`` in CUDA ``source`` (template heads and
+    launch bounds may hold parentheses of their own)."""
+    for text, found in _definitions(source, re.escape(name)):
         depth, k = 1, found.end()
         while depth:
             depth += {"(": 1, ")": -1}.get(text[k], 0)

@@ -66,6 +66,7 @@ from ...backends.cuda.loader import module
 from ...config import AlignConfig, Mode
 from ...protocols import Hooks
 from .batch import GraphBatch
+from .gpu_args import BestArgs, GraphReads, ScoreArgs, WalkArgs
 from .cpu import fill_results, graph_arrays, path_room, realign
 from .results import GraphAlignments
 
@@ -445,21 +446,19 @@ class CudaGraph(DeviceEngine):
             B = self.block_steps(dg, K, units * stripes, cp_bytes) if trace else BLOCK_ROWS
             cp_stride = stripes * checkpoint_ints(dg.n, dg.n_slots, K, B) if trace else 0
             cps = cp.empty(max(units * cp_stride, 1), np.int32)
-            graph = (*dg.arrays, np.int32(dg.n), np.int32(dg.n_slots), dg.sec, np.int32(dg.nsec))
-            scoring = tuple(np.int32(v) for v in sc.as_list()) + (np.int32(profile_fits(sc)),)
             score = (score16_name if pack else score_name)(K, mode, trace, pipe > 0)
             names = (score, best_name(mode)) + ((walk_name(K, mode),) if trace else ())
             mod = module(KERNEL, names, self.device)
             ends = cp.empty(3 * len(entries) * dg.nsec * max(pipe, 1), np.int32)  # an end cell a stripe: pipe
-            counter = cp.zeros(1, np.int32)
-            mod.get_function(score)(
-                (grid,), (THREADS,), graph + (d.codes, d.offs, order, np.int32(count), counter) + scoring + (
-                    ws, np.int64(ws_stride), border, np.int64(border_stride), cps, np.int64(cp_stride),
-                    np.int32(B), ends, np.int32(pipe)))
+            sweep = ScoreArgs(**GraphReads.of(dg, d, order, count, cp.zeros(1, np.int32), sc), ws_all=ws,
+                              ws_stride=np.int64(ws_stride), border_all=border, border_stride=np.int64(border_stride),
+                              cp_all=cps, cp_stride=np.int64(cp_stride), B=np.int32(B), ends=ends, pipe=np.int32(pipe))
+            mod.get_function(score)((grid,), (THREADS,), sweep.values())
             mod.get_function(best_name(mode))(
                 (-(-len(entries) // BEST_THREADS),), (BEST_THREADS,),
-                (ends, np.int32(dg.nsec * max(pipe, 1)), d.offs, order, np.int32(len(entries)),
-                 np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend), d.out))
+                BestArgs(ends=ends, nsec=np.int32(dg.nsec * max(pipe, 1)), roff=d.offs, order=order,
+                         count=np.int32(len(entries)), oe=np.int32(sc.gap_open + sc.gap_extend),
+                         ge=np.int32(sc.gap_extend), out=d.out).values())
             if trace:
                 # the walk: as many warps as their direction bytes and windows allow
                 codes_stride = (B + 32) * srow
@@ -470,12 +469,13 @@ class CudaGraph(DeviceEngine):
                 codes = cp.empty(wgrid * (THREADS // 32) * codes_stride, np.uint8)
                 args = cp.empty(wgrid * (THREADS // 32) * args_stride, np.uint16)
                 wins = cp.empty(max(wgrid * (THREADS // 32) * win_stride, 1), np.int32)
-                counter = cp.zeros(1, np.int32)
-                mod.get_function(walk_name(K, mode))(
-                    (wgrid,), (THREADS,), graph + (d.codes, d.offs, order, np.int32(len(entries)), counter)
-                    + scoring + (ws, np.int64(ws_stride), cps, np.int64(cp_stride), np.int32(B), wins, codes,
-                                 np.int64(codes_stride), args, np.int64(args_stride), d.out, d.run_off, d.run_op,
-                                 d.run_len, d.node_off, d.nodes, d.info, np.int32(pack)))
+                walk = WalkArgs(**GraphReads.of(dg, d, order, len(entries), cp.zeros(1, np.int32), sc), ws_all=ws,
+                                ws_stride=np.int64(ws_stride), cp_all=cps, cp_stride=np.int64(cp_stride),
+                                B=np.int32(B), win_all=wins, codes_all=codes, codes_stride=np.int64(codes_stride),
+                                args_all=args, args_stride=np.int64(args_stride), out=d.out, run_off=d.run_off,
+                                run_op=d.run_op, run_len=d.run_len, node_off=d.node_off, nodes=d.nodes, info=d.info,
+                                packed=np.int32(pack))
+                mod.get_function(walk_name(K, mode))((wgrid,), (THREADS,), walk.values())
         host = {"out": copy_back(d.out, (max(batch.size, 1), 4), stream)}
         if cfg.traceback:
             host["info"] = copy_back(d.info, (max(batch.size, 1), 4), stream)

@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...backends.cuda.device import upload
-from ...backends.cuda.launch import DIRS, NULL, PROFILE_LIMIT, Launch, flag
+from ...backends.cuda.launch import DIRS, NULL, PROFILE_LIMIT, Launch, flag, scores
 from ...backends.cuda.loader import module
+from .gpu_args import Pairs, Subwarp16Args, SubwarpArgs, SubwarpTraceArgs, WalkArgs, Walked
 from .plan import INT16_LIMIT, LONG, PLAN_G, PLAN_LIMITS, PLAN_R, border_offsets, pair_items
 
 KERNEL = "pairwise_subwarp.cu"
@@ -31,6 +32,8 @@ CHECKPOINT_WARPS = 8
 #: ints of a saved walker (Walker in kernels/traceback.cuh)
 WALKER_INTS = 11
 THREADS = 128
+#: the int32 kernels' stage fields for a pass over every stage (no selection, one border row reused)
+EVERY_STAGE = {"stage_sel": NULL, "keep": np.int32(0)}
 
 
 def plan_shapes(qlen: np.ndarray, tlen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -148,12 +151,11 @@ def prepare_shared(cp, device, d, qlen, tlen, part, R: int, cfg, warps: int, pac
     # a ring of one border row a warp: H and F (int32), of both halves in 16-bit lanes
     border, border_off = border_layout(cp, qlen, tlen, items, 32 * R, len(qlen), warps * (2 if pack else 1),
                                        d.staged)
-    head = (d.q, d.qoff, d.t, d.toff, upload(cp, np.ascontiguousarray(items.reshape(-1)), d.staged),
-            np.int32(len(items)),
-            *(np.int32(v) for v in cfg.scoring.as_list()), border, border_off)
-    tail = () if pack else (NULL, np.int32(0))
-    return [Launch(fwd, len(items), 32 * warps, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends)
-                   + tail)]
+    order = upload(cp, np.ascontiguousarray(items.reshape(-1)), d.staged)
+    head = dict(Pairs.of(d, order, len(items)), **scores(cfg.scoring), border=border, border_off=border_off,
+                dirs=cp.empty(1, np.uint32), dir_off=cp.zeros(1, np.int64), out=d.ends)
+    args = Subwarp16Args(**head) if pack else SubwarpArgs(**head, **EVERY_STAGE)
+    return [Launch(fwd, len(items), 32 * warps, args.values())]
 
 
 def _prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, cfg, words: int = 0,
@@ -163,18 +165,21 @@ def _prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16
     fwd, back = kernels(device, cfg.mode_code, trace, G, R, pack16)
     items = pair_items(part, qlen, tlen, sc) if pack16 else part.astype(np.int32).reshape(-1, 1)
     border, border_off = border_layout(cp, qlen, tlen, items, G * R, len(qlen), 1, d.staged)
-    nwork = np.int32(len(items))
     order = upload(cp, np.ascontiguousarray(items.reshape(-1)), d.staged)
     blocks = (len(items) * G + THREADS - 1) // THREADS
-    head = (d.q, d.qoff, d.t, d.toff, order, nwork, *(np.int32(v) for v in sc.as_list()), border, border_off)
-    every_stage = () if pack16 else (NULL, np.int32(0))  # no stage selection, one border row reused
+    head = dict(Pairs.of(d, order, len(items)), **scores(sc), border=border, border_off=border_off,
+                out=d.ends)
+
+    def forward(**codes):
+        return (Subwarp16Args(**head, **codes) if pack16 else SubwarpArgs(**head, **codes, **EVERY_STAGE)).values()
+
     if not trace:
-        return Launch(fwd, blocks, THREADS, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends) + every_stage)
+        return Launch(fwd, blocks, THREADS, forward(dirs=cp.empty(1, np.uint32), dir_off=cp.zeros(1, np.int64)))
     # the walk: one thread a pair of ``order`` (16-bit work items: two, an empty half -1)
-    back_args = (d.q, d.qoff, d.t, d.toff, order, np.int32(order.size), np.int32(cfg.mode_code), DIRS,
-                 d_dir_off, d.ends, d.run_off, d.run_op, d.run_len, d.info, *(np.int32(v) for v in sc.as_list()))
-    return Launch(fwd, blocks, THREADS, head + (DIRS, d_dir_off, d.ends) + every_stage, back,
-                  (order.size + THREADS - 1) // THREADS, back_args, words)
+    back_args = SubwarpTraceArgs(**Pairs.of(d, order, order.size), mode=np.int32(cfg.mode_code), dirs=DIRS,
+                                 dir_off=d_dir_off, ends=d.ends, **Walked.runs(d), **scores(sc))
+    return Launch(fwd, blocks, THREADS, forward(dirs=DIRS, dir_off=d_dir_off), back,
+                  (order.size + THREADS - 1) // THREADS, back_args.values(), words)
 
 
 def checkpoint_bytes(qlen: np.ndarray, tlen: np.ndarray) -> np.ndarray:
@@ -223,18 +228,19 @@ class Checkpointed:
 
     def run(self, cp, between=None):
         """Queue the rounds (``between`` is Launch.run's; the forward pass and walks interleave here)."""
-        d, sc, nwork = self.d, self.cfg.scoring, np.int32(len(self.part))
-        head = (d.q, d.qoff, d.t, d.toff, self.order, nwork, *(np.int32(v) for v in sc.as_list()), self.border,
-                self.border_off)
-        keep = np.int32(1)
+        d, pairs = self.d, Pairs.of(self.d, self.order, len(self.part))
+        head = dict(pairs, **scores(self.cfg.scoring), border=self.border, border_off=self.border_off,
+                    out=d.ends, keep=np.int32(1))
         self.fwd((len(self.part),), (32 * CHECKPOINT_WARPS,),
-                 head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends, NULL, keep))
+                 SubwarpArgs(**head, dirs=cp.empty(1, np.uint32), dir_off=cp.zeros(1, np.int64), stage_sel=NULL)
+                 .values())
         qend = d.ends.reshape(-1, 3)[self.order, 1]
         stage = cp.maximum((qend - 1) // self.rows, 0).astype(np.int32)
         dirs = cp.empty(self.dir_words + 1, np.uint32)
         tblocks = (len(self.part) + THREADS - 1) // THREADS
         for _ in range(self.rounds):  # each round moves every walker up one stage at least
-            self.rec((self.blocks,), (THREADS,), head + (dirs, self.dir_off, d.ends, stage, keep))
-            self.walk((tblocks,), (THREADS,), (d.q, d.qoff, d.t, d.toff, self.order, nwork,
-                                              np.int32(self.cfg.mode_code), dirs, self.dir_off, d.ends, stage,
-                                              self.walkers, d.run_off, d.run_op, d.run_len, d.info))
+            self.rec((self.blocks,), (THREADS,),
+                     SubwarpArgs(**head, dirs=dirs, dir_off=self.dir_off, stage_sel=stage).values())
+            self.walk((tblocks,), (THREADS,),
+                      WalkArgs(**pairs, mode=np.int32(self.cfg.mode_code), dirs=dirs, dir_off=self.dir_off,
+                               ends=d.ends, stage_sel=stage, walk=self.walkers, **Walked.runs(d)).values())

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...backends.cuda.launch import DIRS, Launch, flag, profile_fits
+from ...backends.cuda.launch import DIRS, Launch, flag, profile_fits, scores
 from ...backends.cuda.loader import module
+from .gpu_args import Pairs, Walked, WarpArgs, WarpTraceArgs
 
 WARP = 32
 MAX_R = 8
@@ -63,19 +64,19 @@ def prepare(cp, device, d, qlen, tlen, part: np.ndarray, R: int, cfg, words: int
     sub = substitution(sc)
     fwd, back = kernels(device, cfg.mode_code, cfg.traceback, R, sub)
     order = cp.asarray(part.astype(np.int32))
-    nwork = np.int32(len(part))
     sizes = np.where(qlen[part] > WARP * R, 2 * (tlen[part] + 1), 0)
     border_off = np.zeros(len(qlen), np.int64)
     border_off[part] = np.cumsum(sizes) - sizes
     border = cp.empty(int(sizes.sum()) + 1, np.int32)
     blocks = (len(part) * WARP + THREADS - 1) // THREADS
     mat = cp.asarray(matrix_table(sc)) if sub == SUB_MATRIX else cp.zeros(1, np.int32)
-    head = (d.q, d.qoff, d.t, d.toff, order, nwork, *(np.int32(v) for v in sc.as_list()), mat, border,
-            cp.asarray(border_off))
+    pairs = Pairs.of(d, order, len(part))
+    head = dict(pairs, **scores(sc), mat=mat, border=border, border_off=cp.asarray(border_off), out=d.ends)
     if not cfg.traceback:
-        return Launch(fwd, blocks, THREADS, head + (cp.empty(1, np.uint32), cp.zeros(1, np.int64), d.ends))
+        return Launch(fwd, blocks, THREADS,
+                      WarpArgs(**head, dirs=cp.empty(1, np.uint32), dir_off=cp.zeros(1, np.int64)).values())
     eq_all = np.int32(sc.alphabet == "protein")  # as the CPU engine's ``_eq_below``: X against X is '='
-    back_args = (d.q, d.qoff, d.t, d.toff, order, nwork, np.int32(cfg.mode_code), DIRS, d_dir_off,
-                 d.ends, d.run_off, d.run_op, d.run_len, d.info, eq_all)
-    return Launch(fwd, blocks, THREADS, head + (DIRS, d_dir_off, d.ends), back, (len(part) + THREADS - 1) // THREADS,
-                  back_args, words)
+    back_args = WarpTraceArgs(**pairs, mode=np.int32(cfg.mode_code), dirs=DIRS, dir_off=d_dir_off, ends=d.ends,
+                              **Walked.runs(d), eq_all=eq_all)
+    return Launch(fwd, blocks, THREADS, WarpArgs(**head, dirs=DIRS, dir_off=d_dir_off).values(), back,
+                  (len(part) + THREADS - 1) // THREADS, back_args.values(), words)

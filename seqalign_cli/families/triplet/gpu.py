@@ -53,13 +53,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...backends.cuda.device import DeviceEngine, Job, copy_back, copy_runs_back, fetch_runs, upload, upload_runs
-from ...backends.cuda.launch import NULL
+from ...backends.cuda.launch import NULL, scores
 from ...backends.cuda.loader import module
 from ...config import AlignConfig
 from ...protocols import Hooks
 from . import gpu_affine as affine
 from . import plan
 from .batch import TripletBatch
+from .gpu_args import SweepArgs, SweepTraceArgs, Triplets, WalkArgs
 from .plan import (INT32_LIMIT, MODES, THREADS, LaunchPlan, Tuning, border_ints, kernel_name, plan_launches,
                    plan_shapes, scoring_fits, trace_budget, walk_name, window_slices)
 from .results import TripletAlignments
@@ -165,27 +166,28 @@ class _Launch:
         self.order = cp.asarray(plan.order)
         self.border_off = cp.asarray(plan.border_off) if plan.border_off is not None else cp.zeros(1, np.int64)
         sc = cfg.scoring
-        self.head = (d.codes[0], d.offs[0], d.codes[1], d.offs[1], d.codes[2], d.offs[2], self.order,
-                     np.int32(plan.nwork), *(np.int32(v) for v in sc.as_list()))
         self.tiles = cp.asarray(plan.tiles.reshape(-1)) if plan.ntiles else cp.zeros(1, np.int32)
-        self.tail = (self.border_off, d.out, self.tiles, np.int32(plan.ntiles))
+        # the sweep's fields but the scratch (``border``, ``sync``), allocated when the launch runs
+        self.sweep = dict(Triplets.of(d, self.order), nwork=np.int32(plan.nwork), **scores(sc),
+                          border_off=self.border_off, out=d.out, tiles=self.tiles, ntiles=np.int32(plan.ntiles))
         if plan.trace:
             self.walk = mod.get_function(walk)
             self.dir_off = cp.asarray(plan.dir_off)
             self.wslices = cp.asarray(plan.wslices) if plan.wslices is not None else NULL
             self.ck_off = cp.asarray(plan.ck_off) if plan.ck_off is not None else NULL
             # one thread a triplet: every slot of order (two a work item in 16-bit lanes)
-            self.walk_args = (self.order, np.int32(len(plan.order)), d.offs[0], d.offs[1], d.offs[2], d.out)
-            self.walk_tail = (self.dir_off, d.run_off, d.run_op, d.run_len, d.info)
-            self.walk_scoring = (d.codes[0], d.codes[1], d.codes[2], *(np.int32(v) for v in (
-                sc.match, sc.mismatch, sc.gap_extend, sc.n_penalty, plan.values)))
+            self.walk_fields = dict(
+                order=self.order, nwork=np.int32(len(plan.order)), aoff=d.offs[0], boff=d.offs[1], coff=d.offs[2],
+                out=d.out, dir_off=self.dir_off, run_off=d.run_off, run_op=d.run_op, run_len=d.run_len, info=d.info,
+                a=d.codes[0], b=d.codes[1], c=d.codes[2],
+                **scores(sc, ("match", "mismatch", "gap_extend", "n_penalty")), vals=np.int32(plan.values))
 
     def run(self, cp, scratch):
         """Queue the launch on the current stream (``scratch``: ``DeviceEngine.scratch``, the codes' area)."""
         border = cp.empty(max(self.plan.border_size, 1), np.int32)
         sync = cp.zeros(self.plan.sync_size, np.int32) if self.plan.ntiles else self.tiles  # unused without tiles
         if not self.plan.trace:
-            self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync,))
+            self.fn((self.plan.grid,), (THREADS,), SweepArgs(**self.sweep, border=border, sync=sync).values())
             return
         dirs = scratch("dirs", self.plan.dir_size)
         ck = scratch("checkpoints", 4 * self.plan.ck_size).view(np.int32) if self.plan.ck_size else NULL
@@ -193,10 +195,11 @@ class _Launch:
         for q in range(self.plan.windows):  # from the last window (the end cell's) to the first
             if q and self.plan.ntiles:
                 sync.fill(0)
-            window = (self.wslices, np.int32(q), ck, self.ck_off)
-            self.fn((self.plan.grid,), (THREADS,), self.head + (border,) + self.tail + (sync, dirs, self.dir_off)
-                    + window)
-            self.walk((grid,), (THREADS,), self.walk_args + (dirs,) + self.walk_tail + window + self.walk_scoring)
+            window = dict(wslices=self.wslices, wq=np.int32(q), ck=ck, ck_off=self.ck_off)
+            self.fn((self.plan.grid,), (THREADS,),
+                    SweepTraceArgs(**self.sweep, border=border, sync=sync, dirs=dirs, dir_off=self.dir_off,
+                                   **window).values())
+            self.walk((grid,), (THREADS,), WalkArgs(**self.walk_fields, dirs=dirs, **window).values())
 
 
 class CudaTriplet(DeviceEngine):

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...backends.cuda.device import fitting_parts, shape_groups
-from ...backends.cuda.launch import NULL
+from ...backends.cuda.launch import NULL, scores
 from ...backends.cuda.loader import module
 from ...config import AlignConfig
+from .gpu_args import AffineArgs, AffineWalkArgs, Triplets
 from .plan import BORDER_BYTES, MODES, even_windows, trace_budget, window_count
 
 KERNEL = "triplet_affine.cu"
@@ -177,16 +178,17 @@ class AffineLaunch:
         self.plan = plan
         self.order = cp.asarray(plan.order)
         self.ring_off = cp.asarray(plan.ring_off)
-        self.head = (d.codes[0], d.offs[0], d.codes[1], d.offs[1], d.codes[2], d.offs[2], self.order,
-                     *(np.int32(v) for v in cfg.scoring.as_list()), np.int32(CHUNK))
-        self.out = d.out
-        self.info = d.info if trace else NULL
+        # the forward kernel's fields but the ring (scratch) and, with traceback, the words and the window
+        self.head = dict(Triplets.of(d, self.order), **scores(cfg.scoring), kw=np.int32(CHUNK),
+                         ring_off=self.ring_off, out=d.out)
         if trace:
             self.walk = mod.get_function(names[2])
             self.word_off = cp.asarray(plan.word_off)
             self.wslices = cp.asarray(plan.wslices) if plan.wslices is not None else NULL
-            self.walk_args = (self.order, np.int32(len(plan.order)), d.offs[0], d.offs[1], d.offs[2], d.out)
-            self.walk_tail = (self.word_off, d.run_off, d.run_op, d.run_len, d.info, self.wslices)
+            self.walk_fields = dict(order=self.order, nwork=np.int32(len(plan.order)), aoff=d.offs[0],
+                                    boff=d.offs[1], coff=d.offs[2], out=d.out, word_off=self.word_off,
+                                    run_off=d.run_off, run_op=d.run_op, run_len=d.run_len, info=d.info,
+                                    wslices=self.wslices)
 
     def run(self, cp, scratch):
         """Queue the launch on the current stream (``scratch``: ``DeviceEngine.scratch``, its work areas)."""
@@ -194,14 +196,17 @@ class AffineLaunch:
         count = len(self.plan.order)
         if self.plan.word_off is None:
             self.fn((count,), (self.plan.threads,),
-                    self.head + (ring, self.ring_off, self.out, NULL, NULL, NULL, NULL, np.int32(0)))
+                    AffineArgs(**self.head, ring=ring, info=NULL, words=NULL, word_off=NULL, wslices=NULL,
+                               wq=np.int32(0)).values())
             return
         words = scratch("dirs", self.plan.word_size).view(np.uint32)
         grid = (count + WALK_THREADS - 1) // WALK_THREADS
         for q in range(self.plan.windows):  # from the last window (the end cell's) to the first
-            self.fn((count,), (self.plan.threads,), self.head + (ring, self.ring_off, self.out, self.info, words,
-                                                                 self.word_off, self.wslices, np.int32(q)))
-            self.walk((grid,), (WALK_THREADS,), self.walk_args + (words,) + self.walk_tail + (np.int32(q),))
+            self.fn((count,), (self.plan.threads,),
+                    AffineArgs(**self.head, ring=ring, info=self.walk_fields["info"], words=words,
+                               word_off=self.word_off, wslices=self.wslices, wq=np.int32(q)).values())
+            self.walk((grid,), (WALK_THREADS,),
+                      AffineWalkArgs(**self.walk_fields, words=words, wq=np.int32(q)).values())
 
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
