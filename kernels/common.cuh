@@ -32,6 +32,13 @@
 #define SA_SYNCWARP() __syncwarp()
 #endif
 
+// Threads a block of the launches of a fixed block size: the host's launch.THREADS, which the one loader
+// passes as a define (`python -m seqalign_cli.backends.cuda.loader` prints the defines for a build by hand).
+#ifndef SA_THREADS
+#error "SA_THREADS comes from the host (launch.THREADS): compile with the loader's defines"
+#endif
+static_assert(SA_THREADS % SA_WARP == 0 && SA_THREADS <= 1024, "whole warps, at most 1024 threads a block");
+
 #ifndef __CUDACC_RTC__
 #include <cstdint>
 #else

@@ -90,8 +90,8 @@ constexpr int LINK_DONE = 1 << 30;
 #ifndef GRAPH_LINK_SLEEP
 #define GRAPH_LINK_SLEEP 100
 #endif
-// warps a block (the host launches 32 * WARPS_PER_BLOCK threads a block)
-constexpr int WARPS_PER_BLOCK = 4;
+// warps a block (the host launches SA_THREADS threads a block, 32 a warp)
+constexpr int WARPS_PER_BLOCK = SA_THREADS / 32;
 enum Move { DIAG = 0, INS = 1, DEL = 2, START = 3 };
 
 struct Graph {

@@ -128,9 +128,7 @@ __device__ __forceinline__ void cells32(const uint32_t (&plo)[R], uint32_t phi, 
 #ifndef TRACE_BLOCKS
 #define TRACE_BLOCKS 1
 #endif
-// Threads a block of the other launches (the host's THREADS); score-only
-// one-warp launches have no register cap.
-#define SA_THREADS 128
+// The other launches take SA_THREADS a block (common.cuh); score-only one-warp launches have no register cap.
 
 // A border cell: read past the L1 cache when another warp of the block wrote it.
 template <int WB>

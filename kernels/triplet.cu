@@ -346,8 +346,8 @@ __host__ __device__ constexpr int small_blocks(int Q) { return Q <= TRIPLET_SMAL
 // code of a position past a sequence's end (and of the residue-less row,
 // column and slice 0): scores -g against anything
 constexpr int PAD = 5;
-// threads a block (the host's THREADS)
-constexpr int THREADS = 128;
+// threads a block (common.cuh)
+constexpr int THREADS = SA_THREADS;
 // direction code of a cell where the alignment starts (codes 0..6: the column kind that won)
 constexpr int START = 7;
 

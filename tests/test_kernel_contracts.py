@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from dataclasses import fields
 
 import pytest
@@ -42,6 +43,25 @@ def test_every_kernel_has_an_argument_structure():
         with open(path) as fh:
             defined |= {(os.path.basename(path), name) for name in global_functions(fh.read())}
     assert defined == {(c.KERNEL, name) for c in CONTRACTS for name in (c.NAME, *c.ALSO)}
+
+
+def test_the_host_owns_the_block_size():
+    """Every family launches launch.THREADS a block, and the kernels take that value from the loader's defines
+    (common.cuh refuses a build without it) instead of a number of their own."""
+    from seqalign_cli.backends.cuda import launch, loader
+    from seqalign_cli.families.graph import gpu as graph_gpu
+    from seqalign_cli.families.pairwise import gpu_subwarp, gpu_warp
+    from seqalign_cli.families.search import gpu as search_gpu
+    from seqalign_cli.families.triplet import plan as triplet_plan
+
+    assert {m.THREADS for m in (graph_gpu, gpu_subwarp, gpu_warp, search_gpu, triplet_plan)} == {launch.THREADS}
+    assert f"-DSA_THREADS={launch.THREADS}" in loader.defines()
+    with open(os.path.join(kernel_dir(), "common.cuh")) as fh:
+        common = fh.read()
+    assert "#ifndef SA_THREADS\n#error" in common
+    for path in glob.glob(os.path.join(kernel_dir(), "*.cu")):
+        with open(path) as fh:
+            assert not re.search(r"(define\s+SA_THREADS|\bTHREADS\s*=)\s*\d", fh.read()), path
 
 
 def test_parameter_parsing_reads_templates_bounds_and_comments():

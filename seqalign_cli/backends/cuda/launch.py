@@ -20,6 +20,8 @@ DIRS = object()
 NULL = np.uint64(0)
 #: substitution scores fit the kernels' signed-byte query profile (common.cuh) up to this
 PROFILE_LIMIT = 127
+#: threads a block of the launches of a fixed block size; the kernels' SA_THREADS (``loader.defines``)
+THREADS = 128
 
 
 #: the scoring values most kernels take, in their order

@@ -7,7 +7,9 @@ is prefixed with ``#line 1 "file.cu"`` so compile errors point at the file, and
 ends with a comment naming a digest of the headers it may include (every
 ``.cuh`` of the folder and its subfolders, such as ``kernels/triplet/``):
 CuPy keys its kernel cache by the source text alone, so a changed header must
-change that text.
+change that text. Constants the host owns reach the kernels as defines
+(``defines``); ``python -m seqalign_cli.backends.cuda.loader`` prints them for
+a build by hand or in CI.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+
+from .launch import THREADS
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CANDIDATES = (
@@ -51,6 +55,11 @@ def _source(name: str) -> str:
         return f'#line 1 "{name}"\n' + fh.read() + f"\n// headers {_headers_digest(folder)}\n"
 
 
+def defines() -> tuple[str, ...]:
+    """The compiler options that give the kernels the host's constants (checked there by static_assert)."""
+    return (f"-DSA_THREADS={THREADS}",)
+
+
 @functools.lru_cache(maxsize=None)
 def module(name: str, expressions: tuple[str, ...], device: int = 0):
     """A compiled module of kernels/<name> with the given template variants.
@@ -61,9 +70,13 @@ def module(name: str, expressions: tuple[str, ...], device: int = 0):
     import cupy
 
     # SEQALIGN_KERNEL_DEFINES (e.g. "SHARED_BLOCKS=1"): tuning constants for benchmarks
-    defines = tuple(f"-D{d}" for d in os.environ.get("SEQALIGN_KERNEL_DEFINES", "").split())
-    options = ("-std=c++17", f"-I{kernel_dir()}") + defines
+    tuning = tuple(f"-D{d}" for d in os.environ.get("SEQALIGN_KERNEL_DEFINES", "").split())
+    options = ("-std=c++17", f"-I{kernel_dir()}") + defines() + tuning
     with cupy.cuda.Device(device):
         mod = cupy.RawModule(code=_source(name), options=options, name_expressions=expressions)
         mod.compile()
     return mod
+
+
+if __name__ == "__main__":
+    print(" ".join(defines()))

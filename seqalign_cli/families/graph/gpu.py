@@ -61,7 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...backends.cuda.device import DeviceEngine, Job, copy_back, fetch_runs, upload, upload_runs
-from ...backends.cuda.launch import profile_fits
+from ...backends.cuda.launch import THREADS, profile_fits
 from ...backends.cuda.loader import module
 from ...config import AlignConfig, Mode
 from ...protocols import Hooks
@@ -71,8 +71,6 @@ from .cpu import fill_results, graph_arrays, path_room, realign
 from .results import GraphAlignments
 
 KERNEL = "graph.cu"
-#: threads a block: 4 warps, one read each
-THREADS = 128
 #: columns a lane holds; a read takes the smallest K with 32*K >= its length (16 beyond: stripes)
 WIDTHS = (1, 2, 3, 4, 5, 6, 8, 12, 16)
 #: the columns of a stripe: longer reads run in stripes of the widest K

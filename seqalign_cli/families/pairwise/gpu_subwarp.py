@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...backends.cuda.device import upload
-from ...backends.cuda.launch import DIRS, NULL, PROFILE_LIMIT, Launch, flag, scores
+from ...backends.cuda.launch import DIRS, NULL, PROFILE_LIMIT, THREADS, Launch, flag, scores
 from ...backends.cuda.loader import module
 from .gpu_args import Pairs, Subwarp16Args, SubwarpArgs, SubwarpTraceArgs, WalkArgs, Walked
 from .plan import INT16_LIMIT, LONG, PLAN_G, PLAN_LIMITS, PLAN_R, border_offsets, pair_items
@@ -31,7 +31,6 @@ KERNEL = "pairwise_subwarp.cu"
 CHECKPOINT_WARPS = 8
 #: ints of a saved walker (Walker in kernels/traceback.cuh)
 WALKER_INTS = 11
-THREADS = 128
 #: the int32 kernels' stage fields for a pass over every stage (no selection, one border row reused)
 EVERY_STAGE = {"stage_sel": NULL, "keep": np.int32(0)}
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...backends.cuda.launch import DIRS, Launch, flag, profile_fits, scores
+from ...backends.cuda.launch import DIRS, THREADS, Launch, flag, profile_fits, scores
 from ...backends.cuda.loader import module
 from .gpu_args import Pairs, Walked, WarpArgs, WarpTraceArgs
 
 WARP = 32
 MAX_R = 8
 KERNEL = "pairwise_warp.cu"
-THREADS = 128
 
 
 def rows_per_lane(qlen: np.ndarray) -> np.ndarray:

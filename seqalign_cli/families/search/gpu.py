@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...backends.cuda.device import DeviceEngine, Job, copy_back, offsets
-from ...backends.cuda.launch import KernelArgs, flag
+from ...backends.cuda.launch import THREADS, KernelArgs, flag
 from ...backends.cuda.loader import module
 from ...config import AlignConfig, Mode
 from ...protocols import Hooks
@@ -49,7 +49,6 @@ PAD_SCORE = -64
 PROFILE_RANGE = (-127, 127)
 #: query rows a lane holds in registers
 ROWS = 16
-THREADS = 128
 #: (longest record, lanes a work item): the first row whose length covers a record gives its group; longer
 #: records take whole warps (LONG_GROUP)
 GROUPS = ((1024, 1), (4096, 8))

@@ -32,11 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...backends.cuda.device import fitting_parts, shape_groups
+from ...backends.cuda.launch import THREADS
 from ...config import AlignConfig, Mode, Scoring
 from ...jit import nb
 
-#: threads a block (tri::THREADS in the kernel)
-THREADS = 128
 #: the tile wave (each tile of a work item its own group, the tiles of an item at once; kernels/triplet.cu)
 #: takes the items whose sweep by one group would outlast the launch's work spread evenly over the
 #: GPU's groups (``wave_items``); a number N instead: every item of at least N tiles (0: none), as
