@@ -84,60 +84,72 @@ def _shifted(builder, v, fill, W):
     return builder.shuffle_vector(v, fill, ir.Constant(ir.VectorType(i32, W), [W] + list(range(W - 1))))
 
 
-def _column_codegen(track: bool = False, border: bool = False):
+def _column_codegen(track: bool = False, border: bool = False, sets: int = 1):
     """The code of ``column`` (and, ``track``, of ``column_ends``: each row's largest H and its first column;
-    ``border``, of ``column_bordered``: no floor at 0, row -1 from the arguments)."""
+    ``border``, of ``column_bordered``: no floor at 0, row -1 from the arguments; ``sets`` = 2, of
+    ``column2``: two targets' columns in one loop over the segments, arguments (c, E, Hs, Hl, state) a
+    target after the profile)."""
 
     def codegen(context, builder, signature, args):
-        arrays = (0, 2, 3, 4, 5) + ((6, 7) if track else ())
-        ptrs = [context.make_array(signature.args[k])(context, builder, args[k]).data for k in arrays]
-        base, ep, hsp, hlp, sp = ptrs[:5]
+        i64, i32 = ir.IntType(64), ir.IntType(32)
         seg_, goe_, ge_ = args[-3:]
-        i64 = ir.IntType(64)
         bits = signature.args[2].dtype.bitwidth
         VT, W, splat, at, vmax, add, sub = _vector_helpers(builder, bits)
-        pp = builder.gep(base, [builder.mul(builder.mul(args[1], seg_), i64(W))])
+        base = context.make_array(signature.args[0])(context, builder, args[0]).data
         zero = ir.Constant(VT, [0] * W)
         vgoe, vge = splat(goe_), splat(ge_)
-        if track:
-            rmp, rcp = ptrs[5:]
-            vj = splat(args[8])
-        i32 = ir.IntType(32)
         floor = ir.Constant(VT, [FLOOR16 if bits == 16 else FLOOR32] * W)
-        vf0, fill = floor, zero
-        if border:  # lane 0's first row: H[-1][j-1] on its diagonal, and its F from H[-1][j]
-            fill = splat(args[6])
-            vf0 = builder.insert_element(floor, builder.trunc(args[7], VT.element) if bits < 32 else args[7], i32(0))
-        vh0 = _shifted(builder, builder.load(at(hlp, builder.sub(seg_, i64(1)))), fill, W)
-        vm0 = builder.load(builder.bitcast(sp, VT.as_pointer()))
+        targets = []  # each set's (profile row, E, Hs, Hl, state pointers; first H, F and running max)
+        for k in range(sets):
+            a = 1 + 5 * k  # c, E, Hs, Hl, state of the set
+            ep, hsp, hlp, sp = (context.make_array(signature.args[a + x])(context, builder, args[a + x]).data
+                                for x in (1, 2, 3, 4))
+            pp = builder.gep(base, [builder.mul(builder.mul(args[a], seg_), i64(W))])
+            vf0, fill = floor, zero
+            if border:  # lane 0's first row: H[-1][j-1] on its diagonal, and its F from H[-1][j]
+                fill = splat(args[6])
+                vf0 = builder.insert_element(floor, builder.trunc(args[7], VT.element) if bits < 32 else args[7],
+                                             i32(0))
+            vh0 = _shifted(builder, builder.load(at(hlp, builder.sub(seg_, i64(1)))), fill, W)
+            vm0 = builder.load(builder.bitcast(sp, VT.as_pointer()))
+            targets.append(((pp, ep, hsp, hlp, sp), (vh0, vf0, vm0)))
+        if track:
+            rmp, rcp = (context.make_array(signature.args[k])(context, builder, args[k]).data for k in (6, 7))
+            vj = splat(args[8])
         entry = builder.block
         head, body, done = (builder.append_basic_block(n) for n in ("head", "body", "done"))
         builder.branch(head)
         builder.position_at_end(head)
-        s, vh, vf, vm = builder.phi(i64), builder.phi(VT), builder.phi(VT), builder.phi(VT)
-        for phi, start in ((s, i64(0)), (vh, vh0), (vf, vf0), (vm, vm0)):
-            phi.add_incoming(start, entry)
+        s = builder.phi(i64)
+        s.add_incoming(i64(0), entry)
+        phis = []
+        for _, starts in targets:
+            phis.append([builder.phi(VT) for _ in starts])
+            for phi, start in zip(phis[-1], starts):
+                phi.add_incoming(start, entry)
         builder.cbranch(builder.icmp_signed("<", s, seg_), body, done)
         builder.position_at_end(body)
-        e = builder.load(at(ep, s))
-        h = vmax(vmax(add(vh, builder.load(at(pp, s))), e), vf)
-        if not border:
-            h = vmax(h, zero)  # local: floored at 0
-        builder.store(h, at(hsp, s))
-        if track:  # the row's first column of its largest H
-            rm = builder.load(at(rmp, s))
-            up = builder.icmp_signed(">", h, rm)
-            builder.store(builder.select(up, h, rm), at(rmp, s))
-            builder.store(builder.select(up, vj, builder.load(at(rcp, s))), at(rcp, s))
-        opened = sub(h, vgoe)
-        builder.store(vmax(sub(e, vge), opened), at(ep, s))
-        for phi, value in ((s, builder.add(s, i64(1))), (vh, builder.load(at(hlp, s))),
-                           (vf, vmax(sub(vf, vge), opened)), (vm, vmax(vm, h))):
-            phi.add_incoming(value, body)
+        for ((pp, ep, hsp, hlp, _), _), (vh, vf, vm) in zip(targets, phis):
+            e = builder.load(at(ep, s))
+            h = vmax(vmax(add(vh, builder.load(at(pp, s))), e), vf)
+            if not border:
+                h = vmax(h, zero)  # local: floored at 0
+            builder.store(h, at(hsp, s))
+            if track:  # the row's first column of its largest H
+                rm = builder.load(at(rmp, s))
+                up = builder.icmp_signed(">", h, rm)
+                builder.store(builder.select(up, h, rm), at(rmp, s))
+                builder.store(builder.select(up, vj, builder.load(at(rcp, s))), at(rcp, s))
+            opened = sub(h, vgoe)
+            builder.store(vmax(sub(e, vge), opened), at(ep, s))
+            for phi, value in ((vh, builder.load(at(hlp, s))), (vf, vmax(sub(vf, vge), opened)), (vm, vmax(vm, h))):
+                phi.add_incoming(value, body)
+        s.add_incoming(builder.add(s, i64(1)), body)
         builder.branch(head)
         builder.position_at_end(done)
-        builder.store(vm, builder.bitcast(sp, VT.as_pointer()))
-        builder.store(vf, builder.bitcast(builder.gep(sp, [i64(W)]), VT.as_pointer()))
+        for ((*_, sp), _), (_, vf, vm) in zip(targets, phis):
+            builder.store(vm, builder.bitcast(sp, VT.as_pointer()))
+            builder.store(vf, builder.bitcast(builder.gep(sp, [i64(W)]), VT.as_pointer()))
         return i64(0)
 
     return codegen
@@ -152,6 +164,15 @@ def column(typingctx, P, c, E, Hs, Hl, state, seg, goe, ge):
     0."""
     sig = types.int64(P, types.int64, E, Hs, Hl, state, types.int64, types.int32, types.int32)
     return sig, _column_codegen()
+
+
+@intrinsic
+def column2(typingctx, P, c, E, Hs, Hl, state, c2, E2, Hs2, Hl2, state2, seg, goe, ge):
+    """``column`` of two targets at once (letters c and c2, each with its own arrays): one loop over the
+    segments, two chains of dependent vector steps side by side. Returns 0."""
+    sig = types.int64(P, types.int64, E, Hs, Hl, state, types.int64, E2, Hs2, Hl2, state2, types.int64,
+                      types.int32, types.int32)
+    return sig, _column_codegen(sets=2)
 
 
 @intrinsic
@@ -234,20 +255,20 @@ def lazy_f(typingctx, E, Hs, state, seg, goe, ge):
 
 def value_bound(S: np.ndarray, qlen: np.ndarray, tlen: np.ndarray, mode: int = LOCAL, gap_open: int = 0,
                 gap_extend: int = 0) -> np.ndarray:
-    """A bound on the magnitude of every value of pairs of ``qlen`` x ``tlen`` letters: a local alignment
-    scores at most the best match a query letter; without a floor (other modes), every H also lies above
-    the all-gaps path to its cell, E and F one opening below an H."""
-    top = max(int(S.max()), 0) * (qlen + 1)
+    """A bound on the magnitude of every value of pairs of ``qlen`` x ``tlen`` letters: an alignment scores
+    at most the best match a pair of letters, and pairs at most min(qlen, tlen) letters; without a floor
+    (other modes), every H also lies above the all-gaps path to its cell, E and F one opening below an H."""
+    top = max(int(S.max()), 0) * (np.minimum(qlen, tlen) + 1)
     if mode != LOCAL:
         top = np.maximum(top, 3 * (gap_open + gap_extend) + (qlen + tlen + 2) * gap_extend
                          + max(-int(S.min()), 0) * np.minimum(qlen, tlen))
     return top
 
 
-def lane_dtype(qlen: int, S: np.ndarray):
-    """The lanes that hold every local H of a query of ``qlen`` letters exactly: int16, int32, or None (too
-    large)."""
-    top = int(value_bound(S, np.int64(qlen), np.int64(0)))
+def lane_dtype(qlen: int, S: np.ndarray, tlen: int | None = None):
+    """The lanes that hold every local H of a query of ``qlen`` letters (against one of ``tlen``, any length
+    where None) exactly: int16, int32, or None (too large)."""
+    top = int(value_bound(S, np.int64(qlen), np.int64(qlen if tlen is None else tlen)))
     if top < INT16_TOP:
         return np.int16
     return np.int32 if top < -FLOOR32 else None
@@ -268,47 +289,71 @@ def profile(q, S, W):
 
 
 @nb.njit(**_JIT)
-def _score(P, t, goe, ge, Hs, Hl, E, state):
-    """The local score of the profile's query against target codes ``t`` (work arrays given; ``column``
-    writes the whole of Hs before anything reads it)."""
+def _score_two(P, t, t2, goe, ge, work, state):
+    """The local scores of the profile's query against target codes ``t`` and ``t2`` (``t`` the longer),
+    their columns side by side (``column2``) while both last, then ``t``'s alone. ``work``: (6, seg, W),
+    ``state``: (2, 2W), the targets' Hs, Hl, E and state in turn."""
+    Hs, Hl, E, Hs2, Hl2, E2 = work[0], work[1], work[2], work[3], work[4], work[5]
+    s1, s2 = state[0], state[1]
     Hl[:] = 0
+    Hl2[:] = 0
     E[:] = FLOOR16 if P.itemsize == 2 else FLOOR32
+    E2[:] = E[0, 0]
     state[:] = 0
     seg = P.shape[1]
-    for j in range(t.shape[0]):
-        column(P, np.int64(t[j]), E, Hs, Hl, state, seg, goe, ge)
-        lazy_f(E, Hs, state, seg, goe, ge)
+    for j in range(t2.shape[0]):
+        column2(P, np.int64(t[j]), E, Hs, Hl, s1, np.int64(t2[j]), E2, Hs2, Hl2, s2, seg, goe, ge)
+        lazy_f(E, Hs, s1, seg, goe, ge)
+        lazy_f(E2, Hs2, s2, seg, goe, ge)
+        Hs, Hl = Hl, Hs
+        Hs2, Hl2 = Hl2, Hs2
+    for j in range(t2.shape[0], t.shape[0]):
+        column(P, np.int64(t[j]), E, Hs, Hl, s1, seg, goe, ge)
+        lazy_f(E, Hs, s1, seg, goe, ge)
         Hs, Hl = Hl, Hs
     W = P.shape[2]
-    return np.int64(state[:W].max())
+    return np.int64(s1[:W].max()), np.int64(s2[:W].max())
 
 
 @nb.njit(parallel=True, **_JIT)
 def scores(P, codes, offs, idx, goe, ge, out):
     """out[k] = the local score of the profile's query against record idx[k] of (codes, offs); threads across
-    the records, each record with its work arrays (made for it: as fast as arrays kept a thread, measured,
-    and cacheable, which ``get_thread_id`` is not)."""
+    neighbours of ``idx`` two by two (``_score_two``: records of similar lengths where ``idx`` is in length
+    order), each pair with its work arrays (made for it: as fast as arrays kept a thread, measured, and
+    cacheable, which ``get_thread_id`` is not)."""
     seg, W = P.shape[1], P.shape[2]
-    for k in nb.prange(idx.shape[0]):
-        r = idx[k]
-        work = np.empty((3, seg, W), P.dtype)
-        state = np.empty(2 * W, P.dtype)
-        out[k] = _score(P, codes[offs[r]:offs[r + 1]], goe, ge, work[0], work[1], work[2], state)
+    n = idx.shape[0]
+    for k in nb.prange((n + 1) // 2):
+        a, b = 2 * k, min(2 * k + 1, n - 1)  # an odd count: the last record with itself
+        ra, rb = idx[a], idx[b]
+        if offs[rb + 1] - offs[rb] > offs[ra + 1] - offs[ra]:
+            a, b, ra, rb = b, a, rb, ra
+        work = np.empty((6, seg, W), P.dtype)
+        state = np.empty((2, 2 * W), P.dtype)
+        out[a], out[b] = _score_two(P, codes[offs[ra]:offs[ra + 1]], codes[offs[rb]:offs[rb + 1]], goe, ge, work,
+                                    state)
 
 
 def local_scores(query: np.ndarray, S: np.ndarray, codes, offs, idx, gap_open: int, gap_extend: int):
     """The local scores of ``query`` (codes) against the records ``idx`` of (codes, offs) under the integer
-    substitution array ``S`` (codes x codes), or None where no lanes hold them exactly (``lane_dtype``)."""
+    substitution array ``S`` (codes x codes), or None where no lanes hold them exactly (``lane_dtype``).
+    Each record takes the narrowest lanes that hold its values (``value_bound``: the shorter side bounds a
+    score): int16 for all but targets and queries both long, twice the lanes of int32."""
     out = np.zeros(len(idx), np.int64)
     if len(query) == 0:
         return out
-    dtype = lane_dtype(len(query), S)
-    if dtype is None:
+    idx = np.ascontiguousarray(idx, np.int64)
+    top = value_bound(S, np.int64(len(query)), offs[idx + 1] - offs[idx])
+    if len(idx) and top.max() >= -FLOOR32:
         return None
-    P = profile(query, S.astype(dtype), VEC_BYTES // np.dtype(dtype).itemsize)
+    narrow = top < INT16_TOP
     with nb.parallel_chunksize(1):  # records of any length: threads take them one at a time
-        scores(P, codes, offs, np.ascontiguousarray(idx, np.int64), np.int32(gap_open + gap_extend),
-               np.int32(gap_extend), out)
+        for sel, dtype in ((narrow, np.int16), (~narrow, np.int32)):
+            if sel.any():
+                P = profile(query, S.astype(dtype), VEC_BYTES // np.dtype(dtype).itemsize)
+                got = np.zeros(int(sel.sum()), np.int64)
+                scores(P, codes, offs, idx[sel], np.int32(gap_open + gap_extend), np.int32(gap_extend), got)
+                out[sel] = got
     return out
 
 
