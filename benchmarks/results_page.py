@@ -279,10 +279,10 @@ SOURCES = {
         "-o out.gaf", "as of 701e2ea", "2026-11-23"),
     # proteins, development machine
     "protein-cpu-striped": Source(
-        "2026-12-07_cpu_protein_striped_traceback.txt",
+        "2026-12-07_cpu_protein_two_targets.txt",
         r"^engine=(?P<engine>\S+) mode=(?P<mode>[a-z-]+) seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
         "python benchmarks/bench_protein_cpu.py --modes local,global,semi-global,glocal --queries 3 --repeat 3 "
-        "(two runs)", "0dc85e0", "2026-12-07"),
+        "(two runs)", "a93e58f", "2026-12-07"),
     # the host's steps alone, development machine
     "host-io": Source(
         "2026-12-06_dev_host_io.txt", r"^(?P<step>[^:]+): (?P<secs>[\d.]+) s, (?P<mbs>\d+) MB/s$",
@@ -904,6 +904,14 @@ sweep keeps every column's H (2 bytes a cell in int16 lanes) and walks it back b
 (`families/pairwise/cpu_striped_trace.py`), beside parasail's traceback functions (each result's CIGAR made, as
 the engine makes its); before, the traceback went through the DNA engine's lane groups at 0.06-0.08 GCUPS.
 parasail's `sg` and `sg_dx` stand beside semi-global and glocal (the nearest of its free-end variants).
+The search's score pass sweeps two targets of similar length in one loop over the segments (two chains
+of dependent vector steps side by side: 0.91x to 0.97x; four gained nothing), each target in the
+narrowest lanes its shorter side allows (int16 for all but long against long). With all 20 public
+queries (144-5,478 aa) it runs at 9.9-10.5 GCUPS against 11.2-11.5: the columns' loop alone is at
+11.7-11.8 GCUPS on the longest query, and the lazy-F pass takes the rest (about 14 %), as it also
+raises E where F raised an H, which parasail's striped function leaves out (exact only where
+2 * gap-extend + the matrix's lowest score >= 0, not so for BLOSUM62 with extension 1); journal
+[`2026-12-07`](journal/2026-12-07.md).
 On the GPU, `seqalign search --backend cuda` scores local mode in `kernels/search.cu`, not yet measured
 on a GPU (no machine could be started on 2026-12-07); `pair --backend cuda` with a matrix runs the warp kernel's
 matrix variant, not yet measured either.
