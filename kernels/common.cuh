@@ -42,7 +42,10 @@ static_assert(SA_THREADS % SA_WARP == 0 && SA_THREADS <= 1024, "whole warps, at 
 #ifndef __CUDACC_RTC__
 #include <cstdint>
 #else
+typedef signed char int8_t;
 typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef long long int64_t;
 #endif
