@@ -82,6 +82,9 @@ INPUTS = HERE / "inputs"
 EXPECTED = HERE / "expected"
 SHARED = ROOT.parent / "shared" / "data"
 SEQALIGN = Path(sys.executable).with_name("seqalign")
+#: the command: the installed script, or the package run by the interpreter where none is installed (a GPU
+#: machine that takes the checkout through PYTHONPATH)
+COMMAND = [str(SEQALIGN)] if SEQALIGN.exists() else [sys.executable, "-m", "seqalign_cli"]
 
 if __name__ == "__main__" and str(TESTS) not in sys.path:
     # run as a script: tests/ for the shared test modules (under pytest, pyproject.toml's pythonpath puts it there)
@@ -278,7 +281,7 @@ def copy_inputs(folder: Path) -> Path:
 
 def run_case(case: Case, backend: str, folder: Path) -> bytes:
     """The command's stdout; GoldenError when it fails or says anything on stderr but the case's warning."""
-    proc = subprocess.run([str(SEQALIGN), *case.argv(backend)], cwd=folder, capture_output=True, timeout=600)
+    proc = subprocess.run([*COMMAND, *case.argv(backend)], cwd=folder, capture_output=True, timeout=600)
     if proc.returncode or proc.stderr.decode(errors="replace") != (case.warning + "\n" if case.warning else ""):
         raise GoldenError(f"{case.name}: seqalign {' '.join(case.argv(backend))} exited {proc.returncode}: "
                           f"{proc.stderr.decode(errors='replace').strip()}")

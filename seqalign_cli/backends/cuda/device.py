@@ -209,7 +209,7 @@ def upload_runs(cp, runs, staged: list | None):
 def copy_back(d_arr, shape, stream) -> np.ndarray:
     """A pinned host array of ``shape`` into which ``d_arr`` is copied on ``stream`` (queued: the copy does not wait)."""
     host = pinned(shape, d_arr.dtype)
-    d_arr.get(stream=stream, out=host.reshape(-1), blocking=False)
+    d_arr.get(stream=stream, out=host.reshape(d_arr.shape), blocking=False)
     return host
 
 
