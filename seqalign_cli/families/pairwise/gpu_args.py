@@ -96,26 +96,28 @@ class Walked(Pairs):
 
 
 @dataclass
-class WarpTraceArgs(Walked):
-    """pairwise_trace: ``eq_all`` whether every equal pair of codes is '=' (protein), not only A C G T."""
+class _Traced(Walked):
+    """A whole walk's run buffers (``Walked.runs``)."""
 
-    KERNEL, NAME = "pairwise_warp.cu", "pairwise_trace"
     run_off: A
     run_op: A
     run_len: A
     info: A
+
+
+@dataclass
+class WarpTraceArgs(_Traced):
+    """pairwise_trace: ``eq_all`` whether every equal pair of codes is '=' (protein), not only A C G T."""
+
+    KERNEL, NAME = "pairwise_warp.cu", "pairwise_trace"
     eq_all: A
 
 
 @dataclass
-class SubwarpTraceArgs(Walked):
+class SubwarpTraceArgs(_Traced):
     """subwarp_trace: the scoring after the run buffers (the walk rescores the 16-bit kernels' cells)."""
 
     KERNEL, NAME = "pairwise_subwarp.cu", "subwarp_trace"
-    run_off: A
-    run_op: A
-    run_len: A
-    info: A
     match: A
     mismatch: A
     gap_open: A

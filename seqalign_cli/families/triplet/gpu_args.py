@@ -67,17 +67,23 @@ class SweepTraceArgs(SweepArgs):
 
 
 @dataclass
-class WalkArgs(KernelArgs):
-    """triplet_walk: one thread a slot of ``order``; the run buffers, the window, then the codes and the
-    scoring it rescores cells with (``vals``: whether ``dirs`` holds values, not kinds)."""
+class _Walk(KernelArgs):
+    """What both walks read first: one thread a slot of ``order``, the offsets and the end cells."""
 
-    KERNEL, NAME = "triplet.cu", "triplet_walk"
     order: A
     nwork: A
     aoff: A
     boff: A
     coff: A
     out: A
+
+
+@dataclass
+class WalkArgs(_Walk):
+    """triplet_walk: the run buffers, the window, then the codes and the scoring it rescores cells with
+    (``vals``: whether ``dirs`` holds values, not kinds)."""
+
+    KERNEL, NAME = "triplet.cu", "triplet_walk"
     dirs: A
     dir_off: A
     run_off: A
@@ -121,16 +127,10 @@ class AffineArgs(Triplets):
 
 
 @dataclass
-class AffineWalkArgs(KernelArgs):
+class AffineWalkArgs(_Walk):
     """triplet_affine_walk: one thread a triplet of ``order``, from the words of the window ``wq``."""
 
     KERNEL, NAME = "triplet_affine.cu", "triplet_affine_walk"
-    order: A
-    nwork: A
-    aoff: A
-    boff: A
-    coff: A
-    out: A
     words: A
     word_off: A
     run_off: A
