@@ -23,7 +23,8 @@
 // Thread mapping: a group of G lanes aligns one work item; lane l holds the R rows of query tile
 // s * G + l of stage s in registers and sweeps the record's columns, column j at step j + l (an
 // anti-diagonal of the group), H and F of its last row going to lane l + 1 by a shuffle of width G;
-// lane 0 reads row 0 (stage 0) or the border row the stage above left. G = 1: a thread alone over the
+// lane 0 reads row 0 (stage 0) or the border row the stage above left. Every group of a warp steps
+// through the warp's longest item (its shuffles take every lane), past its own end without computing. G = 1: a thread alone over the
 // whole matrix, tile after tile, for the many short records; G = 8 or 32 for long ones, so that their
 // cells spread over lanes. PACK: 16-bit lanes (DPX instructions on Hopper), where the host has checked
 // that no value of either record passes INT16 bounds; else int32 lanes.
@@ -80,7 +81,9 @@ struct Wide32 {
 struct Item {
   const uint8_t* a;  // codes of the low (or only) record
   const uint8_t* b;  // of the high record (PACK), or null
-  int len_a, len_b, n;  // lengths; n: the columns swept (the longer)
+  int len_a, len_b, n;  // lengths; n: the item's columns (the longer)
+  int sweep;            // columns every group of the warp steps through: the warp's largest n (the groups'
+                        // shuffles take every lane of the warp, so no group may leave its loop early)
 };
 
 // The code of column j of a record of length len (padding past its end).
@@ -146,7 +149,7 @@ __device__ void stage(const Item& it, const int8_t* profile, int s, int tiles, i
   for (int r = 0; r < R; ++r) { hl[r] = C::splat(0); hg[r] = ngoe; el[r] = C::neg(); }
   V hdiag = C::splat(0);     // H[i0-1][j-1]: column 0 is 0 in local mode
   V hbot = C::splat(0), fbot = C::neg();  // this lane's last row at its last column
-  const int steps = it.n + G - 1;
+  const int steps = it.sweep + G - 1;
   uint32_t pa[R / 4], pb[R / 4];
   for (int step = 0; step < steps; ++step) {
     const int j = step - lane;
@@ -194,6 +197,7 @@ __device__ void search_item(const uint8_t* db, const int64_t* db_off, const int*
   it.b = rb >= 0 ? db + db_off[rb] : nullptr;
   it.len_b = rb >= 0 ? db_len[rb] : 0;
   it.n = max(it.len_a, it.len_b);
+  it.sweep = G > 1 ? warp_max(it.n) : it.n;
   constexpr int IPW = LAYOUT / G;
   // a group past the last item runs the last item's sweep for the shuffles' sake, without the border
   uint2* mine = (tiles > G && real) ? border + border_off[w / IPW] + w % IPW : nullptr;
