@@ -24,9 +24,9 @@
 // s * G + l of stage s in registers and sweeps the record's columns, column j at step j + l (an
 // anti-diagonal of the group), H and F of its last row going to lane l + 1 by a shuffle of width G;
 // lane 0 reads row 0 (stage 0) or the border row the stage above left. Every group of a warp steps
-// through the warp's longest item (its shuffles take every lane), past its own end without computing. G = 1: a thread alone over the
-// whole matrix, tile after tile, for the many short records; G = 8 or 32 for long ones, so that their
-// cells spread over lanes. PACK: 16-bit lanes (DPX instructions on Hopper), where the host has checked
+// through the warp's longest item (its shuffles take every lane), past its own end without computing.
+// G = 1: a thread alone over the whole matrix, tile after tile, for the many short records; G = 8 or 32
+// for long ones, so that their cells spread over lanes. PACK: 16-bit lanes (DPX instructions on Hopper), where the host has checked
 // that no value of either record passes INT16 bounds; else int32 lanes.
 #include "common.cuh"
 
