@@ -266,19 +266,16 @@ def test_gpu_dna_matrix_pairs_equal_the_cpu_engine():
     assert np.array_equal(got.stats, want.stats)
 
 
-def test_auto_keeps_matrix_pairs_on_the_cpu_until_asked(monkeypatch):
-    """The GPU's matrix kernels are new: ``auto`` keeps a matrix run on the CPU engine and says so; match and
-    mismatch scoring still picks the GPU."""
-    from seqalign_cli import backends, families
+def test_auto_takes_matrix_pairs_to_the_gpu(monkeypatch):
+    """The GPU suite has held the warp kernel's matrix variant to the CPU engine: ``auto`` takes matrix pairs to
+    a usable GPU as any other (nothing of the run is new there); the search's GPU engine stays asked for."""
+    from seqalign_cli import families
 
-    monkeypatch.setattr(backends, "gpu_status", lambda: (True, ""))
-    said = []
     cfg = AlignConfig(scoring=protein("BLOSUM62", 11, 1), mode="local")
-    backend = backends.select_backend(families.get("pairwise"), "auto", 1, said.append, align=cfg)
-    assert type(backend).__name__ == "CpuBackend"
-    assert said == ["backend auto: picked cpu (pair's GPU kernels of substitution matrices are new in this "
-                    "version: ask for it with --backend cuda)"]
-    assert families.get("pairwise").new_on_gpu(AlignConfig()) is None
+    assert families.get("pairwise").gpu_matrices is True
+    pairwise = families.get("pairwise")
+    assert pairwise.new_on_gpu(cfg) is None and pairwise.new_on_gpu(AlignConfig()) is None
+    assert families.get("search").new_on_gpu(cfg) == "search's GPU engine is new"
 
 
 def test_checkpointed_traceback_equals_the_full_matrix(proteins):
@@ -353,7 +350,7 @@ def test_command_line_protein_defaults_are_blast(tmp_path):
     rows = parse_tsv(out.read_text())
     assert [r["score"] for r in rows] == expected("local", "BLOSUM62_o11_e1")
     err = messages(proc.stderr.decode())
-    assert err[0].startswith("seqalign: backend auto: picked cpu ("), err  # no GPU here, or its matrices are new
+    assert err[0].startswith("seqalign: backend auto: picked "), err
     assert sum(line.startswith("seqalign: backend auto") for line in err) == 1, err
 
 

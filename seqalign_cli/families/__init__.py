@@ -107,7 +107,7 @@ register(Family(
     cuda_hooks="seqalign_cli.families.pairwise.gpu:HOOKS",
     checks="seqalign_cli.families.pairwise.gpu:compile_checks",
     bench="seqalign_cli.families.pairwise.bench:run",
-    gpu_matrices="asked",
+    gpu_matrices=True,
 ))
 
 register(Family(
