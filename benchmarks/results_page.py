@@ -283,6 +283,17 @@ SOURCES = {
         r"^engine=(?P<engine>\S+) mode=(?P<mode>[a-z-]+) seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
         "python benchmarks/bench_protein_cpu.py --modes local,global,semi-global,glocal --queries 3 --repeat 3 "
         "(two runs)", "a93e58f", "2026-12-07"),
+    # proteins, one H100: the search's score pass and its whole command
+    "protein-h100-search": Source(
+        "2026-12-07_h100_search.txt", r"^(?P<queries_by>[\w ,-]+)\t(?P<queries>\d+)\t(?P<secs>[\d.]+)\t(?P<tcups>[\d.]+)$",
+        "python benchmarks/bench_search.py --command (500,000 records, 168 M residues; 100 queries of 103-1,000 aa)",
+        "6716657", "2026-12-07"),
+    "protein-h100-command": Source(
+        "2026-12-07_h100_search.txt",
+        r"^command wall\t(?P<wall>[\d.]+) s \(runs (?P<runs>[\d., ]+)\); score pass (?P<score_pass>[\d.]+) s one at a "
+        r"time; ratio (?P<ratio>[\d.]+)$",
+        "python benchmarks/bench_search.py --command (the same run: `seqalign search Q DB -o hits.m8 --backend cuda "
+        "-t 16`, top 10 with alignments)", "6716657", "2026-12-07"),
     # the host's steps alone, development machine
     "host-io": Source(
         "2026-12-06_dev_host_io.txt", r"^(?P<step>[^:]+): (?P<secs>[\d.]+) s, (?P<mbs>\d+) MB/s$",
@@ -665,6 +676,18 @@ def protein_cpu(d: Data) -> str:
     return with_legend(lg, table(["run", "seqalign", "parasail, its fastest", "over parasail"], rows))
 
 
+def protein_h100(d: Data) -> str:
+    """The search's score pass by query length, all queries, and the whole command."""
+    lg = Legend(d)
+    rows = [[f"{r['queries_by']}{'' if r['queries_by'].startswith('all') else ' aa'} ({lg.mark('protein-h100-search')})",
+             r["queries"], r["secs"], r["tcups"]]
+            for r in d.find("protein-h100-search")]
+    c = d.find("protein-h100-command")[0]
+    rows.append([f"the whole command, top 10 with alignments ({lg.mark('protein-h100-command')})", "100",
+                 f"{c['wall']} (runs {c['runs']})", f"{c['ratio']}x the score pass"])
+    return with_legend(lg, table(["queries", "count", "seconds", "TCUPS"], rows))
+
+
 def host_path(d: Data) -> str:
     """The host-path targets of 2026-12-06, each checked against its figures."""
     lg = Legend(d)
@@ -726,6 +749,7 @@ def overview(d: Data) -> str:
                              ["graph-h100-sim", "graph-h100-gaf", "graph-h100-long-tsv", "graph-h100-cactus"]),
         ("graphs", "H200"): ([], ["graph-h200"]),
         ("graphs", "CPU, 2 cores"): (["graph-cpu"], []),
+        ("proteins", "H100"): (["protein-h100-search"], ["protein-h100-command"]),
         ("proteins", "CPU, 2 cores"): (["protein-cpu-striped"], []),
     }
 
@@ -745,6 +769,7 @@ TABLES = {
     "triplet_h100": triplet_h100, "triplet_h200": triplet_h200, "triplet_e2e": triplet_e2e,
     "triplet_cpu": triplet_cpu, "graph_h100": graph_h100, "graph_e2e": graph_e2e, "graph_cpu": graph_cpu,
     "host_path": host_path, "host_io": host_io, "protein_cpu": protein_cpu,
+    "protein_h100": protein_h100,
 }
 
 TEMPLATE = """\
@@ -888,39 +913,28 @@ Score only, 16 reads side by side: 4.0-4.6 GCUPS glocal on the Intel Xeon (2026-
 
 ## Proteins (`pair --alphabet protein`, `search`)
 
-The CPU engine, one thread, GCUPS (the AMD EPYC, 2 cores; shared, so its figures move by 20-40 % between
-runs: compare within a run), parasail 1.3.4's striped and scan 16-bit profile functions in the same run:
-the 500 public protein pairs (`tests/data/protein`, 55-991 aa, 47.9 M cells), BLOSUM62 with gaps 11 + k,
-the profile made for each pair; and the search's score pass, the shortest public queries against the
-2,989-record database, one profile a query:
+The CPU engine, one thread, GCUPS (2 cores, shared: compare within a run) beside parasail 1.3.4's 16-bit
+profile functions: the 500 public protein pairs (55-991 aa), BLOSUM62 11 + k, a profile a pair; the search's
+score pass, the 3 shortest public queries against the 2,989-record database:
 
 {protein_cpu}
 
-Score only, every mode runs Farrar's striped layout in explicit vectors (`families/pairwise/cpu_striped.py`; 16
-int16 lanes, [`decisions/striped_width.md`](decisions/striped_width.md)): the search's score pass, local
-pairs with their end cells (each row's largest H and its first column, the tie rule), and the modes
-without a floor with their borders and end cells along row m (and column n). With traceback the same
-sweep keeps every column's H (2 bytes a cell in int16 lanes) and walks it back by the tie rule
-(`families/pairwise/cpu_striped_trace.py`), beside parasail's traceback functions (each result's CIGAR made, as
-the engine makes its); before, the traceback went through the DNA engine's lane groups at 0.06-0.08 GCUPS.
-parasail's `sg` and `sg_dx` stand beside semi-global and glocal (the nearest of its free-end variants).
-The search's score pass sweeps two targets of similar length in one loop over the segments (two chains
-of dependent vector steps side by side: 0.91x to 0.97x; four gained nothing), each target in the
-narrowest lanes its shorter side allows (int16 for all but long against long). With all 20 public
-queries (144-5,478 aa) it runs at 9.9-10.5 GCUPS against 11.2-11.5: the columns' loop alone is at
-11.7-11.8 GCUPS on the longest query, and the lazy-F pass takes the rest (about 14 %), as it also
-raises E where F raised an H, which parasail's striped function leaves out (exact only where
-2 * gap-extend + the matrix's lowest score >= 0, not so for BLOSUM62 with extension 1); journal
-[`2026-12-07`](journal/2026-12-07.md).
-On the GPU, `seqalign search --backend cuda` scores local mode in `kernels/search.cu`, not yet measured
-on a GPU (no machine could be started on 2026-12-07); `pair --backend cuda` with a matrix runs the warp kernel's
-matrix variant, not yet measured either.
+Every mode runs Farrar's striped layout in explicit vectors (`families/pairwise/cpu_striped.py`,
+[`decisions/striped_width.md`](decisions/striped_width.md)); with traceback every column's H is kept and
+walked back by the tie rule (`cpu_striped_trace.py`); `sg` and `sg_dx` stand beside semi-global and glocal.
+The search's score pass sweeps two targets a loop, each in the lanes its shorter side allows; with all 20
+public queries (144-5,478 aa) 9.9-10.5 GCUPS against 11.2-11.5, the lazy-F pass the difference (it keeps
+E exact where parasail's does not): journal [`2026-12-07`](journal/2026-12-07.md).
+
+On one H100, `seqalign search --backend cuda` (`kernels/search.cu`, groups of 8 lanes up to 4,096
+residues: [`decisions/search_groups.md`](decisions/search_groups.md)), its hits equal to the CPU engine's,
+short of the targets (6 TCUPS, CUDASW++4.0's published 5.71; the command within 1.3x of its score pass):
+
+{protein_h100}
 
 ## The host path (2026-12-06, one H100)
 
-The newest section of the journal, [`journal/2026-12-06.md`](journal/2026-12-06.md): one process against
-worker processes, compressed inputs and outputs. Its runs are the H100 end-to-end table of pairs above;
-the targets, each checked here against them:
+The targets of [`journal/2026-12-06.md`](journal/2026-12-06.md) (workers, compressed inputs and outputs):
 
 {host_path}
 
@@ -930,24 +944,20 @@ The host's steps alone, the 2-core development machine, 2 threads:
 
 ## How to reproduce
 
-On a GPU machine, from the repository root: `bash benchmarks/device_run.sh MODE` installs the wheels of
-`.whl/`, takes GASAL2's files and `sars_20.fa` from `.carry/` and writes its logs to `$OUT`. Its modes:
-`tests` (TESTS), `suite` (the whole GPU suite, five groups side by side), `sweep` (`bench_gpu.py --sweep`,
-SWEEP_ARGS), `bench` (`bench_gpu.py`, BENCH_ARGS), `e2e` (`e2e_gasal2.py`, E2E_ARGS), `host` (the host path:
-one process against workers, formats, compressed inputs, the mix, triplets), `multi` and `multi-families`
-(one GPU against all of them) and `all` (tests, bench and e2e). `benchmarks/device_compare.sh BASE` times
-this tree against an earlier one in one run; `benchmarks/device_check.sh` is a short check after a change.
+On a GPU machine, from the repository root: `bash benchmarks/device_run.sh MODE` (wheels from `.whl/`,
+GASAL2's files and `sars_20.fa` from `.carry/`, logs to `$OUT`; its header lists the modes: the tests, the
+whole GPU suite, the kernel and end-to-end benchmarks, the host path, the search, several GPUs).
+`device_compare.sh BASE` times this tree against an earlier one in one run; `device_check.sh` is a short check.
 
 | script | what it measures |
 |---|---|
-| `bench_cpu.py` | the CPU engine beside parasail on the same pairs, one thread |
-| `bench_protein_cpu.py` | the CPU engine on protein pairs beside parasail's profile functions, one thread |
+| `bench_cpu.py`, `long_pairs_cpu.py` | the CPU engine beside parasail on the same pairs; on single long pairs |
+| `bench_protein_cpu.py`, `bench_search.py` | protein pairs and the search's pass on the CPU beside parasail; the GPU search |
 | `bench_gpu.py` | pair kernel GCUPS by length, mode and gap model; `--sweep`: every kernel shape |
 | `bench_triplet.py` | triplet cells a second of the CPU engine and, with `--gpu`, of the kernels |
 | `check_graph.py`, `profile_graph.py` | the graph kernels against the CPU engine; their time by reads and width |
 | `e2e_gasal2.py`, `e2e_mix.py` | end to end on the GASAL2 pairs; on a mix of 16 bp-20 kb; one GPU against several |
 | `e2e_triplet.py`, `e2e_graph.py` | end to end on triplets of SARS-CoV-2 windows; on reads against graphs |
-| `long_pairs_cpu.py` | single long pairs on the CPU engine beside parasail |
 | `host_io.py`, `host_path.py`, `bench_writers.py` | the host's steps alone: decompressing, cutting, compressing; reading and formatting; the writers |
 | `startup.py`, `first_run.py` | the start of a run; the first run after a fresh install |
 | `profile_threads.py`, `profile_batch.py`, `piece_timeline.py`, `profile_kernel.py` | where a run's time goes: threads, one batch, GPU jobs, one kernel for `ncu` |

@@ -51,7 +51,7 @@ PROFILE_RANGE = (-127, 127)
 ROWS = 16
 #: (longest record, lanes a work item): the first row whose length covers a record gives its group; longer
 #: records take whole warps (LONG_GROUP). Groups of 8 up to 4,096 residues: 2.61 TCUPS against 2.31 with one
-#: thread a record up to 1,024 (H100, benchmarks/decisions/search_groups.md)
+#: thread a record up to 1,024 (H100: benchmarks/decisions/search_groups.md)
 GROUPS = ((4096, 8),)
 LONG_GROUP = 32
 #: the largest gap_open + gap_extend of 16-bit lanes (minus infinity, NEG16, must stay far below every value)
