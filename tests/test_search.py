@@ -442,16 +442,19 @@ def test_search_in_pieces_gives_the_whole_batch_hits(tmp_path, monkeypatch):
         assert _hits_table(backend.align(batch, cfg)) == _hits_table(whole) and len(whole.query) > 0
 
 
-def test_auto_takes_the_cpu_engine_until_the_gpu_engine_is_asked_for(monkeypatch):
-    """A usable GPU: ``auto`` still runs a search on the CPU engine and says why (its GPU engine is new);
-    the other families are not held back."""
+def test_auto_takes_the_cpu_engine_while_a_gpu_engine_is_new(monkeypatch):
+    """A usable GPU and a family whose GPU engine is new (``gpu_when_asked``): ``auto`` runs the CPU engine and
+    says why. No registered family is held back now (the search's GPU engine passed the GPU suite)."""
+    import dataclasses
+
     from seqalign_cli import backends, families
     from seqalign_cli.backends.cpu import CpuBackend
 
     monkeypatch.setattr(backends, "gpu_status", lambda: (True, "1 CUDA device(s)"))
     said = []
-    backend = backends.select_backend(families.get("search"), "auto", 1, said.append, align=_protein_cfg())
+    held = dataclasses.replace(families.get("search"), gpu_when_asked=True)
+    backend = backends.select_backend(held, "auto", 1, said.append, align=_protein_cfg())
     assert isinstance(backend, CpuBackend)
     assert said == ["backend auto: picked cpu (search's GPU engine is new in this version: ask for it with "
                     "--backend cuda)"]
-    assert [f.name for f in families.FAMILIES.values() if f.gpu_when_asked] == ["search"]
+    assert [f.name for f in families.FAMILIES.values() if f.gpu_when_asked] == []

@@ -144,5 +144,4 @@ register(Family(
     cuda_hooks="seqalign_cli.families.search.gpu:HOOKS",
     checks="seqalign_cli.families.search.gpu:compile_checks",
     gpu_matrices=True,
-    gpu_when_asked=True,
 ))
