@@ -267,15 +267,15 @@ def test_gpu_dna_matrix_pairs_equal_the_cpu_engine():
 
 
 def test_auto_takes_matrix_pairs_to_the_gpu(monkeypatch):
-    """The GPU suite has held the warp kernel's matrix variant to the CPU engine: ``auto`` takes matrix pairs to
-    a usable GPU as any other (nothing of the run is new there); the search's GPU engine stays asked for."""
+    """The GPU suite has held the warp kernel's matrix variant (and the search's kernel) to the CPU engine:
+    ``auto`` takes matrix runs to a usable GPU as any other (nothing of the run is new there)."""
     from seqalign_cli import families
 
     cfg = AlignConfig(scoring=protein("BLOSUM62", 11, 1), mode="local")
     assert families.get("pairwise").gpu_matrices is True
     pairwise = families.get("pairwise")
     assert pairwise.new_on_gpu(cfg) is None and pairwise.new_on_gpu(AlignConfig()) is None
-    assert families.get("search").new_on_gpu(cfg) == "search's GPU engine is new"
+    assert families.get("search").new_on_gpu(cfg) is None
 
 
 def test_checkpointed_traceback_equals_the_full_matrix(proteins):

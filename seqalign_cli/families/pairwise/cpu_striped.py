@@ -5,10 +5,10 @@ The score pass of ``seqalign search`` in local mode: the query's profile
 laid out in stripes, lane w holding positions w*seg .. w*seg + seg - 1)
 is made once, then each target is swept one letter (column) at a time:
 
-* ``column``: the column's H, E (a gap in the query, carried to the next
-  column) and F (a gap in the target, carried down the segments) in one
-  pass over the segments, the H of the column before read shifted one
-  lane; H floors at 0 (local);
+* ``column``: the column's E (a gap in the query, opened from the column
+  before's H as the lazy-F pass left it), H and F (a gap in the target,
+  carried down the segments) in one pass over the segments, the H of the
+  column before read shifted one lane; H floors at 0 (local);
 * ``lazy_f``: Farrar's correction, F carried on across the lanes (shifted
   one lane a pass, at most a vector's lanes of passes) while it can still
   raise an H (a vector compare ends it, usually after one segment).
@@ -130,7 +130,9 @@ def _column_codegen(track: bool = False, border: bool = False, sets: int = 1):
         builder.cbranch(builder.icmp_signed("<", s, seg_), body, done)
         builder.position_at_end(body)
         for ((pp, ep, hsp, hlp, _), _), (vh, vf, vm) in zip(targets, phis):
-            e = builder.load(at(ep, s))
+            hl = builder.load(at(hlp, s))  # H[i][j-1], as the lazy-F pass left it; the next segment's diagonal
+            e = vmax(sub(builder.load(at(ep, s)), vge), sub(hl, vgoe))  # E[i][j] from column j-1
+            builder.store(e, at(ep, s))
             h = vmax(vmax(add(vh, builder.load(at(pp, s))), e), vf)
             if not border:
                 h = vmax(h, zero)  # local: floored at 0
@@ -141,8 +143,7 @@ def _column_codegen(track: bool = False, border: bool = False, sets: int = 1):
                 builder.store(builder.select(up, h, rm), at(rmp, s))
                 builder.store(builder.select(up, vj, builder.load(at(rcp, s))), at(rcp, s))
             opened = sub(h, vgoe)
-            builder.store(vmax(sub(e, vge), opened), at(ep, s))
-            for phi, value in ((vh, builder.load(at(hlp, s))), (vf, vmax(sub(vf, vge), opened)), (vm, vmax(vm, h))):
+            for phi, value in ((vh, hl), (vf, vmax(sub(vf, vge), opened)), (vm, vmax(vm, h))):
                 phi.add_incoming(value, body)
         s.add_incoming(builder.add(s, i64(1)), body)
         builder.branch(head)
@@ -158,10 +159,10 @@ def _column_codegen(track: bool = False, border: bool = False, sets: int = 1):
 @intrinsic
 def column(typingctx, P, c, E, Hs, Hl, state, seg, goe, ge):
     """One target letter's column. P: (kinds, seg, W) the profile, c: the letter (its row P[c], read in place:
-    a view a column costs a tenth of the column at protein lengths); E: (seg, W) updated; Hs: (seg, W)
-    receives the column's H; Hl: (seg, W) the column before; state: (2W,) the running max in state[:W], the
-    F leaving the column written to state[W:] (for ``lazy_f``); seg, goe, ge: int64, int32, int32. Returns
-    0."""
+    a view a column costs a tenth of the column at protein lengths); E: (seg, W), the column before's E in,
+    this column's out; Hs: (seg, W) receives the column's H; Hl: (seg, W) the column before; state: (2W,)
+    the running max in state[:W], the F leaving the column written to state[W:] (for ``lazy_f``); seg, goe,
+    ge: int64, int32, int32. Returns 0."""
     sig = types.int64(P, types.int64, E, Hs, Hl, state, types.int64, types.int32, types.int32)
     return sig, _column_codegen()
 
@@ -194,17 +195,17 @@ def column_ends(typingctx, P, c, E, Hs, Hl, state, rowmax, rowcol, j, seg, goe, 
 
 
 @intrinsic
-def lazy_f(typingctx, E, Hs, state, seg, goe, ge):
+def lazy_f(typingctx, Hs, state, seg, goe, ge):
     """Farrar's lazy-F pass over the column ``column`` just made (the same arrays): F shifted one lane, then
-    carried down the segments, raising H (and E) where it is larger, until it reaches a segment where no
-    lane's F - ge passes H - goe (there it can change nothing, nor any F below it); at most W passes. The
-    running max needs no update: an F is an H above it less goe at least. Returns 0."""
-    sig = types.int64(E, Hs, state, types.int64, types.int32, types.int32)
+    carried down the segments, raising H where it is larger, until it reaches a segment where no lane's
+    F - ge passes H - goe (there it can change nothing, nor any F below it); at most W passes. E needs no
+    update: the next column opens its E from these H (``column``). The running max needs none either: an F
+    is an H above it less goe at least. Returns 0."""
+    sig = types.int64(Hs, state, types.int64, types.int32, types.int32)
 
     def codegen(context, builder, signature, args):
-        ep, hsp, sp = (context.make_array(t)(context, builder, v).data
-                       for t, v in zip(signature.args[:3], args[:3]))
-        seg_, goe_, ge_ = args[3:6]
+        hsp, sp = (context.make_array(t)(context, builder, v).data for t, v in zip(signature.args[:2], args[:2]))
+        seg_, goe_, ge_ = args[2:5]
         i64 = ir.IntType(64)
         bits = signature.args[0].dtype.bitwidth
         VT, W, splat, at, vmax, add, sub = _vector_helpers(builder, bits)
@@ -229,7 +230,7 @@ def lazy_f(typingctx, E, Hs, state, seg, goe, ge):
         vf.add_incoming(vf_start, kbody)
         builder.cbranch(builder.icmp_signed("<", s, seg_), sbody, snext)
         builder.position_at_end(sbody)
-        hptr, eptr = at(hsp, s), at(ep, s)
+        hptr = at(hsp, s)
         old = builder.load(hptr)
         # F arriving here can change nothing where F - ge is at most H - goe: not this H (F <= H, as goe >= ge),
         # nor any F below it (the column's pass carried at least H - goe down)
@@ -237,9 +238,7 @@ def lazy_f(typingctx, E, Hs, state, seg, goe, ge):
         apply = builder.append_basic_block("apply")
         builder.cbranch(builder.icmp_unsigned("!=", more, mask(0)), apply, out)
         builder.position_at_end(apply)
-        h = vmax(old, vf)
-        builder.store(h, hptr)
-        builder.store(vmax(builder.load(eptr), sub(h, vgoe)), eptr)
+        builder.store(vmax(old, vf), hptr)
         s.add_incoming(builder.add(s, i64(1)), apply)
         vf.add_incoming(sub(vf, vge), apply)
         builder.branch(shead)
@@ -303,13 +302,13 @@ def _score_two(P, t, t2, goe, ge, work, state):
     seg = P.shape[1]
     for j in range(t2.shape[0]):
         column2(P, np.int64(t[j]), E, Hs, Hl, s1, np.int64(t2[j]), E2, Hs2, Hl2, s2, seg, goe, ge)
-        lazy_f(E, Hs, s1, seg, goe, ge)
-        lazy_f(E2, Hs2, s2, seg, goe, ge)
+        lazy_f(Hs, s1, seg, goe, ge)
+        lazy_f(Hs2, s2, seg, goe, ge)
         Hs, Hl = Hl, Hs
         Hs2, Hl2 = Hl2, Hs2
     for j in range(t2.shape[0], t.shape[0]):
         column(P, np.int64(t[j]), E, Hs, Hl, s1, seg, goe, ge)
-        lazy_f(E, Hs, s1, seg, goe, ge)
+        lazy_f(Hs, s1, seg, goe, ge)
         Hs, Hl = Hl, Hs
     W = P.shape[2]
     return np.int64(s1[:W].max()), np.int64(s2[:W].max())
@@ -387,7 +386,7 @@ def _score_ends(P, m, t, goe, ge, H, work, state):
     for j in range(t.shape[0]):
         Hs, Hl = columns(H, j)
         column_ends(P, np.int64(t[j]), E, Hs, Hl, state, rowmax, rowcol, np.int32(j + shift), seg, goe, ge)
-        lazy_f(E, Hs, state, seg, goe, ge)
+        lazy_f(Hs, state, seg, goe, ge)
     best = np.int64(state[:W].max())
     if best <= 0:
         return 0, 0, 0
@@ -412,11 +411,12 @@ def _score_bordered(P, m, t, go, ge, mode, H, E, state):
     columns' store (``columns``); ``E``: (seg, W)."""
     seg, W = P.shape[1], P.shape[2]
     goe = go + ge
+    floor = FLOOR16 if P.itemsize == 2 else FLOOR32
     for s in range(seg):
         for w in range(W):
             left = 0 if mode == SEMI_GLOBAL else -(go + (w * seg + s + 1) * ge)  # H[i][-1]
             H[0][s, w] = left
-            E[s, w] = left - goe  # E[i][0], opened from the border
+            E[s, w] = floor  # no E before column 0: it opens its E from the border, H[i][-1]
     state[:] = 0
     last_s, last_w = (m - 1) % seg, (m - 1) // seg
     row_best, row_j = -(go + m * ge), -1  # glocal's H[m][0]
@@ -428,7 +428,7 @@ def _score_bordered(P, m, t, go, ge, mode, H, E, state):
             top = -(go + (j + 1) * ge)
         column_bordered(P, np.int64(t[j]), E, Hs, Hl, state, np.int32(diag), np.int32(top - goe), seg,
                       np.int32(goe), np.int32(ge))
-        lazy_f(E, Hs, state, seg, np.int32(goe), np.int32(ge))
+        lazy_f(Hs, state, seg, np.int32(goe), np.int32(ge))
         v = np.int64(Hs[last_s, last_w])
         if v > row_best or row_j < 0 and mode == SEMI_GLOBAL:
             row_best, row_j = v, j
