@@ -10,9 +10,9 @@ from dataclasses import fields
 
 import pytest
 
+from seqalign_cli.backends.cuda.device import PackArgs
 from seqalign_cli.backends.cuda.launch import KernelArgs, global_functions, kernel_parameters
 from seqalign_cli.backends.cuda.loader import kernel_dir
-from seqalign_cli.backends.cuda.device import PackArgs
 from seqalign_cli.families.graph import gpu_args as graph
 from seqalign_cli.families.pairwise import gpu_args as pairwise
 from seqalign_cli.families.search.gpu import SearchArgs
