@@ -264,10 +264,10 @@ def value_bound(S: np.ndarray, qlen: np.ndarray, tlen: np.ndarray, mode: int = L
     return top
 
 
-def lane_dtype(qlen: int, S: np.ndarray, tlen: int | None = None):
-    """The lanes that hold every local H of a query of ``qlen`` letters (against one of ``tlen``, any length
-    where None) exactly: int16, int32, or None (too large)."""
-    top = int(value_bound(S, np.int64(qlen), np.int64(qlen if tlen is None else tlen)))
+def lane_dtype(qlen: int, S: np.ndarray):
+    """The lanes that hold every local H of a query of ``qlen`` letters against any target exactly: int16,
+    int32, or None (too large)."""
+    top = int(value_bound(S, np.int64(qlen), np.int64(qlen)))
     if top < INT16_TOP:
         return np.int16
     return np.int32 if top < -FLOOR32 else None
