@@ -1,7 +1,7 @@
 """End to end: the 20,000 GASAL2 pairs replicated to 1,000,000, file to TSV with CIGAR.
 
 Usage: python benchmarks/e2e_gasal2.py QUERY.fa.gz TARGET.fa.gz [--copies 50] [--backend cuda] [-t 16]
-                                      [--runs 2] [--bytecode] [--out FILE] [--formats tsv,sam,bam]
+                                      [--runs 2] [--bytecode] [--out FILE] [--formats tsv,sam,bam] [--batch-size N]
                                       [--score-only] [--devices 0|all|0,1 ...] [--workers 1 8 ...]
                                       [--compress gzip|bgzip]
                                       [--gasal2 BIN [--gasal2-args ...]]
@@ -72,7 +72,7 @@ def add_run_options(ap: argparse.ArgumentParser):
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("-t", "--threads", type=int, default=os.cpu_count())
     ap.add_argument("--mode", default="global")
-    ap.add_argument("--batch-size", type=int, default=65536)
+    ap.add_argument("--batch-size", type=int, default=0, help="records a chunk (default 0: the command's own rule)")
     ap.add_argument("--out", help="keep the output here (default: a temporary file)")
     ap.add_argument("--runs", type=int, default=2, help="first run compiles kernels; later runs reuse the caches")
     ap.add_argument("--formats", default="tsv", help="output formats to time, comma-separated (tsv, sam, bam, paf)")
@@ -142,8 +142,8 @@ def time_settings(args, paths: list[str], n_pairs: int, tmp: str) -> float:
     for devices, workers in settings:
         for fmt in args.formats.split(","):
             out = args.out or os.path.join(tmp, f"out.{fmt}")
-            cmd = [*prefix, "pair", "--backend", args.backend, "-t", str(args.threads), "--mode", args.mode,
-                   "--batch-size", str(args.batch_size), *paths]
+            cmd = [*prefix, "pair", "--backend", args.backend, "-t", str(args.threads), "--mode", args.mode, *paths]
+            cmd += ["--batch-size", str(args.batch_size)] if args.batch_size else []
             cmd += ["--score-only"] if args.score_only else []
             cmd += ["--workers", workers] if workers else []
             cmd += args.seqalign_args.split()

@@ -28,6 +28,7 @@ from ._version import __version__
 from .backends import BACKENDS
 from .config import ALPHABETS, GRAPH_MODES, MODES, TRIPLET_MODES, AlignConfig, RunConfig, Scoring
 from .errors import SeqalignError, UsageError
+from .io.sizing import ChunkSize
 from .matrices import BUILTIN as MATRICES
 from .matrices import INT32_MAX
 from .writers import formats, output_format
@@ -148,8 +149,9 @@ def run_options(family_name: str):
             click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                          help="Worker processes that read, align and write chunks side by side (TSV, PAF, MAF; "
                               "zip and interleaved inputs); 1: none. The -t threads are shared among them."),
-            click.option("--batch-size", type=click.IntRange(min=1), default=16384, show_default=True,
-                         help=f"{families.get(family_name).unit.capitalize()} read, aligned and written per chunk."),
+            click.option("--batch-size", type=click.IntRange(min=1), default=None,
+                         help=f"{families.get(family_name).unit.capitalize()} read, aligned and written per chunk "
+                              f"[default: {ChunkSize.of(families.get(family_name).chunk_size).describe()}]."),
             click.option("--shard", metavar="K/N", default=None,
                          help="Align only the K-th of N parts of the input (whole records by position, K from 1); "
                               "the N outputs concatenate in input order."),

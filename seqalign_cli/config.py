@@ -180,7 +180,7 @@ class RunConfig:
     backend: str = "auto"
     device: int | tuple[int, ...] | str = 0  # a GPU, several, or "all"
     threads: int = 1
-    batch_size: int = 16384
+    batch_size: int | None = None  # records a chunk; None: the family's rule (``Family.chunk_size``)
     #: (K, N): align only the K-th (from 1) of N parts of the input, whole records by position
     shard: tuple[int, int] | None = None
     #: where the run summary goes as JSON (``--stats``), or None

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from .. import writers
 from ..errors import UsageError
+from ..io.sizing import ChunkSize
 from ..writers import load
 
 
@@ -52,6 +53,8 @@ class Family:
     #: its GPU engine runs only when asked for (``--backend cuda``): an engine the GPU suite has not yet held to
     #: the CPU engine on a GPU; ``auto`` picks the CPU and says so
     gpu_when_asked: bool = False
+    #: the records of a chunk when ``--batch-size`` is not given: a count, or a ``ChunkSize`` rule
+    chunk_size: int | ChunkSize = 16384
 
     def new_on_gpu(self, align) -> str | None:
         """What of a run's GPU work is new (``gpu_when_asked``, ``gpu_matrices="asked"``), said as "... is new",
@@ -68,9 +71,12 @@ class Family:
     def formats(self) -> tuple[str, ...]:
         return writers.formats(self.name)
 
-    def read(self, inputs, batch_size: int, shard: tuple[int, int] | None = None):
-        """The chunks of a run; with ``shard`` (K, N), of its K-th part only: ``chunks`` is then called with
-        ``shard`` as a third argument (a family without parts need not take one)."""
+    def read(self, inputs, batch_size: int | None, shard: tuple[int, int] | None = None):
+        """The chunks of a run, of ``batch_size`` records (None: the family's ``chunk_size``); with ``shard``
+        (K, N), of its K-th part only: ``chunks`` is then called with ``shard`` as a third argument (a family
+        without parts need not take one)."""
+        if batch_size is None:
+            batch_size = self.chunk_size
         if shard is None:
             return load(self.chunks)(inputs, batch_size)
         return load(self.chunks)(inputs, batch_size, shard)
@@ -108,6 +114,8 @@ register(Family(
     checks="seqalign_cli.families.pairwise.gpu:compile_checks",
     bench="seqalign_cli.families.pairwise.bench:run",
     gpu_matrices=True,
+    # short pairs in larger chunks: each costs fixed host work (benchmarks/decisions/pair_chunk_size.md)
+    chunk_size=ChunkSize(65536, least=16384, letters=32 << 20),
 ))
 
 register(Family(

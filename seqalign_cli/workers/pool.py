@@ -35,8 +35,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from .. import families
 from ..errors import InputError, SeqalignError, UsageError
 from ..io.ahead import Ahead
+from ..io.sizing import ChunkSize
 from ..protocols import Results
 from . import channel
 
@@ -140,7 +142,8 @@ class Pool:
         self.stream, self.header, self.say, self.observe = stream, header, say, observe
         paths, per = self.cfg.inputs.pieces()
         skip, limit = self._part(paths[0], per)
-        self.cutters = [FileCutter(path, self.cfg.batch_size, per, skip, limit) for path in paths]
+        size = self.cfg.batch_size or ChunkSize.of(families.get(self.cfg.family).chunk_size).count
+        self.cutters = [FileCutter(path, size, per, skip, limit) for path in paths]
         self._threads = [threading.Thread(target=self._guard, args=(work,), name=name, daemon=True)
                          for work, name in ((self._run, "seqalign-workers"), (self._write, "seqalign-write"))]
         for thread in self._threads:

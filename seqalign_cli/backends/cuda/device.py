@@ -106,15 +106,61 @@ def shape_groups(subset: np.ndarray, key: np.ndarray, cells: np.ndarray) -> list
     ``subset``), each group's items largest ``cells`` first (indexed by item; sizes within 1/1024 of an
     octave of each other count as equal), ties in ``subset`` order: long items start early, short ones fill
     in behind. Two radix sorts of 16-bit keys where the shapes' keys fit 16 bits."""
+    return [(k, items) for k, items, _ in shape_parts(subset, key, cells)[0]]
+
+
+def shape_parts(subset: np.ndarray, key: np.ndarray, cells: np.ndarray, sizes: np.ndarray | None = None,
+                limit: int = 0) -> tuple[list[tuple[int, np.ndarray, int]], np.ndarray | None]:
+    """``shape_groups``, each group cut further as ``fitting_parts`` cuts it (consecutive parts whose
+    ``sizes``, indexed by item, add up to ``limit`` at most; an item alone may pass it), in one compiled
+    pass: [(key, items, total size)] and each item's offset within its part (indexed by item; None without
+    ``sizes``), where a launch's items lay out their work areas back to back."""
     key = np.require(key, np.int64, "CW")
     if not len(key):
-        return []
-    size = np.log2(np.maximum(cells[subset], 1).astype(np.float64)) * 1024  # below 2**16
-    rank = (65535 - size.astype(np.int64)).astype(np.uint16)
-    order = group_order(key, rank)
-    keys, items = key[order], subset[order]
-    cuts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
-    return [(int(keys[a]), items[a:b]) for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(items)])]
+        return [], (None if sizes is None else np.zeros(len(sizes), np.int64))
+    subset = np.require(subset, np.int64, "CW")
+    order = group_order(key, _size_rank(subset, np.require(cells, np.int64, "CW")))
+    items, keys = subset[order], key[order]
+    sized = sizes is not None
+    sizes = np.require(sizes, np.int64, "CW") if sized else np.zeros(0, np.int64)
+    off = np.zeros(len(sizes), np.int64)
+    bounds = np.empty(len(items) + 1, np.int64)
+    totals = np.empty(len(items), np.int64)
+    parts = _cut_parts(items, keys, sizes, limit, off, bounds, totals)
+    return ([(int(keys[bounds[k]]), items[bounds[k]:bounds[k + 1]], int(totals[k])) for k in range(parts)],
+            off if sized else None)
+
+
+@nb.njit(nogil=True, cache=True)
+def _size_rank(subset, cells):
+    """65535 less each item's size on a scale of 1/1024 octave (``shape_groups``' order, largest first)."""
+    rank = np.empty(subset.shape[0], np.uint16)
+    for i in range(subset.shape[0]):
+        rank[i] = 65535 - int(np.log2(np.float64(max(cells[subset[i]], 1))) * 1024)
+    return rank
+
+
+@nb.njit(nogil=True, cache=True)
+def _cut_parts(items, keys, sizes, limit, off, bounds, totals):
+    """``shape_parts``' cuts of ``items`` (in group order, ``keys`` theirs): where the key changes and, with
+    ``sizes`` (not empty), where the part's sizes would pass ``limit``; each item's offset in its part into
+    ``off``, the parts' starts into ``bounds`` and their sizes into ``totals``. Returns the number of parts."""
+    sized = sizes.shape[0] > 0
+    parts, start, total = 0, 0, 0
+    bounds[0] = 0
+    for j in range(items.shape[0]):
+        size = sizes[items[j]] if sized else 0
+        if j > start and (keys[j] != keys[j - 1] or (sized and total + size > limit)):
+            totals[parts] = total
+            parts += 1
+            bounds[parts] = start = j
+            total = 0
+        if sized:
+            off[items[j]] = total
+        total += size
+    totals[parts] = total
+    bounds[parts + 1] = items.shape[0]
+    return parts + 1
 
 
 @nb.njit(nogil=True, cache=True)

@@ -40,6 +40,7 @@ from ...errors import InputError, UsageError, warn
 from ...io.ahead import Ahead
 from ...io.block import Record, RecordBlock
 from ...io.fastx import FastxReader, display_name, open_binary
+from ...io.sizing import ChunkSize
 from ...io.shard import at_end, plan, plan_lines, records, require_file
 from ...io.validate import first_bad_letter, record_label, sam_name_error
 from ...protocols import Chunk
@@ -99,12 +100,12 @@ class _Records:
     """The records of a reader, taken n at a time as one block each; ``limit`` records at most in all
     (a part of a sharded run, ``shard.Part.limit``), or every record (None).
 
-    ``ahead`` (a record count; the files of a lockstep pairing, each beside the others): one thread parses
-    the file, another takes its records ``ahead`` at a time and encodes them, so that a ``take(ahead)`` is
-    one block made ready, its codes with it. ``blocks``: the parsed blocks (default: the reader's).
+    ``ahead`` (a chunk's size, a count or a ``ChunkSize``; the files of a lockstep pairing, each beside the others): one thread parses
+    the file, another takes its records a chunk's size at a time and encodes them, so that taking a chunk
+    is one block made ready, its codes with it. ``blocks``: the parsed blocks (default: the reader's).
     """
 
-    def __init__(self, reader: FastxReader, limit: int | None = None, ahead: int = 0, blocks=None):
+    def __init__(self, reader: FastxReader, limit: int | None = None, ahead: int | ChunkSize = 0, blocks=None):
         self.reader = reader
         self.blocks = reader.blocks() if blocks is None else blocks
         self.threads: list[Ahead] = []
@@ -112,11 +113,36 @@ class _Records:
             parsed = Ahead(self.blocks)
             # one chunk ready and one in the making a file (the run's reader thread keeps its own chunks ahead):
             # a chunk of long reads is large
-            self.blocks = Ahead(_encoded(_Records(reader, blocks=parsed), ahead), depth=1, name="seqalign-take-ahead")
+            self.blocks = Ahead(_encoded(_Records(reader, blocks=parsed), ChunkSize.of(ahead)), depth=1,
+                                name="seqalign-take-ahead")
             self.threads = [self.blocks, parsed]
         self.parts: deque[RecordBlock] = deque()
         self.held = 0
         self.limit = limit
+
+    def fitting(self, n: int, letters: int) -> int:
+        """How many of the next ``n`` records (fewer at the end) hold at most ``letters`` letters together;
+        reads blocks ahead as needed and takes none."""
+        if self.limit is not None:
+            n = min(n, self.limit)
+        held = sum(int(block.seq_off[-1]) for block in self.parts)
+        while self.held < n and held <= letters:
+            block = next(self.blocks, None)
+            if block is None:
+                break
+            self.parts.append(block)
+            self.held += len(block)
+            held += int(block.seq_off[-1])
+        count = used = 0
+        for block in self.parts:
+            m = min(len(block), n - count)
+            if m <= 0:
+                break
+            if used + block.seq_off[m] > letters:  # the bound falls inside this block
+                return count + int(np.searchsorted(block.seq_off[1:m + 1], letters - used, side="right"))
+            used += int(block.seq_off[m])
+            count += m
+        return count
 
     def take(self, n: int) -> RecordBlock:
         """The next n records (fewer at the end of the file, or of the limit)."""
@@ -162,11 +188,12 @@ class _Records:
         return left
 
 
-def _encoded(records: _Records, size: int) -> Iterator[RecordBlock]:
-    """``records`` taken ``size`` at a time, each block's codes made; before an error, the records read."""
+def _encoded(records: _Records, size: ChunkSize) -> Iterator[RecordBlock]:
+    """``records`` taken a chunk's ``size`` at a time, each block's codes made; before an error, the records
+    read."""
     while True:
         try:
-            block = records.take(size)
+            block = records.take(size.next_count(records.fitting))
         except BaseException:
             if records.held:
                 yield _encode(records.take(records.held))
@@ -194,14 +221,14 @@ def _require_records(reader: FastxReader, count: int):
         warn_if_empty(reader)
 
 
-def zip_chunks(query: str, target: str, size: int, sam_names: int = 0, shard=None) -> Iterator[PairChunk]:
+def zip_chunks(query: str, target: str, size: ChunkSize, sam_names: int = 0, shard=None) -> Iterator[PairChunk]:
     part = plan(shard, query)
     skip, limit = records(part)
     qr, tr = FastxReader(query, sam_names, skip), FastxReader(target, skip=skip)
     qs, ts = _Records(qr, limit, ahead=size), _Records(tr, limit, ahead=size)
     try:
         while True:
-            qb = qs.take(size)
+            qb = qs.take(size.next_count(qs.fitting, ts.fitting))
             if not len(qb):
                 break
             tb = ts.take(len(qb))
@@ -557,19 +584,22 @@ def _sam_bounds(chunks: Iterator[PairChunk], inputs: PairInputs) -> Iterator[Pai
         yield chunk
 
 
-def pair_chunks(inputs: PairInputs, size: int, shard: tuple[int, int] | None = None) -> Iterator[PairChunk]:
-    """The pairs of a run, in input order, in chunks of ``size``; ``shard`` (K, N): the K-th of N parts
+def pair_chunks(inputs: PairInputs, size: int | ChunkSize,
+                shard: tuple[int, int] | None = None) -> Iterator[PairChunk]:
+    """The pairs of a run, in input order, in chunks of ``size`` (a count, or ``ChunkSize``'s rule: for two
+    files read side by side; the other pairings take its ``count``); ``shard`` (K, N): the K-th of N parts
     (``shard.py``) of the pairs (zip, interleaved), the queries (cross) or the pair lines (pairs file)."""
     sam = 1 if inputs.sam_scoring is not None else 0
+    size = ChunkSize.of(size)
     if inputs.pairing == "pairs":
         require_file(shard, inputs.pairs_file, "the --pairs file")
-        chunks = file_chunks(inputs.pairs_file, inputs.query, inputs.target, size, sam, shard)
+        chunks = file_chunks(inputs.pairs_file, inputs.query, inputs.target, size.count, sam, shard)
     elif inputs.pairing == "interleaved":
         require_file(shard, inputs.query, "QUERY")
-        chunks = interleaved_chunks(inputs.query, size, sam, shard)
+        chunks = interleaved_chunks(inputs.query, size.count, sam, shard)
     elif inputs.pairing == "cross":
         require_file(shard, inputs.query, "QUERY")
-        chunks = cross_chunks(inputs.query, inputs.target, size, sam, shard)
+        chunks = cross_chunks(inputs.query, inputs.target, size.count, sam, shard)
     else:
         require_file(shard, inputs.query, "QUERY")
         chunks = zip_chunks(inputs.query, inputs.target, size, sam, shard)

@@ -28,7 +28,7 @@ from functools import partial
 
 import numpy as np
 
-from ...backends.cuda.device import (DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, offsets, shape_groups,
+from ...backends.cuda.device import (DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, shape_parts,
                                      upload, upload_runs)
 from ...backends.cuda.launch import profile_fits
 from ...config import AlignConfig, Mode
@@ -234,19 +234,13 @@ class CudaPairwise(DeviceEngine):
             key = ((G * 64 + R) * 2)[subset]
         else:  # words: None in score only (no codes)
             G, R, pack, words, key = plan_pairs(qlen, tlen, subset, sc, cfg.traceback, tuning.shape, tuning.pack16)
-        work = []  # (part, shape, pack) of each launch
-        for _, sel in shape_groups(subset, key, qlen * tlen):
-            work += [(part, int(G[sel[0]]), int(R[sel[0]]), bool(pack[sel[0]]))
-                     for part in self._slices(sel, words, cfg.traceback)]
-        d_dir_off = None
-        if cfg.traceback and work:
-            # each pair's codes from the start of its own launch's buffer: one array for all launches
-            dir_off = np.zeros(len(words), np.int64)
-            for part, *_ in work:
-                dir_off[part] = offsets(words[part])
-            d_dir_off = upload(self.cp, dir_off, d.staged)
-        for part, g, r, p in work:
-            total = int(words[part].sum()) if cfg.traceback else 0
+        # each shape's pairs, largest first, in parts whose direction codes fit DIRS_BYTES, and each pair's codes
+        # from the start of its own launch's buffer (one array for all launches)
+        trace = cfg.traceback
+        parts, dir_off = shape_parts(subset, key, qlen * tlen, words if trace else None, DIRS_BYTES // 4)
+        d_dir_off = upload(self.cp, dir_off, d.staged) if trace and parts else None
+        for _, part, total in parts:
+            g, r, p = int(G[part[0]]), int(R[part[0]]), bool(pack[part[0]])
             if kernel == "warp":
                 launches.append(warp.prepare(self.cp, self.device, d, qlen, tlen, part, r, cfg, total, d_dir_off))
             else:
@@ -260,11 +254,6 @@ class CudaPairwise(DeviceEngine):
         cost = subwarp.checkpoint_bytes(qlen, tlen)
         return [subwarp.Checkpointed(self.cp, self.device, d, qlen, tlen, part, cfg)
                 for part in fitting_parts(long, cost, DIRS_BYTES)]
-
-    @staticmethod
-    def _slices(sel: np.ndarray, words: np.ndarray, trace: bool):
-        """Consecutive parts of ``sel`` whose direction codes fit in DIRS_BYTES."""
-        return fitting_parts(sel, words * 4, DIRS_BYTES) if trace else [sel]
 
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
