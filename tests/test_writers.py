@@ -9,6 +9,7 @@ warns 'different NM/MD' on stderr for every wrong tag).
 from __future__ import annotations
 
 import gzip
+import os
 import re
 import shutil
 import subprocess
@@ -454,3 +455,21 @@ def test_sam_empty_record_name(tmp_path):
         return
     rc, _, err = samtools_run("view", "-h", out)
     assert rc == 0 and err == "", err
+
+
+def test_the_temporary_output_is_opened_without_truncation(tmp_path, monkeypatch):
+    """ext4 flushes a file truncated to nothing when it is closed (auto_da_alloc): the temporary output,
+    new and empty, is opened without O_TRUNC, and the output is still whole and in place."""
+    from seqalign_cli.writers import output
+
+    flags = []
+    real = os.open
+    monkeypatch.setattr(output.os, "open", lambda path, flag, *a: flags.append((path, flag)) or real(path, flag, *a))
+    out = output.OutputFile(str(tmp_path / "out.tsv"))
+    stream = out.open()
+    stream.write(b"x" * 100000)
+    out.commit()
+    temp = [f for p, f in flags if p.endswith(".tmp")]
+    assert temp and not any(f & os.O_TRUNC for f in temp) and temp[-1] & os.O_WRONLY  # mkstemp, then the stream
+    assert (tmp_path / "out.tsv").read_bytes() == b"x" * 100000
+    assert os.listdir(tmp_path) == ["out.tsv"]

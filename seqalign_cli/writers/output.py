@@ -166,7 +166,7 @@ class OutputFile:
         elif self.direct:
             self._raw = open(self.path, "wb")  # noqa: SIM115 - a device or a FIFO: nothing is created
         else:
-            self._raw = open(self.make_temp(), "wb")  # noqa: SIM115
+            self._raw = open(self.make_temp(), "wb", opener=_without_truncation)  # noqa: SIM115
         if self.compress:
             # BGZF: a gzip file (multi-member) that htslib also reads by blocks; its fixed block
             # header names no file, so the temporary name never shows
@@ -210,3 +210,10 @@ class OutputFile:
                 self._raw.close()
         except (OSError, ValueError):
             pass
+
+
+def _without_truncation(path: str, flags: int) -> int:
+    """Opens the new (empty) temporary file as ``open(path, "wb")`` would, but without O_TRUNC: ext4 marks a
+    file truncated to nothing for a flush of its delayed blocks when it is closed (``auto_da_alloc``),
+    which made closing 700 MB of output take 0.1-0.3 s."""
+    return os.open(path, flags & ~os.O_TRUNC)

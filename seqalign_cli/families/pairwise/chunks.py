@@ -221,7 +221,9 @@ def _require_records(reader: FastxReader, count: int):
         warn_if_empty(reader)
 
 
-def zip_chunks(query: str, target: str, size: ChunkSize, sam_names: int = 0, shard=None) -> Iterator[PairChunk]:
+def zip_chunks(query: str, target: str, size: int | ChunkSize, sam_names: int = 0,
+               shard=None) -> Iterator[PairChunk]:
+    size = ChunkSize.of(size)
     part = plan(shard, query)
     skip, limit = records(part)
     qr, tr = FastxReader(query, sam_names, skip), FastxReader(target, skip=skip)
