@@ -131,6 +131,11 @@ class Hooks(Protocol):
         """The line said once a run when the records ``idx`` of a GPU run go to the CPU engine, or None."""
         return None
 
+    def plan_ahead(self, batch, cfg) -> None:
+        """Host work on ``batch`` that needs no device (routes, a plan of launches), done by the reading thread
+        before the aligning thread takes the batch, and kept on the batch; none by default."""
+        return None
+
 
 @runtime_checkable
 class Writer(Protocol):

@@ -119,11 +119,16 @@ class _Reader(Ahead):
 
     def __init__(self, chunks, depth: int = 2):
         self.records = 0
+        #: the backend's ``plan_ahead(batch)`` once it is chosen (the reader starts before): host work on each
+        #: batch that the aligning thread then finds done
+        self.plan = None
         super().__init__(self._batches(chunks), depth, name="seqalign-read")
 
     def _batches(self, chunks):
         for chunk in chunks:
             batch = chunk.batch()
+            if self.plan is not None:
+                self.plan(batch)
             self.records += len(chunk)
             yield chunk, batch
 
@@ -412,6 +417,7 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
         _keep_freed_memory()
         reader = _Reader(chunks)
         backend = select_backend(family, cfg.backend, cfg.threads, say, cfg.device, cfg.align, cfg.progress)
+        reader.plan = lambda batch: backend.plan_ahead(batch, cfg.align)
         writer = make_writer(family.name, cfg.out_format,
                              WriterContext.of_run(cfg, out, cfg.threads, header=cfg.shard is None or cfg.shard[0] == 1))
         writing = _WriterThread(writer, depth=backend.depth,  # batches the backend keeps in flight

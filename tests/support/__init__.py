@@ -14,6 +14,8 @@ parametrize or build backends themselves.
 * ``generators``: random pairs and scorings; ``clidata``: the small data sets of ``tests/data/cli``;
 * ``helpers``: result comparison, TSV parsing, a pretend GPU engine, the GPUs at hand;
 * ``fake_cupy``: a stand-in for CuPy under which the GPU engines' constructors run without a GPU;
+* ``numpy_cupy``: numpy standing in for CuPy deep enough for an engine's ``submit``, its kernels
+  recording their launches;
 * ``samtools_checks``: samtools, or pysam's built-in copy, on written SAM/BAM;
 * ``backends``: the backend parameters (cpu, and cuda where a GPU is usable) and ``make_backend``.
 """

@@ -58,6 +58,9 @@ class CpuBackend:
         #: records of the batch under way already aligned (its pieces done)
         self.partial = 0
 
+    def plan_ahead(self, batch, cfg):
+        """The backends' common ``plan_ahead`` (``GpuScheduler``'s): nothing to plan on the CPU."""
+
     def start(self, batch, cfg) -> Done:
         """The batch aligned now (the backends' common ``start``)."""
         return Done(self.align(batch, cfg))

@@ -171,6 +171,11 @@ class GpuScheduler:
     def align(self, batch, cfg):
         return self.start(batch, cfg).result()
 
+    def plan_ahead(self, batch, cfg):
+        """The host work of ``batch`` that needs no device, done before ``start`` by the reading thread (the
+        family's ``hooks.plan_ahead``), so that the aligning thread mostly uploads and launches."""
+        self.hooks.plan_ahead(batch, cfg)
+
     def start(self, batch, cfg) -> "Pending":
         """Begin aligning ``batch``; ``result()`` of the returned object finishes it.
 

@@ -9,7 +9,7 @@ output order is always input order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -38,6 +38,8 @@ class PairBatch(Batch):
     q_off: np.ndarray  # (n+1,)
     t_codes: np.ndarray
     t_off: np.ndarray  # (n+1,)
+    #: the GPU engine's plan of its launches, made ahead by the reading thread (``gpu.LaunchPlan``), or None
+    planned: object = field(default=None, repr=False, compare=False)
 
     @property
     def size(self) -> int:

@@ -118,7 +118,16 @@ class PairwiseHooks(Hooks):
     @staticmethod
     def on_gpu(batch: PairBatch, cfg: AlignConfig) -> np.ndarray:
         """The pairs a GPU aligns: scores within int32 lanes, and a traceback route that fits."""
+        if batch.planned is not None and batch.planned.cfg is cfg:
+            return batch.planned.gpu
         return routes(batch.qlen.astype(np.int64), batch.tlen.astype(np.int64), cfg).gpu
+
+    @staticmethod
+    def plan_ahead(batch: PairBatch, cfg: AlignConfig):
+        """The batch's launches planned by the reading thread (``LaunchPlan``), for the plan's default tuning."""
+        qlen, tlen = batch.qlen.astype(np.int64), batch.tlen.astype(np.int64)
+        gpu = routes(qlen, tlen, cfg).gpu
+        batch.planned = plan_launches(qlen, tlen, cfg, np.flatnonzero(gpu), Tuning(), gpu)
 
 
 HOOKS = PairwiseHooks()
@@ -131,6 +140,71 @@ class Tuning:
     kernel: str = "subwarp"  # "subwarp" (the plan) or "warp"
     shape: tuple[int, int] | None = None  # a fixed (G, R) for every pair instead of the plan
     pack16: bool = True  # 16-bit lanes where scores allow
+
+
+@dataclass
+class PartPlan:
+    """One launch of a shape as the host plans it: its pairs, shape (G, R), 16-bit lanes or not, direction
+    words, and (subwarp launches of their own) ``gpu_subwarp.host_items``."""
+
+    part: np.ndarray
+    G: int
+    R: int
+    pack: bool
+    words: int
+    host: tuple | None = None
+
+
+@dataclass
+class LaunchPlan:
+    """What the host decides of a batch's launches before any device call (``plan_launches``): made by the
+    aligning thread, or ahead by the reading thread (``HOOKS.plan_ahead``) for the records the scheduler
+    then gives the GPU (``gpu``, the routes of ``cfg``)."""
+
+    cfg: AlignConfig
+    tuning: Tuning
+    gpu: np.ndarray | None
+    subset: np.ndarray  # the pairs planned
+    long: np.ndarray  # those traced back by checkpoints
+    parts: list[PartPlan]
+    dir_off: np.ndarray | None  # each pair's direction codes from the start of its launch's buffer
+
+    def fits(self, cfg: AlignConfig, tuning: Tuning, subset: np.ndarray) -> bool:
+        return (self.cfg is cfg and self.tuning == tuning and len(subset) == len(self.subset)
+                and np.array_equal(subset, self.subset))
+
+
+def plan_launches(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, subset: np.ndarray, tuning: Tuning,
+                  gpu: np.ndarray | None = None) -> LaunchPlan:
+    """The launches of every shape over the pairs ``subset`` (lengths int64), host work only."""
+    whole = subset
+    kernel = pick_kernel(cfg, tuning.kernel)
+    long = subset[:0]
+    # only queries of several whole-warp stages can take the checkpointed route: skip the routes otherwise
+    if cfg.traceback and (qlen[subset] > subwarp.LONG[0] * subwarp.LONG[1]).any():
+        ckpt = routes(qlen, tlen, cfg, tuning.kernel).checkpointed
+        long = subset[ckpt[subset]]
+        if len(long):
+            subset = subset[~ckpt[subset]]
+    if kernel == "warp":
+        G = np.full(len(qlen), warp.WARP, np.int64)
+        R = warp.rows_per_lane(qlen)
+        words = warp.dir_words(qlen, tlen, R)
+        pack = np.zeros(len(qlen), bool)
+        key = ((G * 64 + R) * 2)[subset]
+    else:  # words: None in score only (no codes)
+        G, R, pack, words, key = plan_pairs(qlen, tlen, subset, cfg.scoring, cfg.traceback, tuning.shape,
+                                            tuning.pack16)
+    # each shape's pairs, largest first, in parts whose direction codes fit DIRS_BYTES
+    trace = cfg.traceback
+    groups, dir_off = shape_parts(subset, key, qlen * tlen, words if trace else None, DIRS_BYTES // 4)
+    parts = []
+    for _, part, total in groups:
+        g, r, p = int(G[part[0]]), int(R[part[0]]), bool(pack[part[0]])
+        host = (subwarp.host_items(qlen, tlen, part, g, r, p, cfg.scoring)
+                if kernel == "subwarp" and not subwarp.shared(g, p, trace) else None)
+        parts.append(PartPlan(part, g, r, p, total, host))
+    return LaunchPlan(cfg, tuning, gpu, whole, long, parts, dir_off if trace and parts else None)
 
 
 @dataclass
@@ -178,7 +252,8 @@ class CudaPairwise(DeviceEngine):
 
     def queue(self, batch, cfg, subset, out, d, stream, clock) -> Job:
         """Plan and queue the kernels of ``subset``, then the copy back of ends and summaries."""
-        launches = self.prepare(batch.qlen.astype(np.int64), batch.tlen.astype(np.int64), cfg, subset, d)
+        launches = self.prepare(batch.qlen.astype(np.int64), batch.tlen.astype(np.int64), cfg, subset, d,
+                                batch.planned)
         clock("prepare")
         # side by side: the long pairs' few blocks alone leave most of the GPU idle (a mix of 16 bp-20 kb on one
         # H200: 12.3-12.6 s one launch after another, 9.0-9.1 s side by side;
@@ -213,39 +288,22 @@ class CudaPairwise(DeviceEngine):
             out.qstart[sel], out.tstart[sel] = job.cfg.mode_code.score_only_starts()
 
     def prepare(self, qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, subset: np.ndarray,
-                d: _DeviceBatch) -> list:
-        """The kernel launches of every shape over the pairs ``subset``, inputs uploaded."""
-        sc = cfg.scoring
+                d: _DeviceBatch, ahead: LaunchPlan | None = None) -> list:
+        """The kernel launches of every shape over the pairs ``subset``, inputs uploaded; ``ahead``: the
+        batch's plan made by the reading thread, taken where it planned the same pairs."""
         tuning = self.tuning
-        kernel = pick_kernel(cfg, tuning.kernel)
-        launches = []
-        # only queries of several whole-warp stages can take the checkpointed route: skip the routes otherwise
-        if cfg.traceback and (qlen[subset] > subwarp.LONG[0] * subwarp.LONG[1]).any():
-            ckpt = routes(qlen, tlen, cfg, tuning.kernel).checkpointed
-            long = subset[ckpt[subset]]
-            if len(long):
-                subset = subset[~ckpt[subset]]
-                launches += self._checkpointed(qlen, tlen, cfg, long, d)
-        if kernel == "warp":
-            G = np.full(len(qlen), warp.WARP, np.int64)
-            R = warp.rows_per_lane(qlen)
-            words = warp.dir_words(qlen, tlen, R)
-            pack = np.zeros(len(qlen), bool)
-            key = ((G * 64 + R) * 2)[subset]
-        else:  # words: None in score only (no codes)
-            G, R, pack, words, key = plan_pairs(qlen, tlen, subset, sc, cfg.traceback, tuning.shape, tuning.pack16)
-        # each shape's pairs, largest first, in parts whose direction codes fit DIRS_BYTES, and each pair's codes
-        # from the start of its own launch's buffer (one array for all launches)
-        trace = cfg.traceback
-        parts, dir_off = shape_parts(subset, key, qlen * tlen, words if trace else None, DIRS_BYTES // 4)
-        d_dir_off = upload(self.cp, dir_off, d.staged) if trace and parts else None
-        for _, part, total in parts:
-            g, r, p = int(G[part[0]]), int(R[part[0]]), bool(pack[part[0]])
-            if kernel == "warp":
-                launches.append(warp.prepare(self.cp, self.device, d, qlen, tlen, part, r, cfg, total, d_dir_off))
+        plan = ahead if ahead is not None and ahead.fits(cfg, tuning, subset) else \
+            plan_launches(qlen, tlen, cfg, subset, tuning)
+        launches = self._checkpointed(qlen, tlen, cfg, plan.long, d) if len(plan.long) else []
+        d_dir_off = upload(self.cp, plan.dir_off, d.staged) if plan.dir_off is not None else None
+        warp_kernel = pick_kernel(cfg, tuning.kernel) == "warp"
+        for pp in plan.parts:
+            if warp_kernel:
+                launches.append(warp.prepare(self.cp, self.device, d, qlen, tlen, pp.part, pp.R, cfg, pp.words,
+                                             d_dir_off))
             else:
-                launches += subwarp.prepare(self.cp, self.device, d, qlen, tlen, part, g, r, p, cfg, total, d_dir_off,
-                                            tuning.pack16)
+                launches += subwarp.prepare(self.cp, self.device, d, qlen, tlen, pp.part, pp.G, pp.R, pp.pack, cfg,
+                                            pp.words, d_dir_off, tuning.pack16, pp.host)
         return launches
 
     def _checkpointed(self, qlen, tlen, cfg, long: np.ndarray, d) -> list:

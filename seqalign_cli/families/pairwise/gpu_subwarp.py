@@ -90,23 +90,42 @@ def border_layout(cp, qlen, tlen, items: np.ndarray, rows: int, npairs: int, slo
     """Device scratch for the work items that need more than one stage (``plan.border_offsets``):
     the buffer and the per-pair offsets (uploaded through ``staged``, ``device.upload``); a token pair when
     none does (the kernels read no offset)."""
-    off, total = border_offsets(items, qlen, tlen, rows, npairs, slots)
+    return border_buffers(cp, border_offsets(items, qlen, tlen, rows, npairs, slots), staged)
+
+
+def border_buffers(cp, offsets: tuple[np.ndarray, int], staged: list | None = None):
+    """``border_layout``'s device arrays from its host offsets and total (``plan.border_offsets``)."""
+    off, total = offsets
     if not total:
         return cp.empty(1, np.int32), cp.zeros(1, np.int64)
     return cp.empty(total, np.int32), (cp.asarray(off) if staged is None else upload(cp, off, staged))
 
 
+def shared(G: int, pack16: bool, trace: bool) -> bool:
+    """Whether a shape's launches go through ``prepare_shared`` (score-only whole-warp pairs, shared by
+    warps where they span several stages) rather than one launch of ``prepare``'s own."""
+    return G == 32 and not pack16 and not trace
+
+
+def host_items(qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, scoring):
+    """What the host plans of one launch of ``_prepare`` (no device needed, so a batch's plan can be made
+    ahead): its work items (``pair_items``: two pairs a group in 16-bit lanes) and the border offsets of
+    the items that span several stages (``plan.border_offsets``: per-pair offsets and the total)."""
+    items = pair_items(part, qlen, tlen, scoring) if pack16 else part.astype(np.int32).reshape(-1, 1)
+    return items, border_offsets(items, qlen, tlen, G * R, len(qlen), 1)
+
+
 def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, cfg, words: int = 0,
-            d_dir_off=None, shared16: bool = True) -> list[Launch]:
+            d_dir_off=None, shared16: bool = True, host=None) -> list[Launch]:
     """The kernels of one shape over the pairs ``part``, with their inputs uploaded.
 
     ``d`` holds the batch on the device (codes, offsets, ends and, when
     tracing, the run buffers); ``words`` direction words at ``d_dir_off``.
     Score-only pairs of several whole-warp stages are shared by several
     warps (``shared_warps``), in 16-bit lanes where ``shared16`` and the
-    scoring allow.
+    scoring allow. ``host``: ``host_items`` of the launch, planned ahead.
     """
-    if G == 32 and not pack16 and not cfg.traceback:
+    if shared(G, pack16, cfg.traceback):
         stages = (qlen[part] + G * R - 1) // (G * R)
         warps = shared_warps(stages)
         pack = shared16 and shared16_fits(cfg.scoring, cfg.mode_code, G * R)
@@ -115,7 +134,7 @@ def prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16:
         if (warps > 1).any():
             return [x for wb in np.unique(warps)
                     for x in prepare_shared(cp, device, d, qlen, tlen, part[warps == wb], R, cfg, int(wb), pack)]
-    return [_prepare(cp, device, d, qlen, tlen, part, G, R, pack16, cfg, words, d_dir_off)]
+    return [_prepare(cp, device, d, qlen, tlen, part, G, R, pack16, cfg, words, d_dir_off, host)]
 
 
 def shared16_fits(scoring, mode_code: int, rows: int) -> bool:
@@ -158,12 +177,12 @@ def prepare_shared(cp, device, d, qlen, tlen, part, R: int, cfg, warps: int, pac
 
 
 def _prepare(cp, device, d, qlen, tlen, part: np.ndarray, G: int, R: int, pack16: bool, cfg, words: int = 0,
-             d_dir_off=None) -> Launch:
+             d_dir_off=None, host=None) -> Launch:
     sc = cfg.scoring
     trace = cfg.traceback
     fwd, back = kernels(device, cfg.mode_code, trace, G, R, pack16)
-    items = pair_items(part, qlen, tlen, sc) if pack16 else part.astype(np.int32).reshape(-1, 1)
-    border, border_off = border_layout(cp, qlen, tlen, items, G * R, len(qlen), 1, d.staged)
+    items, borders = host if host is not None else host_items(qlen, tlen, part, G, R, pack16, sc)
+    border, border_off = border_buffers(cp, borders, d.staged)
     order = upload(cp, np.ascontiguousarray(items.reshape(-1)), d.staged)
     blocks = (len(items) * G + THREADS - 1) // THREADS
     head = dict(Pairs.of(d, order, len(items)), **scores(sc), border=border, border_off=border_off,
