@@ -134,30 +134,36 @@ class _Reader(Ahead):
 
 
 class _WriterThread:
-    """Writes (chunk, results) items in order in a thread, ``depth`` items behind at most.
+    """Writes (chunk, results) items in order, ``depth`` items behind at most, in two threads.
 
-    Results are pending (``Done`` or the GPU engine's ``Pending``): the thread waits for them.
-    ``observe(results)``, when given, sees the results of every chunk written (``stats.Collector``).
+    Results are pending (``Done`` or the GPU engine's ``Pending``): the collecting thread waits for
+    them in order and lets each chunk choose among its results; the writing thread formats and writes
+    them, so that the next chunk's results come back while one is written. ``observe(results)``, when
+    given, sees the results of every chunk written (``stats.Collector``).
 
-    An error of the writer (a broken pipe, a duplicate SAM reference) is
-    raised in the aligning thread by the next ``put`` or by ``finish``.
+    An error of either (a broken pipe, a duplicate SAM reference, a failed batch) is raised in the
+    aligning thread by the next ``put`` or by ``finish``.
     """
 
     def __init__(self, writer, depth: int = 2, observe=None):
         self.writer = writer
         self.observe = observe
         self.items: queue.Queue = queue.Queue(maxsize=depth)
+        self.ready: queue.Queue = queue.Queue(maxsize=1)  # collected, waiting for the writing thread
         self.error: BaseException | None = None
         self.stopped = False
         self.written = 0  # chunks written
         self.records = 0  # records of the chunks whose results came (aligned)
-        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.collector = threading.Thread(target=self._collect, name="seqalign-collect", daemon=True)
+        self.thread = threading.Thread(target=self._run, name="seqalign-write", daemon=True)
+        self.collector.start()
         self.thread.start()
 
-    def _run(self):
+    def _collect(self):
         while True:
             item = self.items.get()
             if item is None:
+                self._hand(None)
                 return
             if self.error is not None or self.stopped:
                 continue  # after an error: drain until the end marker
@@ -165,7 +171,29 @@ class _WriterThread:
                 chunk, pending = item
                 results = pending.result()
                 self.records += len(chunk)
-                results = chunk.finish(results)  # the family's choice among its results (protocols.Chunk)
+                self._hand((chunk, chunk.finish(results)))  # the family's choice among its results (protocols.Chunk)
+            except BaseException as exc:  # handed to the aligning thread
+                self.error = exc
+
+    def _hand(self, item):
+        """``item`` to the writing thread, unless the run stopped while it waited for room."""
+        while True:
+            try:
+                self.ready.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                if self.stopped:
+                    return
+
+    def _run(self):
+        while True:
+            item = self.ready.get()
+            if item is None:
+                return
+            if self.error is not None or self.stopped:
+                continue
+            try:
+                chunk, results = item
                 self.writer.write(chunk, results)
                 if self.observe is not None:
                     self.observe(results)
@@ -191,30 +219,41 @@ class _WriterThread:
     def finish(self):
         """Wait until every item is written."""
         self.items.put(None)
+        self.collector.join()
         self.thread.join()
         self._raise()
 
     def stop(self, wait: float = 5.0):
-        """Drop what is still queued and let the thread end (after an error elsewhere).
+        """Drop what is still queued and let the threads end (after an error elsewhere).
 
         The write in progress is waited for ``wait`` seconds at most: a pipe whose
         reader stopped reading must not hold up the error or an interrupt.
         """
         self.stopped = True
         deadline = time.monotonic() + wait
-        while True:
+        for q in (self.items, self.ready):
             while True:
                 try:
-                    self.items.get_nowait()
+                    q.get_nowait()
                 except queue.Empty:
                     break
+        while True:
             try:
                 self.items.put_nowait(None)
                 break
             except queue.Full:  # the aligning thread put one more meanwhile
                 if time.monotonic() >= deadline:
                     return
-        self.thread.join(timeout=max(deadline - time.monotonic(), 0))
+                try:
+                    self.items.get_nowait()
+                except queue.Empty:
+                    pass
+        for thread in (self.collector, self.thread):
+            thread.join(timeout=max(deadline - time.monotonic(), 0))
+        try:
+            self.ready.put_nowait(None)  # the writing thread, if the collecting thread gave up handing over
+        except queue.Full:
+            pass
 
 
 class _Aligning:
