@@ -19,6 +19,13 @@ tests compare them.
 Which pairs a GPU takes is decided here, once (``HOOKS.on_gpu``): scores
 within int32 lanes, and a traceback that fits the per-pair budget or the
 checkpointed route; the scheduler gives the others to the CPU engine.
+
+What the host decides of a batch's launches before any device call (the
+routes, shapes, launches and their work items: ``plan_launches``, a
+``LaunchPlan``) is made by the run's reading thread as it hands the batch
+over (``HOOKS.plan_ahead``), so that the aligning thread mostly uploads and
+launches; a piece of a batch, or another tuning, is planned when it is
+queued.
 """
 
 from __future__ import annotations
