@@ -100,9 +100,10 @@ class _Records:
     """The records of a reader, taken n at a time as one block each; ``limit`` records at most in all
     (a part of a sharded run, ``shard.Part.limit``), or every record (None).
 
-    ``ahead`` (a chunk's size, a count or a ``ChunkSize``; the files of a lockstep pairing, each beside the others): one thread parses
-    the file, another takes its records a chunk's size at a time and encodes them, so that taking a chunk
-    is one block made ready, its codes with it. ``blocks``: the parsed blocks (default: the reader's).
+    ``ahead`` (a chunk's size, a count or a ``ChunkSize``; the files of a lockstep pairing, each beside the
+    others): one thread parses the file, another takes its records a chunk's size at a time and encodes
+    them, so that taking a chunk is one block made ready, its codes with it. ``blocks``: the parsed blocks
+    (default: the reader's).
     """
 
     def __init__(self, reader: FastxReader, limit: int | None = None, ahead: int | ChunkSize = 0, blocks=None):
