@@ -67,7 +67,8 @@ def test_an_error_while_collecting_is_raised_and_nothing_after_it_is_written():
             stage.put(_Chunk([k]), _Pending(k, seen, fail=k == 1))
             time.sleep(0.05)
         stage.finish()
-    assert writer.got == [0]
+    stage.stop()  # both threads ended
+    assert writer.got in ([], [0])  # nothing from the failed batch on: chunk 0 at most, had it come first
 
 
 def test_stop_does_not_wait_for_a_stuck_write():
