@@ -133,8 +133,8 @@ class PairwiseHooks(Hooks):
     def plan_ahead(batch: PairBatch, cfg: AlignConfig):
         """The batch's launches planned by the reading thread (``LaunchPlan``), for the plan's default tuning."""
         qlen, tlen = batch.qlen.astype(np.int64), batch.tlen.astype(np.int64)
-        gpu = routes(qlen, tlen, cfg).gpu
-        batch.planned = plan_launches(qlen, tlen, cfg, np.flatnonzero(gpu), Tuning(), gpu)
+        routed = routes(qlen, tlen, cfg)
+        batch.planned = plan_launches(qlen, tlen, cfg, np.flatnonzero(routed.gpu), Tuning(), routed)
 
 
 HOOKS = PairwiseHooks()
@@ -182,14 +182,15 @@ class LaunchPlan:
 
 
 def plan_launches(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, subset: np.ndarray, tuning: Tuning,
-                  gpu: np.ndarray | None = None) -> LaunchPlan:
-    """The launches of every shape over the pairs ``subset`` (lengths int64), host work only."""
+                  routed: Routes | None = None) -> LaunchPlan:
+    """The launches of every shape over the pairs ``subset`` (lengths int64), host work only; ``routed``: the
+    batch's routes under ``tuning``'s kernel where they are made already."""
     whole = subset
     kernel = pick_kernel(cfg, tuning.kernel)
     long = subset[:0]
     # only queries of several whole-warp stages can take the checkpointed route: skip the routes otherwise
     if cfg.traceback and (qlen[subset] > subwarp.LONG[0] * subwarp.LONG[1]).any():
-        ckpt = routes(qlen, tlen, cfg, tuning.kernel).checkpointed
+        ckpt = (routed if routed is not None else routes(qlen, tlen, cfg, tuning.kernel)).checkpointed
         long = subset[ckpt[subset]]
         if len(long):
             subset = subset[~ckpt[subset]]
@@ -211,7 +212,8 @@ def plan_launches(qlen: np.ndarray, tlen: np.ndarray, cfg: AlignConfig, subset: 
         host = (subwarp.host_items(qlen, tlen, part, g, r, p, cfg.scoring)
                 if kernel == "subwarp" and not subwarp.shared(g, p, trace) else None)
         parts.append(PartPlan(part, g, r, p, total, host))
-    return LaunchPlan(cfg, tuning, gpu, whole, long, parts, dir_off if trace and parts else None)
+    return LaunchPlan(cfg, tuning, None if routed is None else routed.gpu, whole, long, parts,
+                      dir_off if trace and parts else None)
 
 
 @dataclass
