@@ -1220,34 +1220,3 @@ __global__ void graph_walk(GRAPH_ARGS, int* ws_all, int64_t ws_stride, const int
     }
   }
 }
-
-#ifdef SA_INSTANTIATE_ALL
-// Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every width and mode the backend launches.
-#define GRAPH_SCORE_ARGS GRAPH_ARGS, int*, int64_t, int*, int64_t, int*, int64_t, int, int*, int
-#define GRAPH_BEST_ARGS const int*, int, const int64_t*, const int*, int, int, int, int*
-#define GRAPH_WALK_ARGS                                                                                     \
-  GRAPH_ARGS, int*, int64_t, const int*, int64_t, int, int*, uint8_t*, int64_t, unsigned short*, int64_t,      \
-      const int*, const int64_t*, uint8_t*, int*, const int64_t*, int*, int*, int
-#define GRAPH_SCORES(K, M, LINKED)                                               \
-  template __global__ void graph_score<K, M, false, LINKED>(GRAPH_SCORE_ARGS);     \
-  template __global__ void graph_score<K, M, true, LINKED>(GRAPH_SCORE_ARGS);      \
-  template __global__ void graph_score16<K, M, false, LINKED>(GRAPH_SCORE_ARGS);   \
-  template __global__ void graph_score16<K, M, true, LINKED>(GRAPH_SCORE_ARGS);
-#define GRAPH_VARIANTS(K, M) GRAPH_SCORES(K, M, false) template __global__ void graph_walk<K, M>(GRAPH_WALK_ARGS);
-#define GRAPH_MODES(K) GRAPH_VARIANTS(K, 0) GRAPH_VARIANTS(K, 2) GRAPH_VARIANTS(K, 3)
-template __global__ void graph_best<0>(GRAPH_BEST_ARGS);
-template __global__ void graph_best<2>(GRAPH_BEST_ARGS);
-template __global__ void graph_best<3>(GRAPH_BEST_ARGS);
-GRAPH_MODES(1)
-GRAPH_MODES(2)
-GRAPH_MODES(3)
-GRAPH_MODES(4)
-GRAPH_MODES(5)
-GRAPH_MODES(6)
-GRAPH_MODES(8)
-GRAPH_MODES(12)
-GRAPH_MODES(16)
-GRAPH_SCORES(16, 0, true)
-GRAPH_SCORES(16, 2, true)
-GRAPH_SCORES(16, 3, true)
-#endif

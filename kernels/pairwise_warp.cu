@@ -167,27 +167,3 @@ __global__ void pairwise_trace(const uint8_t* __restrict__ q, const int64_t* __r
                                  ends[3 * p], ends[3 * p + 1], ends[3 * p + 2], run_op + run_off[p],
                                  run_len + run_off[p], info + 7 * p, Scoring{0, 0, 0, 0, 0, eq_all != 0});
 }
-
-#ifdef SA_INSTANTIATE_ALL
-// Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every variant the backend uses.
-#define SA_VARIANTS(M)                                                              \
-  template __global__ void pairwise_warp<M, false, 1, SUB_PROFILE>(PW_ARGS);         \
-  template __global__ void pairwise_warp<M, true, 1, SUB_COMPUTED>(PW_ARGS);        \
-  template __global__ void pairwise_warp<M, false, 4, SUB_COMPUTED>(PW_ARGS);       \
-  template __global__ void pairwise_warp<M, true, 8, SUB_PROFILE>(PW_ARGS);         \
-  template __global__ void pairwise_warp<M, false, 8, SUB_MATRIX>(PW_ARGS);         \
-  template __global__ void pairwise_warp<M, true, 4, SUB_MATRIX>(PW_ARGS);
-#define PW_ARGS                                                                     \
-  const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, int, int, int, int, \
-      int, int, const int*, int*, const int64_t*, uint32_t*, const int64_t*, int*
-SA_VARIANTS(0)
-SA_VARIANTS(1)
-SA_VARIANTS(2)
-SA_VARIANTS(3)
-template __global__ void pairwise_trace<1>(const uint8_t*, const int64_t*, const uint8_t*, const int64_t*,
-                                           const int*, int, int, const uint32_t*, const int64_t*,
-                                           const int*, const int64_t*, uint8_t*, int*, int*, int);
-template __global__ void pairwise_trace<8>(const uint8_t*, const int64_t*, const uint8_t*, const int64_t*,
-                                           const int*, int, int, const uint32_t*, const int64_t*,
-                                           const int*, const int64_t*, uint8_t*, int*, int*, int);
-#endif

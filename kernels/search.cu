@@ -226,15 +226,3 @@ __global__ void search_local(const uint8_t* db, const int64_t* db_off, const int
   search_item<G, R, PACK>(db, db_off, db_len, items, nitems, profile, tiles, gap_oe, gap_e, border, border_off,
                           score);
 }
-
-#ifdef SA_INSTANTIATE_ALL
-// Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every variant the backend uses.
-#define SEARCH_ARGS \
-  const uint8_t*, const int64_t*, const int*, const int*, int, const int8_t*, int, int, int, uint2*, const int64_t*, int*
-#define SEARCH_VARIANTS(G)                                         \
-  template __global__ void search_local<G, 16, true>(SEARCH_ARGS); \
-  template __global__ void search_local<G, 16, false>(SEARCH_ARGS);
-SEARCH_VARIANTS(1)
-SEARCH_VARIANTS(8)
-SEARCH_VARIANTS(32)
-#endif

@@ -327,20 +327,3 @@ __global__ void triplet_affine_walk(const int* __restrict__ order, int nwork, co
   sa::reverse_runs(op, len, nr);  // forward order: start to end
   inf[0] = i; inf[1] = j; inf[2] = k; inf[3] = nr;
 }
-
-#ifdef SA_INSTANTIATE_ALL
-// Build checks (nvcc/hipcc -DSA_INSTANTIATE_ALL): every variant the backend uses.
-#define AFFINE_ARGS                                                                                          \
-  const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const uint8_t*, const int64_t*, const int*, \
-      int, int, int, int, int, int, int*, const int64_t*, int*, int*, uint32_t*, const int64_t*, const int*, int
-#define AFFINE_WALK_ARGS                                                                                       \
-  const int*, int, const int64_t*, const int64_t*, const int64_t*, const int*, const uint32_t*, const int64_t*, \
-      const int64_t*, uint8_t*, int*, int*, const int*, int
-#define AFFINE_VARIANTS(M)                                              \
-  template __global__ void triplet_affine<M, 0>(AFFINE_ARGS);           \
-  template __global__ void triplet_affine<M, 1>(AFFINE_ARGS);           \
-  template __global__ void triplet_affine_walk<M>(AFFINE_WALK_ARGS);
-AFFINE_VARIANTS(0)
-AFFINE_VARIANTS(1)
-AFFINE_VARIANTS(3)
-#endif

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import platform
 
-from . import families
 from ._version import __version__
 
 
@@ -24,6 +23,7 @@ def report() -> list[str]:
 
     from .backends.cuda import device_name
     from .backends.cuda.loader import kernel_dir, module
+    from .backends.cuda.variants import table
 
     lines.append(f"cupy {cupy.__version__}, CUDA runtime {cupy.cuda.runtime.runtimeGetVersion()}, "
                  f"driver {cupy.cuda.runtime.driverGetVersion()}")
@@ -32,11 +32,7 @@ def report() -> list[str]:
         lines.append(f"GPU {dev}: {device_name(dev)}, compute capability {props['major']}.{props['minor']}, "
                      f"{props['multiProcessorCount']} SMs, {props['totalGlobalMem'] / 2**30:.0f} GiB")
     lines.append(f"kernels: {kernel_dir()}")
-    checks = {"runs.cu": ()}  # shared by every family (device.fetch_runs)
-    for family in families.FAMILIES.values():
-        if family.checks:
-            checks.update(family.load(family.checks)())
-    for name, expressions in checks.items():
+    for name, expressions in table().items():
         try:
             module(name, expressions)
             lines.append(f"{name}: compiles" + (f" ({len(expressions)} variants checked)" if expressions else ""))

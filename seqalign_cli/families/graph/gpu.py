@@ -510,8 +510,8 @@ class CudaGraph(DeviceEngine):
 
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
-    """Kernel variants ``seqalign info`` compiles: every width and mode, score only and traceback (the stripe
-    pipeline: the widest)."""
+    """The variants ``seqalign info`` and the build check compile (backends/cuda/variants.py): every width and
+    mode, score only and traceback (the stripe pipeline: the widest)."""
     flags = (False, True)
     return {KERNEL: tuple(score_name(k, m, t) for k in WIDTHS for m in MODES for t in flags)
             + tuple(score16_name(k, m, t) for k in WIDTHS for m in MODES for t in flags)

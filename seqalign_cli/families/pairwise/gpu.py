@@ -38,12 +38,13 @@ import numpy as np
 from ...backends.cuda.device import (DeviceEngine, Job, copy_back, fetch_runs, fitting_parts, shape_parts,
                                      upload, upload_runs)
 from ...backends.cuda.launch import profile_fits
+from ...backends.cuda.variants import whole_warp
 from ...config import AlignConfig, Mode
 from ...protocols import Hooks
 from . import gpu_subwarp as subwarp
 from . import gpu_warp as warp
 from .batch import PairBatch
-from .plan import plan_pairs, route_pairs
+from .plan import LONG, PLAN_G, PLAN_R, plan_pairs, route_pairs
 from .results import Alignments
 
 #: int32 lanes hold every score whose bound stays below this
@@ -324,16 +325,27 @@ class CudaPairwise(DeviceEngine):
 
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
-    """Kernel variants ``seqalign info`` compiles: every mode, traceback or not, one of each lane layout."""
-    modes = range(len(Mode))
-    return {
-        "pairwise_warp.cu": tuple(f"pairwise_warp<{m}, {t}, {r}, {sub}>" for m in modes for t in ("false", "true")
-                                  for r in (1, 8) for sub in (warp.SUB_COMPUTED, warp.SUB_PROFILE, warp.SUB_MATRIX))
-        + ("pairwise_trace<1>", "pairwise_trace<8>"),
-        "pairwise_subwarp.cu": tuple(f"pairwise_subwarp<{m}, {t}, {g}, {r}, 1>" for m in modes
-                                     for t in ("false", "true") for g, r in ((1, 4), (8, 20), (32, 16)))
-        + tuple(f"pairwise_subwarp<{m}, false, 32, 16, 8>" for m in modes)
-        + tuple(f"pairwise_subwarp16<{m}, {t}, 8, 20, 1>" for m in modes for t in ("false", "true"))
-        + tuple(f"pairwise_subwarp16<{m}, false, 32, 16, 8>" for m in modes if m != Mode.LOCAL)
-        + ("subwarp_trace<8, 20, false>", "subwarp_trace<8, 20, true>"),
-    }
+    """The variants ``seqalign info`` and the build check compile (backends/cuda/variants.py): every mode with
+    and without traceback, int32 and 16-bit lanes, each substitution source; every rows-a-lane of the warp
+    kernel, every shape of the plan and every count of warps sharing a pair (``shared_warps``) at least once."""
+    modes, bools = range(len(Mode)), (False, True)
+    subs = (warp.SUB_COMPUTED, warp.SUB_PROFILE, warp.SUB_MATRIX)
+    rows = range(1, warp.MAX_R + 1)
+    warp_table = (tuple(warp.warp_name(m, t, r, sub) for m in modes for t in bools for r in (1, warp.MAX_R)
+                        for sub in subs)
+                  + tuple(warp.warp_name(Mode.GLOBAL, True, r, warp.SUB_PROFILE) for r in rows[1:-1])
+                  + tuple(warp.trace_name(r) for r in rows))
+    G, R = LONG
+    shapes = [(int(g), int(r)) for g, r in zip(PLAN_G, PLAN_R)]
+    spread = ((1, 8), (8, 20), (G, R))
+    subwarp_table = (tuple(subwarp.subwarp_name(m, t, g, r, p) for m in modes for t in bools for p in bools
+                           for g, r in spread)
+                     + tuple(subwarp.subwarp_name(Mode.GLOBAL, True, g, r, p) for g, r in shapes
+                             if (g, r) not in spread for p in bools)
+                     + tuple(whole_warp(subwarp.subwarp_name(m, False, G, R, False, wb), G) for m in modes
+                             for wb in (2, 4, subwarp.CHECKPOINT_WARPS))
+                     + tuple(whole_warp(subwarp.subwarp_name(m, False, G, R, True, wb), G) for m in modes
+                             for wb in (2, 4, 8, 16))
+                     + tuple(subwarp.trace_name(g, r, p) for g, r in shapes for p in bools)
+                     + (subwarp.walk_name(G, R),))
+    return {warp.KERNEL: warp_table, subwarp.KERNEL: subwarp_table}

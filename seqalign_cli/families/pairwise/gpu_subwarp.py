@@ -75,13 +75,27 @@ def shared_warps(stages: np.ndarray) -> np.ndarray:
     return np.where(stages >= 8, 8, np.where(stages >= 4, 4, np.where(stages >= 2, 2, 1)))
 
 
+def subwarp_name(mode: int, trace: bool, G: int, R: int, pack16: bool, warps: int = 1) -> str:
+    """The forward kernel of a shape: groups of G lanes, R rows a lane, int32 or 16-bit lanes, ``warps`` warps
+    sharing a pair."""
+    kind = "pairwise_subwarp16" if pack16 else "pairwise_subwarp"
+    return f"{kind}<{int(mode)}, {flag(trace)}, {int(G)}, {int(R)}, {int(warps)}>"
+
+
+def trace_name(G: int, R: int, pack16: bool) -> str:
+    """The traceback kernel of a shape."""
+    return f"subwarp_trace<{int(G)}, {int(R)}, {flag(pack16)}>"
+
+
+def walk_name(G: int, R: int) -> str:
+    """The checkpointed traceback's walk through one stage (``Checkpointed``)."""
+    return f"subwarp_walk<{int(G)}, {int(R)}>"
+
+
 def kernels(device: int, mode: int, trace: bool, G: int, R: int, pack16: bool, warps: int = 1):
     """The forward kernel of a shape (and the traceback kernel when tracing)."""
-    if pack16:
-        fwd = f"pairwise_subwarp16<{int(mode)}, {flag(trace)}, {G}, {R}, {warps}>"
-    else:
-        fwd = f"pairwise_subwarp<{int(mode)}, {flag(trace)}, {G}, {R}, {warps}>"
-    back = f"subwarp_trace<{G}, {R}, {flag(pack16)}>"
+    fwd = subwarp_name(mode, trace, G, R, pack16, warps)
+    back = trace_name(G, R, pack16)
     mod = module(KERNEL, (fwd, back) if trace else (fwd,), device)
     return mod.get_function(fwd), (mod.get_function(back) if trace else None)
 
@@ -224,7 +238,7 @@ class Checkpointed:
         self.cp, self.d, self.cfg, self.rows = cp, d, cfg, G * R
         self.fwd, _ = kernels(device, cfg.mode_code, False, G, R, False, CHECKPOINT_WARPS)
         self.rec, _ = kernels(device, cfg.mode_code, True, G, R, False)
-        walk = f"subwarp_walk<{G}, {R}>"
+        walk = walk_name(G, R)
         self.walk = module(KERNEL, (walk,), device).get_function(walk)
         self.part = part
         npairs = len(qlen)

@@ -50,9 +50,19 @@ def matrix_table(scoring) -> np.ndarray:
     return table.ravel()
 
 
+def warp_name(mode: int, trace: bool, R: int, sub: int) -> str:
+    """The warp kernel of R rows a lane and a substitution source (SUB_*)."""
+    return f"pairwise_warp<{int(mode)}, {flag(trace)}, {int(R)}, {int(sub)}>"
+
+
+def trace_name(R: int) -> str:
+    """The warp kernel's traceback of R rows a lane."""
+    return f"pairwise_trace<{int(R)}>"
+
+
 def kernels(device: int, mode: int, trace: bool, R: int, sub: int):
-    fwd = f"pairwise_warp<{int(mode)}, {flag(trace)}, {R}, {sub}>"
-    back = f"pairwise_trace<{R}>"
+    """The forward kernel and its traceback."""
+    fwd, back = warp_name(mode, trace, R, sub), trace_name(R)
     mod = module(KERNEL, (fwd, back), device)
     return mod.get_function(fwd), mod.get_function(back)
 

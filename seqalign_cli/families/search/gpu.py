@@ -246,7 +246,7 @@ class CudaSearch(DeviceEngine):
 
     def _work(self, part: _Part, launch: _Launch, prof, tiles: int, sc, row):
         """A callable queueing one launch on the current stream (its border scratch is the stream's)."""
-        fn = module(KERNEL, (name := f"search_local<{launch.G}, {ROWS}, {flag(launch.pack)}>",),
+        fn = module(KERNEL, (name := kernel_name(launch.G, launch.pack),),
                     self.device).get_function(name)
         grid = -(-launch.nitems * launch.G // THREADS)
 
@@ -287,7 +287,13 @@ class SearchHooks(Hooks):
 HOOKS = SearchHooks()
 
 
+def kernel_name(G: int, pack: bool) -> str:
+    """The kernel of groups of G lanes, 16-bit (``pack``) or int32 lanes."""
+    return f"search_local<{int(G)}, {ROWS}, {flag(pack)}>"
+
+
 def compile_checks() -> dict[str, tuple[str, ...]]:
-    """Kernel variants ``seqalign info`` compiles: every group size, 16-bit and int32 lanes."""
+    """The variants ``seqalign info`` and the build check compile (backends/cuda/variants.py): every group size,
+    16-bit and int32 lanes."""
     groups = [g for _, g in GROUPS] + [LONG_GROUP]
-    return {KERNEL: tuple(f"search_local<{g}, {ROWS}, {flag(p)}>" for g in groups for p in (True, False))}
+    return {KERNEL: tuple(kernel_name(g, p) for g in groups for p in (True, False))}

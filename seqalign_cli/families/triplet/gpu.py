@@ -48,6 +48,7 @@ Benchmarks: ``time_triplets`` (kernel time of one batch) and ``bench_run``
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -263,8 +264,8 @@ class CudaTriplet(DeviceEngine):
 
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
-    """Kernel variants ``seqalign info`` compiles: every mode, each group size, int32 and 16-bit lanes, traceback
-    (in windows too; codes and values' bytes); the affine kernels."""
+    """The variants ``seqalign info`` and the build check compile (backends/cuda/variants.py): every mode, each
+    group size, int32 and 16-bit lanes, traceback (in windows too; codes and values' bytes); the affine kernels."""
     linear = (tuple(kernel_name(m, r, t, p, wave=w) for m in MODES for t, r, p, w in
                     ((1, 4, False, False), (4, 6, False, False), (16, 8, False, False), (16, 6, False, True),
                      (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True),
@@ -275,8 +276,7 @@ def compile_checks() -> dict[str, tuple[str, ...]]:
                        (1, 4, True, False), (4, 6, True, False), (16, 6, True, False), (16, 6, True, True))
                       for v in (False, True))
               + tuple(kernel_name(m, 6, 16, p, trace=True, wave=w, windows=True, values=v) for m in MODES
-                      for p, w, v in ((False, True, False), (True, True, False), (True, True, True),
-                                      (True, False, True)))
+                      for p, w, v in itertools.product((False, True), repeat=3))
               + tuple(walk_name(m, r, t) for m in MODES for t, r in ((1, 4), (4, 6), (16, 6)))
               + tuple(kernel_name(m, q, 1, True, small=True) for m in MODES for q in plan.SMALL))
     return {KERNEL: linear, **affine.compile_checks()}

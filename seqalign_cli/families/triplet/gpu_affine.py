@@ -210,5 +210,6 @@ class AffineLaunch:
 
 
 def compile_checks() -> dict[str, tuple[str, ...]]:
-    """Kernel variants ``seqalign info`` compiles: every mode, score only and traceback, the walk."""
+    """The variants ``seqalign info`` and the build check compile (backends/cuda/variants.py): every mode, score
+    only and traceback, the walk."""
     return {KERNEL: tuple(name for m in MODES for name in kernel_names(m))}
