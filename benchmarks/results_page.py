@@ -91,14 +91,6 @@ SOURCES = {
         "2026-12-06_h100_host_1m_compressed.txt",
         r"^(?P<how>gzip|bgzip): \S+/t\.fa\.gz decompressed by igzip alone \(one thread\) in (?P<secs>[\d.]+) s",
         GASAL2 + " --copies 50 --runs 2 --workers 1 8 --compress gzip" + HOST, "as of b3d0046", "2026-12-06"),
-    "pair-h100-chunks": Source(
-        "2026-12-07_h100_host_chunks_ab.txt",
-        r"^(?P<run>10m|10ms|1m|1mb)_(?P<tree>old|new) \(tree \w+\) rc=0 wall (?P<wall>[\d.]+) s",
-        "seqalign pair --backend cuda -t 16 Q T -o OUT, no --batch-size, on GASAL2's pairs x500 (10m: TSV with "
-        "CIGARs, 10ms: score only) and x50 (1m: TSV, 1mb: BAM), the tree before (old: chunks of 16,384) and "
-        "after (new: up to 65,536) in turns, rounds 2 and 3 (the first paid for caches)",
-        "a4a5a24 against d21609f", "2026-12-07",
-        tuple(Block((f"# round {r}",), tag={"round": str(r)}) for r in (2, 3))),
     "pair-h100-plan": Source(
         "2026-12-07_h100_host_plan_ahead_ab.txt",
         r"^(?P<run>10m|10ms|1m|1msam|1mb)_(?P<tree>base|mid|new) rc=0 wall (?P<wall>[\d.]+) s",
@@ -106,6 +98,14 @@ SOURCES = {
         "CIGARs, 10ms: score only) and x50 (1m: TSV, 1msam: SAM, 1mb: BAM), three trees in turns (base: chunks of "
         "16,384; mid: up to 65,536; new: and the plan made by the reader), rounds 2 and 3",
         "1d65211 and a4a5a24 against d21609f", "2026-12-07",
+        tuple(Block((f"# round {r}",), tag={"round": str(r)}) for r in (2, 3))),
+    "pair-h100-collect": Source(
+        "2026-12-07_h100_collect_thread_ab.txt",
+        r"^(?P<run>10m|10ms|1m|1msam|1mb)_(?P<tree>before|after) rc=0 wall (?P<wall>[\d.]+) s",
+        "bash benchmarks/ab_trees.sh before=TREE after=TREE (seqalign pair --backend cuda -t 16 Q T -o OUT on "
+        "GASAL2's pairs x500 and x50, as pair-h100-plan), the tree before (before: the plan ahead) and after (after: "
+        "and the collecting thread) in turns, rounds 2 and 3",
+        "8263b23 against 1d65211", "2026-12-07",
         tuple(Block((f"# round {r}",), tag={"round": str(r)}) for r in (2, 3))),
     "pair-h100-mix": Source(
         "2026-12-06_h100_host_mix.txt",
@@ -462,14 +462,14 @@ def pair_h100_e2e(d: Data) -> str:
     lg = Legend(d)
     rows = []
     for label, key, where, records in (
-        ("10,000,000 pairs, TSV with CIGARs, the command's own chunks", "pair-h100-chunks",
-         dict(run="10m", tree="new"), 10**7),
-        ("10,000,000 pairs, score only, the command's own chunks", "pair-h100-chunks", dict(run="10ms", tree="new"),
-         10**7),
-        ("1,000,000 pairs, TSV with CIGARs, the command's own chunks", "pair-h100-chunks",
-         dict(run="1m", tree="new"), 10**6),
-        ("1,000,000 pairs, BAM (level 1), the command's own chunks", "pair-h100-chunks",
-         dict(run="1mb", tree="new"), 10**6),
+        ("10,000,000 pairs, TSV with CIGARs, the command's own chunks", "pair-h100-collect",
+         dict(run="10m", tree="after"), 10**7),
+        ("10,000,000 pairs, score only, the command's own chunks", "pair-h100-collect",
+         dict(run="10ms", tree="after"), 10**7),
+        ("1,000,000 pairs, TSV with CIGARs, the command's own chunks", "pair-h100-collect",
+         dict(run="1m", tree="after"), 10**6),
+        ("1,000,000 pairs, BAM (level 1), the command's own chunks", "pair-h100-collect",
+         dict(run="1mb", tree="after"), 10**6),
         ("1,000,000 pairs, TSV with CIGARs", "pair-h100-1m", dict(format="tsv"), 10**6),
         ("1,000,000 pairs, SAM", "pair-h100-1m", dict(format="sam"), 10**6),
         ("1,000,000 pairs, BAM (level 1)", "pair-h100-1m", dict(format="bam"), 10**6),
@@ -477,8 +477,8 @@ def pair_h100_e2e(d: Data) -> str:
         ("1,000,000 pairs from BGZF files, TSV", "pair-h100-packed", dict(input="BGZF"), 10**6),
         ("120,000 pairs of 16 bp-20 kb, TSV with CIGARs", "pair-h100-mix", {}, 120000),
     ):
-        one = d.values(key, "wall", **where) if key == "pair-h100-chunks" else d.values(key, "wall", workers=1, **where)
-        if key != "pair-h100-chunks":
+        one = d.values(key, "wall", **where) if key == "pair-h100-collect" else d.values(key, "wall", workers=1, **where)
+        if key != "pair-h100-collect":
             where = dict(where, workers=1)
         rows.append([label, f"{span(one)} s", rate(d, key, records, **where), f"({lg.mark(key)})"])
     return with_legend(lg, table(["run (one H100, one process)", "wall", "records/s", "source"], rows))
@@ -725,22 +725,22 @@ def host_path(d: Data) -> str:
     def status(ok):
         return "met" if ok else "**not met**"
 
-    def chunks(run, tree="new"):
-        return d.values("pair-h100-chunks", "wall", run=run, tree=tree)
-
     def plan(run, tree="new"):
         return d.values("pair-h100-plan", "wall", run=run, tree=tree)
 
-    now10, now_score = chunks("10m") + plan("10m"), chunks("10ms") + plan("10ms")
+    def collect(run, tree="after"):
+        return d.values("pair-h100-collect", "wall", run=run, tree=tree)
+
+    now10, now_score = plan("10m") + collect("10m"), plan("10ms") + collect("10ms")
     rows = [
         ["10,000,000 pairs, TSV with CIGARs: at most 2.0 s",
-         f"{span(plan('10m'))} s ({lg.mark('pair-h100-plan')}; the tree before {span(plan('10m', 'base'))} s); "
-         f"the chunks alone {span(chunks('10m'))} s on a faster H100 ({lg.mark('pair-h100-chunks')}; before "
-         f"{span(chunks('10m', 'old'))} s); on 2026-12-06 {tsv10:.2f} s, workers {workers10}",
+         f"{span(collect('10m'))} s with the collecting thread ({lg.mark('pair-h100-collect')}; the tree before "
+         f"{span(collect('10m', 'before'))} s); the plan ahead {span(plan('10m'))} s ({lg.mark('pair-h100-plan')}; "
+         f"before {span(plan('10m', 'base'))} s); on 2026-12-06 {tsv10:.2f} s, workers {workers10}",
          status(min(map(number, now10)) <= 2.0)],
         ["10,000,000 pairs, score only: at most 1.5 s",
-         f"{span(plan('10ms'))} s (the tree before {span(plan('10ms', 'base'))} s); the chunks alone "
-         f"{span(chunks('10ms'))} s; on 2026-12-06 {score10:.2f} s, {score10_w:.2f} s with 8 workers",
+         f"{span(collect('10ms'))} s (the tree before {span(collect('10ms', 'before'))} s); the plan ahead "
+         f"{span(plan('10ms'))} s; on 2026-12-06 {score10:.2f} s, {score10_w:.2f} s with 8 workers",
          status(min(map(number, now_score)) <= 1.5)],
         ["SAM at most 1.3x TSV (1,000,000 pairs)", f"{sam1 / tsv1:.2f}x ({sam1:.2f} s against {tsv1:.2f} s)",
          status(sam1 / tsv1 <= 1.3)],

@@ -25,10 +25,19 @@ CONTRACTS = [PackArgs, SearchArgs,
              graph.ScoreArgs, graph.BestArgs, graph.WalkArgs]
 
 
+def kernel_source(name: str, seen: set | None = None) -> str:
+    """kernels/``name`` with the family headers it includes (``#include "<family>/x.cuh"``) inlined, as the
+    compiler reads it: a parameter list may be a macro of a header."""
+    seen = set() if seen is None else seen
+    with open(os.path.join(kernel_dir(), name)) as fh:
+        source = fh.read()
+    inline = lambda m: "" if m.group(1) in seen or seen.add(m.group(1)) else kernel_source(m.group(1), seen)  # noqa: E731
+    return re.sub(r'^#include "(\w+/[\w.]+)"$', inline, source, flags=re.M)
+
+
 @pytest.mark.parametrize("args", CONTRACTS, ids=lambda a: a.NAME)
 def test_argument_structures_follow_their_kernels(args):
-    with open(os.path.join(kernel_dir(), args.KERNEL)) as fh:
-        source = fh.read()
+    source = kernel_source(args.KERNEL)
     for name in (args.NAME, *args.ALSO):
         assert [f.name for f in fields(args)] == kernel_parameters(source, name), name
 
@@ -60,7 +69,9 @@ def test_the_host_owns_the_block_size():
         common = fh.read()
     fallback = re.search(r"#ifndef SA_THREADS\n#define SA_THREADS (\d+)\n#endif", common)
     assert fallback and int(fallback.group(1)) == launch.THREADS
-    for path in glob.glob(os.path.join(kernel_dir(), "*.cu")):
+    for path in glob.glob(os.path.join(kernel_dir(), "**", "*.cu*"), recursive=True):
+        if os.path.basename(path) == "common.cuh":  # the fallback, above
+            continue
         with open(path) as fh:
             assert not re.search(r"(define\s+SA_THREADS|\bTHREADS\s*=)\s*\d", fh.read()), path
 

@@ -95,8 +95,8 @@ def test_sdist_carries_kernels_and_stays_small(built):
         assert f"kernels/{kernel.relative_to(ROOT / 'kernels').as_posix()}" in top
     assert not [n for n in top if n.startswith(("benchmarks/", "tests/", "examples/"))]
     # the package's sources, kernels (kernels/triplet/'s headers too) and README (twice: as itself and as
-    # PKG-INFO), no data: ~455 kB today (one package a family: its modules' docstrings)
-    assert os.path.getsize(built["sdist"]) < 470_000
+    # PKG-INFO), no data: ~475 kB today (one package a family; the triplet kernel in headers)
+    assert os.path.getsize(built["sdist"]) < 490_000
 
 
 def test_files_and_metadata_name_the_distribution(built):

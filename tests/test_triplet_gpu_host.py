@@ -5,6 +5,8 @@ by the triplet correctness tests through the ``backend`` fixture.
 """
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -888,7 +890,45 @@ def test_compile_checks_names_are_well_formed_templates_of_the_kernel():
 def test_kernel_source_takes_the_hosts_threads():
     source = KERNEL_SOURCE.read_text()
     assert source.startswith("// triplet.cu:")
-    assert "constexpr int THREADS = SA_THREADS;" in source  # the host's, through the loader's defines
+    # the kernels' device code: kernels/triplet/*.cuh (the threads a block, the host's through the loader's
+    # defines: triplet/args.cuh)
+    assert "constexpr int THREADS = SA_THREADS;" in (KERNEL_SOURCE.parent / "triplet" / "args.cuh").read_text()
+
+
+# The tuning switches that kernels/triplet/switches.cuh keeps, each at a value other than its default, and kernels
+# it changes: each must still compile, so that its measurement can be run again
+# (benchmarks/decisions/triplet_kernel_switches.md). nvcc for sm_90, on the source as the loader passes it;
+# skipped without nvcc (CI's AMD build with hipcc, .ci/run, compiles the defaults).
+SWITCHES = {
+    "TRIPLET_OPT_CHAIN=0": ("triplet_score<1, 6, 16, 0>", "triplet_score16<3, 6, 4, 0>"),
+    "TRIPLET_OPT_BC=0": ("triplet_score<1, 6, 4, 0>", "triplet_score<3, 8, 16, 0>", "triplet_trace16<0, 6, 16, 1>"),
+    "TRIPLET_OPT_MINB=0": ("triplet_score<1, 6, 16, 0>",),
+    "TRIPLET_OPT_MINB16=2": ("triplet_score16<1, 6, 16, 0>",),
+    "TRIPLET_OPT_MINBT=2": ("triplet_trace<1, 6, 16, 0>",),
+    "TRIPLET_OPT_MINBT16=3": ("triplet_trace16<1, 6, 16, 0>",),
+    "TRIPLET_OPT_OFF=0": ("triplet_score16<0, 6, 16, 1>", "triplet_trace16<0, 6, 16, 5>", "triplet_walk<0, 6, 16>"),
+    "TRIPLET_OPT_ASYNC16=0": ("triplet_score16<1, 6, 16, 1>", "triplet_trace<3, 6, 16, 1>"),
+    "TRIPLET_SMALL_BLOCKS=1": ("triplet_small16<1, 7>",),
+    "TRIPLET_SMALL_BLOCKS_Q=5": ("triplet_small16<1, 7>",),
+}
+
+
+def test_every_kept_switch_has_a_compile_check():
+    switches = (KERNEL_SOURCE.parent / "triplet" / "switches.cuh").read_text()
+    assert set(re.findall(r"^#ifndef (TRIPLET_\w+)$", switches, re.M)) == {d.split("=")[0] for d in SWITCHES}
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+@pytest.mark.parametrize("define", sorted(SWITCHES))
+def test_each_kept_switch_compiles_at_its_other_value(define, tmp_path):
+    from seqalign_cli.backends.cuda import loader, variants
+
+    source = tmp_path / "triplet_switch.cu"
+    source.write_text(variants.build_source("triplet.cu", SWITCHES[define]))
+    proc = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", f"-I{loader.kernel_dir()}", *loader.defines(),
+                           f"-D{define}", "-cubin", str(source), "-o", str(tmp_path / "triplet_switch.cubin")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{define}:\n{proc.stderr[-3000:]}"
 
 
 @pytest.mark.parametrize("L, count", [(8, 5), (1, 3)])

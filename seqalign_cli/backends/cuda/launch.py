@@ -91,8 +91,11 @@ def _definitions(source: str, name: str = r"\w+"):
     match of the name and its opening parenthesis. Launch bounds (a name of two underscores) are skipped."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source.replace("\\\n", " "), flags=re.S)
     macros = dict(re.findall(r"^[ \t]*#define[ \t]+(\w+)[ \t]+([^\n]*)$", text, flags=re.M))
-    if macros:
-        text = re.sub(r"\b(" + "|".join(map(re.escape, macros)) + r")\b", lambda m: macros[m.group(1)], text)
+    for _ in range(8 if macros else 0):  # a macro may name another (a parameter list and what it adds)
+        text, changed = re.subn(r"\b(" + "|".join(map(re.escape, macros)) + r")\b", lambda m: macros[m.group(1)],
+                                text)
+        if not changed:
+            break
     for found in re.finditer(r"\b(" + name + r")\s*\(", text):
         head = text[:found.start()]
         if "__global__" in head[max(head.rfind(";"), head.rfind("}")) + 1:] and not found.group(1).startswith("__"):

@@ -73,7 +73,8 @@ def module(name: str, expressions: tuple[str, ...], device: int = 0):
     tuning = tuple(f"-D{d}" for d in os.environ.get("SEQALIGN_KERNEL_DEFINES", "").split())
     options = ("-std=c++17", f"-I{kernel_dir()}") + defines() + tuning
     with cupy.cuda.Device(device):
-        mod = cupy.RawModule(code=_source(name), options=options, name_expressions=expressions)
+        mod = cupy.RawModule(code=_source(name), options=options,  # exact str (a table's Variant is a subclass)
+                             name_expressions=[str(e) for e in expressions])
         mod.compile()
     return mod
 
