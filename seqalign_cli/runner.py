@@ -402,7 +402,7 @@ def _run_workers(cfg: RunConfig, family, out: OutputFile, log, start: float, sta
     try:
         pool = Pool(cfg, workers, max(1, cfg.threads // workers))  # first: they load their engines meanwhile
         _begin(cfg, family, stats_file, waiting.meter)
-        pool.start(out.open(threads=cfg.threads), _header(cfg), log,
+        pool.start(out.open(threads=cfg.threads, background=False), _header(cfg), log,  # mapped pages, sendfile
                    observe=collector.add if collector is not None else None)
         waiting.until(pool.wait, lambda: (pool.records, pool.read), lambda: pool.records)
         if pool.error is not None:

@@ -97,6 +97,7 @@ class OutputFile:
         self.fd: int | None = 1 if self.stdout else None  # one of this process's descriptors, written through
         self.mode: int | None = None  # permission bits of the file replaced, or None for a new file
         self._raw = None
+        self._queued = None  # the background writes under the stream (``open``)
         self.stream = None
         self.direct = self.stdout
         if self.stdout and sys.stdout is None:  # started with descriptor 1 closed (>&-)
@@ -155,8 +156,10 @@ class OutputFile:
             os.chmod(self.tmp_path, self.mode if self.mode is not None else 0o666 & ~self._umask)
         return self.tmp_path
 
-    def open(self, threads: int = 1):
-        """A binary stream to write to (BGZF for .gz names, compressed by ``threads`` threads)."""
+    def open(self, threads: int = 1, background: bool = True):
+        """A binary stream to write to (BGZF for .gz names, compressed by ``threads`` threads); ``background``:
+        the file written by a thread of its own (``background.py``; not for a caller that reuses the buffer
+        it wrote, or writes around the stream, as the worker processes' output does)."""
         if self.stream is not None:
             return self.stream
         if self.stdout:
@@ -167,14 +170,19 @@ class OutputFile:
             self._raw = open(self.path, "wb")  # noqa: SIM115 - a device or a FIFO: nothing is created
         else:
             self._raw = open(self.make_temp(), "wb", opener=_without_truncation)  # noqa: SIM115
+        sink = self._raw
+        if background:
+            from .background import BackgroundWrites
+
+            sink = self._queued = BackgroundWrites(self._raw)
         if self.compress:
             # BGZF: a gzip file (multi-member) that htslib also reads by blocks; its fixed block
             # header names no file, so the temporary name never shows
             from .bgzf import BgzfWriter
 
-            self.stream = BgzfWriter(self._raw, threads, self.level)
+            self.stream = BgzfWriter(sink, threads, self.level)
         else:
-            self.stream = self._raw
+            self.stream = sink
         return self.stream
 
     def commit(self):
@@ -182,6 +190,8 @@ class OutputFile:
         if self.stream is not None:
             if self.stream is not self._raw:
                 self.stream.close()
+            if self._queued is not None:
+                self._queued.close()  # the file's writes done (and their error raised)
             self._raw.flush()
             if not self.stdout:
                 self._raw.close()
@@ -203,6 +213,8 @@ class OutputFile:
                 except FileNotFoundError:
                     pass
                 self.tmp_path = None
+        if self._queued is not None:
+            self._queued.abandon()
         if not close:
             return
         try:
