@@ -897,8 +897,8 @@ def test_kernel_source_takes_the_hosts_threads():
 
 # The tuning switches that kernels/triplet/switches.cuh keeps, each at a value other than its default, and kernels
 # it changes: each must still compile, so that its measurement can be run again
-# (benchmarks/decisions/triplet_kernel_switches.md). nvcc for sm_90, on the source as the loader passes it;
-# skipped without nvcc (CI's AMD build with hipcc, .ci/run, compiles the defaults).
+# (benchmarks/decisions/triplet_kernel_switches.md). nvcc for sm_90, else hipcc for gfx90a (CI's machine without
+# nvcc), on the source as the loader passes it.
 SWITCHES = {
     "TRIPLET_OPT_CHAIN=0": ("triplet_score<1, 6, 16, 0>", "triplet_score16<3, 6, 4, 0>"),
     "TRIPLET_OPT_BC=0": ("triplet_score<1, 6, 4, 0>", "triplet_score<3, 8, 16, 0>", "triplet_trace16<0, 6, 16, 1>"),
@@ -918,16 +918,22 @@ def test_every_kept_switch_has_a_compile_check():
     assert set(re.findall(r"^#ifndef (TRIPLET_\w+)$", switches, re.M)) == {d.split("=")[0] for d in SWITCHES}
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+@pytest.mark.skipif(not (shutil.which("nvcc") or shutil.which("hipcc")), reason="neither nvcc nor hipcc is installed")
 @pytest.mark.parametrize("define", sorted(SWITCHES))
 def test_each_kept_switch_compiles_at_its_other_value(define, tmp_path):
+    import os
+
     from seqalign_cli.backends.cuda import loader, variants
 
     source = tmp_path / "triplet_switch.cu"
     source.write_text(variants.build_source("triplet.cu", SWITCHES[define]))
-    proc = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", f"-I{loader.kernel_dir()}", *loader.defines(),
-                           f"-D{define}", "-cubin", str(source), "-o", str(tmp_path / "triplet_switch.cubin")],
-                          capture_output=True, text=True, timeout=600)
+    if shutil.which("nvcc"):
+        compiler, env = ["nvcc", "-arch=sm_90", "-cubin"], None
+    else:
+        compiler, env = ["hipcc", "-x", "hip", "--offload-arch=gfx90a", "-c"], dict(os.environ, HIP_PLATFORM="amd")
+    proc = subprocess.run([*compiler, "-std=c++17", f"-I{loader.kernel_dir()}", *loader.defines(), f"-D{define}",
+                           str(source), "-o", str(tmp_path / "triplet_switch.o")],
+                          capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, f"{define}:\n{proc.stderr[-3000:]}"
 
 
