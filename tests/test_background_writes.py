@@ -87,7 +87,7 @@ def test_an_output_file_commits_every_byte_through_its_thread(tmp_path, compress
 
     path = tmp_path / ("out.txt.gz" if compress else "out.txt")
     out = OutputFile(str(path))
-    stream = out.open(threads=2)
+    stream = out.open(threads=2, background=True)
     assert isinstance(out._queued, BackgroundWrites)
     data = [b"%d\tline\n" % k * 50 for k in range(2000)]
     for piece in data:
@@ -101,6 +101,7 @@ def test_an_output_file_commits_every_byte_through_its_thread(tmp_path, compress
 
 def test_an_error_of_the_file_fails_the_commit_and_the_discard_removes_it(tmp_path):
     out = OutputFile(str(tmp_path / "out.tsv"))
+    out.background = True  # as a GPU run sets it
     out.open().write(b"first\n")
     out._queued.queue.join()
     out._raw.close()  # the file fails under the thread (as a full disk would)
@@ -109,3 +110,27 @@ def test_an_error_of_the_file_fails_the_commit_and_the_discard_removes_it(tmp_pa
         out.commit()
     out.discard()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cpu_run_writes_its_file_itself(tmp_path, monkeypatch):
+    """On the CPU alignment sets the pace, and a thread more only takes a core's time (1-3 % on two cores)."""
+    from seqalign_cli.writers import background
+
+    made = []
+    real = background.BackgroundWrites.__init__
+    monkeypatch.setattr(background.BackgroundWrites, "__init__",
+                        lambda self, *a, **k: made.append(1) or real(self, *a, **k))
+    opened = []
+    real_open = OutputFile.open
+    monkeypatch.setattr(OutputFile, "open",
+                        lambda self, *a, **k: opened.append(self.background) or real_open(self, *a, **k))
+    q, t = tmp_path / "q.fa", tmp_path / "t.fa"
+    q.write_bytes(b">a\nACGTACGT\n>b\nGGGG\n")
+    t.write_bytes(b">a\nACGAACGT\n>b\nGGCG\n")
+    from seqalign_cli.cli import main
+
+    with pytest.raises(SystemExit) as end:
+        main(["pair", "--backend", "cpu", str(q), str(t), "-o", str(tmp_path / "o.tsv")])
+    assert end.value.code == 0
+    assert opened and opened[0] is False and not made
+    assert (tmp_path / "o.tsv").read_bytes().count(b"\n") >= 2

@@ -1,5 +1,5 @@
-"""Writes on a thread of their own: the output stream of a run's writer, so that the writer formats its next
-chunk while the last one goes to the file.
+"""Writes on a thread of their own: the output stream of a GPU run's writer (``OutputFile.background``), so that
+the writer formats its next chunk while the last one goes to the file.
 
 ``write`` queues the bytes (the caller hands them over: a formatter's new array, a compressed block, never a
 buffer it fills again) and returns at once while fewer than ``depth`` pieces wait; the thread writes them

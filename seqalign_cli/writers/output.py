@@ -98,6 +98,7 @@ class OutputFile:
         self.mode: int | None = None  # permission bits of the file replaced, or None for a new file
         self._raw = None
         self._queued = None  # the background writes under the stream (``open``)
+        self.background = False  # ``open``'s default: set by a GPU run (``runner._run``)
         self.stream = None
         self.direct = self.stdout
         if self.stdout and sys.stdout is None:  # started with descriptor 1 closed (>&-)
@@ -156,10 +157,11 @@ class OutputFile:
             os.chmod(self.tmp_path, self.mode if self.mode is not None else 0o666 & ~self._umask)
         return self.tmp_path
 
-    def open(self, threads: int = 1, background: bool = True):
-        """A binary stream to write to (BGZF for .gz names, compressed by ``threads`` threads); ``background``:
-        the file written by a thread of its own (``background.py``; not for a caller that reuses the buffer
-        it wrote, or writes around the stream, as the worker processes' output does)."""
+    def open(self, threads: int = 1, background: bool | None = None):
+        """A binary stream to write to (BGZF for .gz names, compressed by ``threads`` threads); ``background``
+        (default: the ``background`` attribute, which a GPU run sets): the file written by a thread of its own
+        (``background.py``; not for a caller that reuses the buffer it wrote, or writes around the stream, as
+        the worker processes' output does)."""
         if self.stream is not None:
             return self.stream
         if self.stdout:
@@ -171,7 +173,7 @@ class OutputFile:
         else:
             self._raw = open(self.make_temp(), "wb", opener=_without_truncation)  # noqa: SIM115
         sink = self._raw
-        if background:
+        if self.background if background is None else background:
             from .background import BackgroundWrites
 
             sink = self._queued = BackgroundWrites(self._raw)
