@@ -134,3 +134,14 @@ def test_a_cpu_run_writes_its_file_itself(tmp_path, monkeypatch):
     assert end.value.code == 0
     assert opened and opened[0] is False and not made
     assert (tmp_path / "o.tsv").read_bytes().count(b"\n") >= 2
+
+
+def test_a_write_after_abandon_is_refused_not_left_waiting():
+    raw = Slow()
+    raw.go.set()
+    out = BackgroundWrites(raw, depth=1)
+    out.abandon()
+    out.thread.join(5)
+    with pytest.raises(ValueError):
+        for _ in range(3):  # more than the queue holds: a hang without the check
+            out.write(b"late")

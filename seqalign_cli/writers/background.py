@@ -20,13 +20,15 @@ DEPTH = 8
 
 
 class BackgroundWrites:
+    """A binary stream over ``raw`` whose writes a thread of its own makes, in order."""
+
     def __init__(self, raw, depth: int = DEPTH):
         self.raw = raw
         self.queue: queue.Queue = queue.Queue(maxsize=depth)
         self.error: BaseException | None = None
+        self.closed = False
         self.thread = threading.Thread(target=self._run, name="seqalign-file", daemon=True)
         self.thread.start()
-        self.closed = False
 
     def writable(self) -> bool:
         return True
@@ -50,6 +52,8 @@ class BackgroundWrites:
 
     def write(self, data) -> int:
         self._raise()
+        if self.closed:  # as a closed file answers (the thread may be gone: nothing would take the piece)
+            raise ValueError("write to a closed output")
         self.queue.put(data)
         return memoryview(data).nbytes
 
