@@ -145,3 +145,34 @@ def test_a_write_after_abandon_is_refused_not_left_waiting():
     with pytest.raises(ValueError):
         for _ in range(3):  # more than the queue holds: a hang without the check
             out.write(b"late")
+
+
+@pytest.mark.parametrize("name", ["o.tsv", "o.paf", "o.sam", "o.bam", "o.tsv.gz"])
+def test_the_file_thread_writes_what_a_run_writes_itself(tmp_path, monkeypatch, name):
+    """Every writer of pairs through the file thread (as a GPU run writes) gives the bytes it writes itself
+    (a CPU run here: the thread forced on)."""
+    import os
+
+    from seqalign_cli.cli import main
+
+    examples = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "examples"))
+    args = ["pair", "--backend", "cpu", "-t", "2", "--mode", "glocal", "--batch-size", "300",
+            os.path.join(examples, "reads.fa.gz"), os.path.join(examples, "windows.fa.gz"), "-o", name]
+
+    def run(folder):
+        folder.mkdir()
+        monkeypatch.chdir(folder)  # the same command line (SAM's @PG names it)
+        with pytest.raises(SystemExit) as end:
+            main(args)
+        assert end.value.code == 0
+        return (folder / name).read_bytes()
+
+    alone = run(tmp_path / "alone")
+    made = []
+    real = BackgroundWrites.__init__
+    monkeypatch.setattr(BackgroundWrites, "__init__", lambda self, *a, **k: made.append(1) or real(self, *a, **k))
+    monkeypatch.setattr(OutputFile, "background", property(lambda self: True, lambda self, value: None),
+                        raising=False)  # on whatever the runner sets
+    threaded = run(tmp_path / "threaded")
+    assert made and len(alone) > 10_000
+    assert threaded == alone
