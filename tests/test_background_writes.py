@@ -176,3 +176,22 @@ def test_the_file_thread_writes_what_a_run_writes_itself(tmp_path, monkeypatch, 
     threaded = run(tmp_path / "threaded")
     assert made and len(alone) > 10_000
     assert threaded == alone
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "bam"])
+def test_a_closed_stdout_ends_quietly_through_the_file_thread(fmt):
+    """``seqalign pair ... | head`` with the file thread on (as a GPU run writes): exit 0, nothing on stderr."""
+    import subprocess
+    import sys
+
+    from support.clidata import GQ, GT
+
+    launch = ("from seqalign_cli.writers.output import OutputFile; "
+              "OutputFile.background = property(lambda self: True, lambda self, value: None); "
+              "from seqalign_cli.cli import main; main()")
+    cmd = ('"$0" -c "$1" pair -q --cross --format "$2" "$3" "$4" | head -c 100 > /dev/null; '
+           'exit "${PIPESTATUS[0]}"')
+    proc = subprocess.run(["bash", "-c", cmd, sys.executable, launch, fmt, str(GQ), str(GT)], capture_output=True,
+                          timeout=300)
+    assert proc.stderr == b"", proc.stderr.decode()
+    assert proc.returncode == 0
