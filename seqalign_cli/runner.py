@@ -457,9 +457,7 @@ def _run(cfg: RunConfig, family, out: OutputFile, log, start: float, stats_file:
         reader = _Reader(chunks)
         backend = select_backend(family, cfg.backend, cfg.threads, say, cfg.device, cfg.align, cfg.progress)
         reader.plan = lambda batch: backend.plan_ahead(batch, cfg.align)
-        # a GPU run's host path sets its pace: the file is written by a thread of its own, the writing thread
-        # formatting meanwhile; on the CPU, alignment does (two cores: the thread's switches cost 1-3 %)
-        out.background = backend.name != "cpu"
+        out.background = backend.write_behind
         writer = make_writer(family.name, cfg.out_format,
                              WriterContext.of_run(cfg, out, cfg.threads, header=cfg.shard is None or cfg.shard[0] == 1))
         writing = _WriterThread(writer, depth=backend.depth,  # batches the backend keeps in flight

@@ -2,7 +2,8 @@
 
 A backend is what the runner talks to: ``name``, ``device``, ``threads``,
 ``start(batch, cfg)`` returning an object whose ``result()`` gives the
-batch's results (``cpu.Done``, the GPU scheduler's ``Pending``), and ``steps()`` (host time by step, or None). The CPU
+batch's results (``cpu.Done``, the GPU scheduler's ``Pending``), ``steps()`` (host time by step, or None),
+``depth`` (batches in flight) and ``write_behind`` (the output file written by a thread of its own). The CPU
 backend runs the family's CPU engine; the cuda backend is the GPU scheduler
 over the family's engine on each device, with the CPU engine for what a GPU
 cannot hold. GPU queries go through here too (``gpu_status``,

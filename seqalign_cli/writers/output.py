@@ -98,7 +98,7 @@ class OutputFile:
         self.mode: int | None = None  # permission bits of the file replaced, or None for a new file
         self._raw = None
         self._queued = None  # the background writes under the stream (``open``)
-        self.background = False  # ``open``'s default: set by a GPU run (``runner._run``)
+        self.background = False  # ``open``'s default: the backend's ``write_behind`` (``runner._run``)
         self.stream = None
         self.direct = self.stdout
         if self.stdout and sys.stdout is None:  # started with descriptor 1 closed (>&-)
@@ -159,9 +159,9 @@ class OutputFile:
 
     def open(self, threads: int = 1, background: bool | None = None):
         """A binary stream to write to (BGZF for .gz names, compressed by ``threads`` threads); ``background``
-        (default: the ``background`` attribute, which a GPU run sets): the file written by a thread of its own
-        (``background.py``; not for a caller that reuses the buffer it wrote, or writes around the stream, as
-        the worker processes' output does)."""
+        (default: the ``background`` attribute, the backend's ``write_behind``): the file written by a thread of
+        its own (``background.py``; not for a caller that reuses the buffer it wrote, or writes around the
+        stream, as the worker processes' output does)."""
         if self.stream is not None:
             return self.stream
         if self.stdout:

@@ -44,6 +44,9 @@ class CpuBackend:
     device = "CPU"
     #: batches the runner keeps in flight: one aligned, one waiting for the writer
     depth = 2
+    #: whether the output file is written by a thread of its own (``writers/background.py``): not here, where the
+    #: alignment sets the pace and the thread takes a core's time (1-3 % slower on two cores)
+    write_behind = False
     #: cells a thread above which a batch goes in pieces, and records a thread a piece holds at least
     #: (benchmarks/decisions/progress_pieces.md)
     PIECE_CELLS = 5 * 10**8

@@ -103,6 +103,9 @@ class GpuScheduler:
     """
 
     name = "cuda"
+    #: the output file written by a thread of its own (``writers/background.py``): the host path sets a GPU
+    #: run's pace, and the writing thread formats the next chunk meanwhile
+    write_behind = True
     _said_oom = False
     _said_cpu = False
     #: a batch of more cells than this (and than the family's ``hooks.whole_cells``, if it has one) is
