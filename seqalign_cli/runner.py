@@ -113,8 +113,11 @@ class _Reader(Ahead):
     """Runs the reading/pairing/encoding generator in a thread, ``depth`` chunks ahead: (chunk, batch) items.
 
     The thread starts at once (reading overlaps the backend's start); an
-    error of the reader is raised in the consuming thread. ``records``: the
-    records of the chunks made so far (the progress bar's read-ahead).
+    error of the reader is raised in the consuming thread. A second thread
+    plans each batch's launches (``plan``) while the first reads the next
+    chunk: the plan is compiled code that releases the interpreter lock.
+    ``records``: the records of the chunks made so far (the progress bar's
+    read-ahead).
     """
 
     def __init__(self, chunks, depth: int = 2):
@@ -122,15 +125,24 @@ class _Reader(Ahead):
         #: the backend's ``plan_ahead(batch)`` once it is chosen (the reader starts before): host work on each
         #: batch that the aligning thread then finds done
         self.plan = None
-        super().__init__(self._batches(chunks), depth, name="seqalign-read")
+        self.made = Ahead(self._batches(chunks), depth, name="seqalign-read")
+        super().__init__(self._planned(self.made), depth, name="seqalign-plan")
 
     def _batches(self, chunks):
         for chunk in chunks:
             batch = chunk.batch()
-            if self.plan is not None:
-                self.plan(batch)
             self.records += len(chunk)
             yield chunk, batch
+
+    def _planned(self, made):
+        for chunk, batch in made:
+            if self.plan is not None:
+                self.plan(batch)
+            yield chunk, batch
+
+    def close(self):
+        self.made.close()
+        super().close()
 
 
 class _WriterThread:

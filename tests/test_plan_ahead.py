@@ -1,10 +1,12 @@
 """A batch's launches planned by the reading thread (``HOOKS.plan_ahead``) are those the aligning thread
 plans, argument for argument (numpy standing in for CuPy: ``support.numpy_cupy``), and the engine takes
-a plan made ahead only for the run's own configuration and the pairs it planned."""
+a plan made ahead only for the run's own configuration and the pairs it planned. The runner's reader plans
+in a thread of its own beside the reading one, batches in order."""
 
 from __future__ import annotations
 
 import random
+import threading
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from seqalign_cli.config import AlignConfig
 from seqalign_cli.families.pairwise import gpu
 from seqalign_cli.families.pairwise.batch import make_batch
 from seqalign_cli.families.pairwise.gpu import HOOKS, CudaPairwise
+from seqalign_cli.runner import _Reader
 from support import numpy_cupy
 
 
@@ -70,3 +73,62 @@ def test_a_plan_is_taken_only_for_its_configuration_and_pairs(counted):
     _launches(batch, cfg, calls, half)
     assert len(made) == 1
     assert HOOKS.on_gpu(batch, cfg) is batch.planned.gpu
+
+
+class _Chunk:
+    def __init__(self, k, log):
+        self.k, self.log = k, log
+
+    def __len__(self):
+        return 3
+
+    def batch(self):
+        self.log.append(("read", self.k, threading.current_thread().name))
+        return {"k": self.k}
+
+
+def test_the_reader_plans_each_batch_in_a_thread_of_its_own_in_order():
+    log = []
+    reader = _Reader(_Chunk(k, log) for k in range(6))
+    plan_thread = []
+
+    def plan(batch):
+        plan_thread.append(threading.current_thread().name)
+        batch["planned"] = True
+
+    reader.plan = plan  # set once the backend is chosen: batches read before may go unplanned
+    got = [(chunk.k, batch) for chunk, batch in reader]
+    assert [k for k, _ in got] == list(range(6))
+    assert all(batch["k"] == k for k, batch in got)
+    assert {name for _, _, name in log} == {"seqalign-read"}
+    assert plan_thread and set(plan_thread) == {"seqalign-plan"}
+    assert all(batch.get("planned") for _, batch in got[-len(plan_thread):])
+    assert reader.records == 18
+
+
+def test_an_error_of_the_reading_thread_reaches_the_consumer_after_the_batches_before_it():
+    def chunks():
+        yield _Chunk(0, [])
+        raise ValueError("bad record")
+
+    reader = _Reader(chunks())
+    reader.plan = lambda batch: None
+    first = next(reader)
+    assert first[0].k == 0
+    with pytest.raises(ValueError, match="bad record"):
+        next(reader)
+
+
+def test_closing_the_reader_stops_both_threads():
+    def endless():
+        k = 0
+        while True:
+            yield _Chunk(k, [])
+            k += 1
+
+    reader = _Reader(endless(), depth=1)
+    next(reader)
+    reader.close()
+    reader.thread.join(2)
+    reader.made.thread.join(2)
+    assert not reader.thread.is_alive() and not reader.made.thread.is_alive()
