@@ -24,7 +24,8 @@
 // s * G + l of stage s in registers and sweeps the record's columns, column j at step j + l (an
 // anti-diagonal of the group), H and F of its last row going to lane l + 1 by a shuffle of width G;
 // lane 0 reads row 0 (stage 0) or the border row the stage above left. Every group of a warp steps
-// through the warp's longest item (its shuffles take every lane), past its own end without computing.
+// through the warp's longest item (its shuffles take every lane), computing columns of padding before
+// and past its own (stage: they leave the item's best as it is), so that the loop has no branch around the column.
 // G = 1: a thread alone over the whole matrix, tile after tile, for the many short records; G = 8 or 32
 // for long ones, so that their cells spread over lanes. PACK: 16-bit lanes (DPX instructions on Hopper), where the host has checked
 // that no value of either record passes INT16 bounds; else int32 lanes.
@@ -86,9 +87,9 @@ struct Item {
                         // shuffles take every lane of the warp, so no group may leave its loop early)
 };
 
-// The code of column j of a record of length len (padding past its end).
+// The code of column j of a record of length len: padding before its start (j < 0) and past its end.
 __device__ __forceinline__ uint32_t code_at(const uint8_t* s, int len, int j) {
-  return (s != nullptr && j < len) ? (uint32_t)s[j] : (uint32_t)(PROFILE_CODES - 1);
+  return (s != nullptr && (unsigned)j < (unsigned)len) ? (uint32_t)s[j] : (uint32_t)(PROFILE_CODES - 1);
 }
 
 // One column of a lane's R rows: in hdiag = H[i0-1][j-1], f/hgup = F and H - gap_oe of row i0-1 at j;
@@ -126,10 +127,10 @@ __device__ __forceinline__ void column(const uint32_t (&pa)[R / 4], const uint32
   }
 }
 
-// R bytes of profile row (tile, code) as R/4 words.
+// R bytes of a profile row as R/4 words: row code of the lane's tile (prow: the tile's first row, as uint4).
 template <int R>
-__device__ __forceinline__ void profile_words(const int8_t* profile, int tile, uint32_t code, uint32_t (&w)[R / 4]) {
-  const uint4* p = (const uint4*)(profile + ((size_t)tile * PROFILE_CODES + code) * R);
+__device__ __forceinline__ void profile_words(const uint4* prow, uint32_t code, uint32_t (&w)[R / 4]) {
+  const uint4* p = prow + code * (R / 16);
 #pragma unroll
   for (int k = 0; k < R / 16; ++k) {
     const uint4 v = __ldg(p + k);
@@ -150,32 +151,41 @@ __device__ void stage(const Item& it, const int8_t* profile, int s, int tiles, i
   V hdiag = C::splat(0);     // H[i0-1][j-1]: column 0 is 0 in local mode
   V hbot = C::splat(0), fbot = C::neg();  // this lane's last row at its last column
   const int steps = it.sweep + G - 1;
+  const uint4* prow = (const uint4*)(profile + (size_t)tile * PROFILE_CODES * R);
   uint32_t pa[R / 4], pb[R / 4];
+  // Every lane computes every step, columns outside the item included (no branch around the column, whose
+  // loop-carried registers then stay in place): before its start (j < 0) a column of padding leaves H = 0,
+  // E and F at most -gap_oe in every row (local mode), so the first real column finds what it would find
+  // at the start; past the end padding cells stay below the real cells they come from, so the best is kept.
+  // Only the border's memory is read and written within the item.
+#pragma unroll 2
   for (int step = 0; step < steps; ++step) {
     const int j = step - lane;
+    const bool in = (unsigned)j < (unsigned)it.n;
     // the row above: the previous lane's last row at column j (it swept it one step ago)
     V hup = C::splat(0), fup = C::neg();
     if constexpr (G > 1) {
       hup = (V)SA_SHFL_UP_W(hbot, 1, G);
       fup = (V)SA_SHFL_UP_W(fbot, 1, G);
     }
-    if (j < 0 || j >= it.n) continue;
-    if (lane == 0 && !first && border != nullptr) {
-      const uint2 v = border[(size_t)j * (LAYOUT / G)];
-      hup = (V)v.x;
-      fup = (V)v.y;
-    } else if (lane == 0) {
+    if (lane == 0) {
       hup = C::splat(0);
       fup = C::neg();
+      if (!first && border != nullptr && in) {
+        const uint2 v = border[(size_t)j * (LAYOUT / G)];
+        hup = (V)v.x;
+        fup = (V)v.y;
+      }
     }
-    profile_words<R>(profile, tile, code_at(it.a, it.len_a, j), pa);
-    if (PACK) profile_words<R>(profile, tile, code_at(it.b, it.len_b, j), pb);
+    profile_words<R>(prow, code_at(it.a, it.len_a, j), pa);
+    if (PACK) profile_words<R>(prow, code_at(it.b, it.len_b, j), pb);
     V f = fup;
     column<C, R, PACK>(pa, pb, hl, hg, el, hdiag, C::add(hup, ngoe), f, best, nge, ngoe);
     hdiag = hup;
     hbot = hl[R - 1];
     fbot = f;
-    if (lane == G - 1 && !last && border != nullptr) border[(size_t)j * (LAYOUT / G)] = make_uint2((uint32_t)hbot, (uint32_t)fbot);
+    if (lane == G - 1 && !last && border != nullptr && in)
+      border[(size_t)j * (LAYOUT / G)] = make_uint2((uint32_t)hbot, (uint32_t)fbot);
   }
 }
 
