@@ -12,10 +12,12 @@ Reports, one GPU:
 * the score pass of each query (CUDA events around its launches, the database on the device): TCUPS
   (query residues x database residues / time) by query length, and of all the queries;
 * ``--check N``: the first N queries' hits on the GPU against the CPU engine's (must be equal);
+* ``--kernels N``: the first N queries' scores of every record, the column kernel's against the row kernel's;
 * ``--command``: the whole command (``seqalign search Q DB -o hits.m8 --backend cuda``, top 10, BLAST
   tabular) timed from outside, and its ratio to the queries' score pass.
 
-Usage: python benchmarks/bench_search.py [--records 500000] [--queries 100] [--rows 16] [--check 2] [--command]
+Usage: python benchmarks/bench_search.py [--records 500000] [--queries 100] [--rows 16] [--columns 1024]
+                                        [--check 2] [--command]
 """
 
 from __future__ import annotations
@@ -79,6 +81,10 @@ def main() -> int:
     ap.add_argument("--rows", type=int, default=None, help="query rows a lane (the kernel's R)")
     ap.add_argument("--groups", default=None, help="group sizes by record length, as LEN:G,LEN:G (the last G "
                     "for longer ones too), e.g. 1024:1,4096:8,0:32")
+    ap.add_argument("--columns", type=int, default=None, help="the longest record the column kernel takes (0: "
+                    "none, every record to the row kernel; default: the widest shape's)")
+    ap.add_argument("--kernels", type=int, default=0, help="queries whose scores of every record by the column "
+                    "kernel are compared with the row kernel's alone")
     ap.add_argument("--check", type=int, default=0, help="queries whose hits are compared with the CPU engine's")
     ap.add_argument("--command", action="store_true", help="time the whole command too")
     ap.add_argument("--workdir", default=os.environ.get("TMPDIR", "/tmp") + "/seqalign-search-bench")
@@ -105,6 +111,8 @@ def main() -> int:
 
     if args.rows:
         gpu_search.ROWS = args.rows
+    if args.columns is not None:
+        gpu_search.columns.UP_TO = args.columns
     if args.groups:
         rows = [tuple(int(x) for x in g.split(":")) for g in args.groups.split(",")]
         gpu_search.GROUPS, gpu_search.LONG_GROUP = tuple(rows[:-1]), rows[-1][1]
@@ -117,7 +125,8 @@ def main() -> int:
     print(f"# {device_name(0)}; database {len(db):,} records, {residues:,} residues (read and encoded in "
           f"{time.perf_counter() - t0:.1f} s); {batch.size} queries of {int(batch.lengths.min())}-"
           f"{int(batch.lengths.max())} residues; BLOSUM62, gaps 11/1, local; ROWS {gpu_search.ROWS}, "
-          f"groups {gpu_search.GROUPS} then {gpu_search.LONG_GROUP}")
+          f"groups {gpu_search.GROUPS} then {gpu_search.LONG_GROUP}; column kernel up to "
+          f"{gpu_search.columns.UP_TO if gpu_search.columns.UP_TO is not None else 'its widest shape'}")
     cfg = AlignConfig(scoring=Scoring(gap_open=11, gap_extend=1, matrix=matrices.load("BLOSUM62"),
                                       alphabet="protein"), mode="local")
     engine = gpu_search.CudaSearch(0)
@@ -154,6 +163,23 @@ def main() -> int:
     cells = float(qlen.sum()) * residues
     print(f"all, one at a time\t{batch.size}\t{times.sum():.4f}\t{cells / times.sum() / 1e12:.3f}")
     print(f"all, side by side\t{batch.size}\t{together:.4f}\t{cells / together / 1e12:.3f}")
+
+    if args.kernels:
+        sub = np.arange(min(args.kernels, batch.size))
+        scores, kept = [], gpu_search.columns.UP_TO
+        for up_to in (kept, 0):
+            gpu_search.columns.UP_TO = up_to
+            d.score.fill(-1)
+            with stream:
+                engine.score_pass(batch, cfg, sub, d, stream)
+            stream.synchronize()
+            scores.append(cp.asnumpy(d.score[sub]))
+        gpu_search.columns.UP_TO = kept
+        differ = int((scores[0] != scores[1]).sum())
+        print(f"# kernels: {len(sub)} queries x {len(db):,} records, the column kernel's scores "
+              f"{'equal to' if not differ else f'DIFFERENT ({differ:,} cells) FROM'} the row kernel's")
+        if differ:
+            return 1
 
     if args.check:
         from seqalign_cli import families

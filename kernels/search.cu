@@ -1,7 +1,9 @@
 // search.cu: the score pass of a database search. One query against many database records, local mode
-// (Smith-Waterman), scores from a substitution matrix through a query profile, affine gaps (a gap of
-// length k costs gap_open + k * gap_extend), score only. The recurrence is the CPU engine's
-// (seqalign_cli/families/pairwise/cpu_dp.py, cpu_striped.py), so the scores agree exactly.
+// (Smith-Waterman), scores from a substitution matrix, affine gaps (a gap of length k costs gap_open +
+// k * gap_extend), score only. The recurrence is the CPU engine's (seqalign_cli/families/pairwise/cpu_dp.py,
+// cpu_striped.py), so the scores agree exactly. Two kernels: search_local, the query's rows in registers and
+// the record streaming (every record the host routes to it: long ones, int32 lanes), and search_columns
+// (further down), the records in registers and the query streaming (16-bit records up to 1,024 residues).
 //
 // Kernel search_local<G, R, PACK>
 //   db          uint8 codes of the database (or of a part of it) on the device, records back to back
@@ -229,6 +231,101 @@ __device__ void search_item(const uint8_t* db, const int64_t* db_off, const int*
   }
 }
 
+// ---- Kernel search_columns<G, C>: the records in registers, the query streaming through the lanes ----
+//
+// A group of G lanes aligns one work item, two records in the 16-bit halves of every register (the host
+// sends only records of at most G * C residues whose values fit 16 bits): lane l holds columns l*C ..
+// l*C + C - 1 of both records, as the index of their score pair (ca * D + cb, class codes), and sweeps the
+// query's rows, row i at step i + l (an anti-diagonal of the group); H and E of its last column go to lane
+// l + 1 by a shuffle of width G. A row's scores come from the packed table in shared memory: table[(q * D + ca)
+// * D + cb] holds the query class q's score against ca (low half) and cb (high half), one load a cell pair and
+// no byte permute. Every group of a warp runs the query's rows (qlen + G - 1 steps), so no group waits for
+// another; rows before and past the query and columns past a record are padding (class D - 1, PAD_SCORE
+// against every class), which leave the best as it is (the argument of stage, rows and columns exchanged).
+//
+//   db, db_off, db_len, items, nitems, score  as search_local's (items: pairs, the second -1 for none)
+//   query       uint8 (qlen): the query's class codes
+//   table       uint32 (D * D * D): the packed score pairs, copied to the block's dynamic shared memory
+//   lut         uint8 (PROFILE_CODES): the class of each database code (letters the matrix scores alike share
+//               one)
+//   D           classes, the padding class last (the host passes D^3 * 4 bytes of dynamic shared memory)
+//   gap_oe, gap_e  as search_local's
+template <int G, int C>
+__device__ void columns_item(const uint8_t* db, const int64_t* db_off, const int* db_len, const int* items,
+                             int nitems, const uint8_t* query, int qlen, const uint32_t* table, const uint8_t* lut,
+                             int D, int gap_oe, int gap_e, int* score) {
+  using P = Pack16;
+  using V = P::V;
+  extern __shared__ uint32_t pairs[];
+  for (int k = threadIdx.x; k < D * D * D; k += blockDim.x) pairs[k] = table[k];
+  __syncthreads();
+  const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = (int)(tid % G);
+  long long w = tid / G;
+  if ((tid / SA_WARP) * (SA_WARP / G) >= nitems) return;  // the whole warp is idle
+  const bool real = w < nitems;
+  if (!real) w = nitems - 1;  // the group's lanes still take part in the shuffles
+  const int ra = items[2 * w], rb = items[2 * w + 1];
+  const uint8_t* a = db + db_off[ra];
+  const uint8_t* b = rb >= 0 ? db + db_off[rb] : nullptr;
+  const int len_a = db_len[ra], len_b = rb >= 0 ? db_len[rb] : 0;
+  const uint32_t pad = (uint32_t)(D - 1);
+  uint32_t cell[C];  // byte offset of each column's pair of classes in a table row
+  V h[C], f[C];      // H of the row above at each column, F of this row
+  const V nge = P::splat(-gap_e), ngoe = P::splat(-gap_oe);
+#pragma unroll
+  for (int k = 0; k < C; ++k) {
+    const int j = lane * C + k;
+    const uint32_t ca = j < len_a ? (uint32_t)__ldg(lut + a[j]) : pad;
+    const uint32_t cb = (b != nullptr && j < len_b) ? (uint32_t)__ldg(lut + b[j]) : pad;
+    cell[k] = (ca * D + cb) * 4u;
+    h[k] = P::splat(0);  // row -1: 0 in local mode
+    f[k] = ngoe;         // F of row 0: H of row -1 minus gap_oe
+  }
+  V best = P::splat(0);
+  V hdiag0 = P::splat(0);  // H[i-1][l*C - 1]
+  V hout = P::splat(0), eout = P::neg();  // H and E of this lane's last column at its row
+  const char* base = (const char*)pairs;
+  const int steps = qlen + G - 1;
+#pragma unroll 2
+  for (int step = 0; step < steps; ++step) {
+    const int i = step - lane;
+    // the column on the left: the previous lane's last column at row i (it swept it one step ago)
+    V hin = (V)SA_SHFL_UP_W(hout, 1, G), ein = (V)SA_SHFL_UP_W(eout, 1, G);
+    if (lane == 0) {
+      hin = P::splat(0);
+      ein = P::neg();
+    }
+    const uint32_t q = (unsigned)i < (unsigned)qlen ? (uint32_t)__ldg(query + i) : pad;
+    const char* row = base + q * (uint32_t)(D * D * 4);
+    V e = ein, hg = P::add(hin, ngoe), hdiag = hdiag0;
+    hdiag0 = hin;
+#pragma unroll
+    for (int k = 0; k < C; k += 2) {
+      V hh[2];
+#pragma unroll
+      for (int x = 0; x < 2; ++x) {
+        const V s = *(const uint32_t*)(row + cell[k + x]);
+        e = P::add_max(e, nge, hg);                          // E: max(E_left - gap_e, H_left - gap_oe)
+        const V hv = P::vmax(P::add_max_relu(hdiag, s, e), f[k + x]);
+        hdiag = h[k + x];
+        h[k + x] = hv;
+        hg = P::add(hv, ngoe);
+        f[k + x] = P::add_max(f[k + x], nge, hg);            // F of the next row
+        hh[x] = hv;
+      }
+      best = P::vmax3(best, hh[0], hh[1]);
+    }
+    hout = h[C - 1];
+    eout = e;
+  }
+#pragma unroll
+  for (int off = G / 2; off > 0; off /= 2) best = P::vmax(best, (V)SA_SHFL_XOR(best, off));
+  if (!real || lane != 0) return;
+  score[ra] = lo16((uint32_t)best);
+  if (rb >= 0) score[rb] = hi16((uint32_t)best);
+}
+
 }  // namespace
 
 template <int G, int R, bool PACK>
@@ -237,4 +334,11 @@ __global__ void search_local(const uint8_t* db, const int64_t* db_off, const int
                              const int64_t* border_off, int* score) {
   search_item<G, R, PACK>(db, db_off, db_len, items, nitems, profile, tiles, gap_oe, gap_e, border, border_off,
                           score);
+}
+
+template <int G, int C>
+__global__ void search_columns(const uint8_t* db, const int64_t* db_off, const int* db_len, const int* items,
+                               int nitems, const uint8_t* query, int qlen, const uint32_t* table, const uint8_t* lut,
+                               int D, int gap_oe, int gap_e, int* score) {
+  columns_item<G, C>(db, db_off, db_len, items, nitems, query, qlen, table, lut, D, gap_oe, gap_e, score);
 }

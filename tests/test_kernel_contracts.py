@@ -16,9 +16,10 @@ from seqalign_cli.backends.cuda.loader import kernel_dir
 from seqalign_cli.families.graph import gpu_args as graph
 from seqalign_cli.families.pairwise import gpu_args as pairwise
 from seqalign_cli.families.search.gpu import SearchArgs
+from seqalign_cli.families.search.gpu_columns import ColumnArgs
 from seqalign_cli.families.triplet import gpu_args as triplet
 
-CONTRACTS = [PackArgs, SearchArgs,
+CONTRACTS = [PackArgs, SearchArgs, ColumnArgs,
              pairwise.WarpArgs, pairwise.WarpTraceArgs, pairwise.Subwarp16Args, pairwise.SubwarpArgs,
              pairwise.SubwarpTraceArgs, pairwise.WalkArgs,
              triplet.SweepArgs, triplet.SweepTraceArgs, triplet.WalkArgs, triplet.AffineArgs, triplet.AffineWalkArgs,

@@ -153,4 +153,5 @@ def test_the_graph_and_search_launch_spaces_are_compiled_whole():
     names |= {graph.best_name(m) for m in graph.MODES}
     assert names <= set(table["graph.cu"])
     groups = [g for _, g in search.GROUPS] + [search.LONG_GROUP]
-    assert set(table["search.cu"]) == {search.kernel_name(g, p) for g in groups for p in BOOLS}
+    assert set(table["search.cu"]) == ({search.kernel_name(g, p) for g in groups for p in BOOLS}
+                                       | {search.columns.kernel_name(g, c) for g, c in search.columns.SHAPES})

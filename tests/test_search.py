@@ -363,14 +363,18 @@ def _varied_case(tmp_path, seed: int):
 
 @pytest.mark.gpu
 @GPU
-@pytest.mark.parametrize("case", ["public", "groups", "int32", "parts", "streamed", "gaps"])
+@pytest.mark.parametrize("case", ["public", "public-rows", "groups", "columns", "int32", "parts", "streamed",
+                                  "gaps"])
 def test_gpu_search_equals_the_cpu_engine(tmp_path, monkeypatch, case):
-    """Every kernel variant (group sizes 1, 8, 32 with several stages; 16-bit and int32 lanes) and the
-    database in parts, kept or brought through, give the CPU engine's hits, scores and alignments."""
+    """Every kernel variant (the row kernel's group sizes 1, 8, 32 with several stages, 16-bit and int32
+    lanes; the column kernel's shapes of 4, 8 and 32 lanes and 16, 24 and 32 columns) and the database in
+    parts, kept or brought through, give the CPU engine's hits, scores and alignments."""
     from seqalign_cli.families.search import gpu as gpu_search
 
     cfg = _protein_cfg()
-    if case == "public":
+    if case.endswith("-rows") or case == "groups":  # every record to the row kernel
+        monkeypatch.setattr(gpu_search.columns, "UP_TO", 0)
+    if case.startswith("public"):
         qf = write_fasta(tmp_path / "q.fa", records(DATA / "queries.fa")[:6])
         _gpu_equals_cpu(_batches(qf, DB, 25), cfg)
         return
@@ -383,8 +387,15 @@ def test_gpu_search_equals_the_cpu_engine(tmp_path, monkeypatch, case):
         monkeypatch.setattr(gpu_search, "DB_SHARE", 0.0)
     if case == "gaps":
         cfg = _protein_cfg(gap_open=0, gap_extend=3)
+    shapes = set()
+    if case == "columns":  # the shapes the column kernel ran
+        real = gpu_search.CudaSearch._columns
+        monkeypatch.setattr(gpu_search.CudaSearch, "_columns",
+                            lambda self, part, launch, *a: shapes.add((launch.G, launch.C)) or real(self, part, launch, *a))
     qf, dbf = _varied_case(tmp_path, 17)
     _gpu_equals_cpu(_batches(qf, dbf, 200), cfg)
+    if case == "columns":
+        assert {g for g, _ in shapes} >= {4, 8, 32} and {c for _, c in shapes} >= {16, 24, 32}
 
 
 @pytest.mark.gpu

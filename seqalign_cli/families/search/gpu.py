@@ -10,13 +10,16 @@ The database goes to each GPU once a run (``_DeviceDb``), in parts of at
 most ``part_codes`` codes: all of them stay on the device when they fit in
 ``DB_SHARE`` of its free memory, else each batch of queries brings them
 through one after another (the same scores either way). Each record goes
-to a group size by its length (``GROUPS``: a thread alone for most, 8 or 32
-lanes for the long ones, whose cells a thread alone would take long after
-the others ended), two records a work item in 16-bit lanes where no value
-can pass ``INT16_LIMIT`` (``pack16``), one in int32 lanes otherwise; work
-items of similar length run side by side in a warp, longest first. These
-plans depend on the query only through its length class (``_plan_key``) and
-are kept on the device.
+to a kernel and a group size by its length. Two records make a work item in
+16-bit lanes where no value can pass ``INT16_LIMIT`` (``pack16``); those up
+to 1,024 residues go to the column kernel (``gpu_columns``: the records in
+registers, the query streaming through the lanes, a shape of lanes and
+columns by length). The others go to the row kernel (the query's rows in
+registers, the record streaming), in groups by length (``GROUPS``), one
+record a work item in int32 lanes where 16 bits do not hold its values.
+Work items of similar length run side by side in a warp, longest first.
+These plans depend on the query only through its length class and are kept
+on the device.
 
 The kernels score local mode with substitution scores that fit the signed
 byte profile; other searches go to the CPU engine (``HOOKS.on_gpu``, said
@@ -36,6 +39,7 @@ from ...config import AlignConfig, Mode
 from ...protocols import Hooks
 from ..pairwise.cpu import CpuPairwise
 from ..pairwise.plan import INT16_LIMIT
+from . import gpu_columns as columns
 from .cpu import kept_hits, substitution_array
 from .results import SearchHits
 
@@ -119,18 +123,24 @@ class _Launch:
     pack: bool
     items: object  # int32 (n, 2)
     nitems: int
-    border_off: object  # int64 per layout group of 32 / G items
+    border_off: object  # int64 per layout group of 32 / G items (the row kernel)
     border_len: int  # uint2 cells of the border scratch
+    C: int = 0  # the column kernel's columns a lane (gpu_columns.SHAPES); 0: the row kernel
 
 
-def _launch(cp, G: int, pack: bool, recs: np.ndarray, lengths: np.ndarray) -> _Launch:
-    """Work items of records ``recs`` (longest first): neighbours two by two when ``pack``, else alone; the
-    border's layout (each group of 32 / G items side by side, as long as its longest)."""
+def _items(recs: np.ndarray, pack: bool) -> np.ndarray:
+    """Work items of records ``recs`` (longest first): neighbours two by two when ``pack``, else alone."""
     if pack:
         items = np.full((-(-len(recs) // 2), 2), -1, np.int32)
         items.reshape(-1)[:len(recs)] = recs
-    else:
-        items = np.stack([recs, np.full(len(recs), -1)], axis=1).astype(np.int32)
+        return items
+    return np.stack([recs, np.full(len(recs), -1)], axis=1).astype(np.int32)
+
+
+def _launch(cp, G: int, pack: bool, recs: np.ndarray, lengths: np.ndarray) -> _Launch:
+    """The row kernel's work items of records ``recs`` (``_items``) and the border's layout (each group of
+    32 / G items side by side, as long as its longest)."""
+    items = _items(recs, pack)
     n = np.maximum(lengths[items[:, 0]], np.where(items[:, 1] >= 0, lengths[items[:, 1]], 0))
     per = 32 // G
     groups = -(-len(items) // per)
@@ -138,6 +148,12 @@ def _launch(cp, G: int, pack: bool, recs: np.ndarray, lengths: np.ndarray) -> _L
     longest[:len(n)] = n
     size = longest.reshape(groups, per).max(axis=1) * per
     return _Launch(G, pack, cp.asarray(items), len(items), cp.asarray(offsets(size)), int(size.sum()))
+
+
+def _column_launch(cp, G: int, C: int, recs: np.ndarray) -> _Launch:
+    """The column kernel's work items of records ``recs`` (longest first), two by two (no border)."""
+    items = _items(recs, True)
+    return _Launch(G, True, cp.asarray(items), len(items), None, 0, C)
 
 
 class _Part:
@@ -154,15 +170,21 @@ class _Part:
         self.plans: dict = {}
         cp.cuda.get_current_stream().synchronize()  # copied before any stream's kernels read them
 
-    def launches(self, cp, qlen: int, largest: int, gap_oe: int) -> list[_Launch]:
-        """The launches of a query of ``qlen`` (kept by its length class)."""
-        key = qlen if max(largest, 0) * qlen >= INT16_LIMIT else -1
+    def launches(self, cp, qlen: int, largest: int, gap_oe: int, up_to: int | None) -> list[_Launch]:
+        """The launches of a query of ``qlen`` (kept by its length class): the records of 16-bit items up to
+        ``up_to`` residues (``gpu_columns.UP_TO``; 0: none) to the column kernel, the others to the row kernel."""
+        key = (qlen if max(largest, 0) * qlen >= INT16_LIMIT else -1, up_to)
         if key not in self.plans:
             lengths = self.lengths[self.order]
-            group = group_of(lengths)
             pack = pack16(lengths, qlen, largest, gap_oe)
-            self.plans[key] = [_launch(cp, int(G), p, self.order[(group == G) & (pack == p)], self.lengths)
-                               for G in np.unique(group) for p in (True, False) if ((group == G) & (pack == p)).any()]
+            shape = np.where(pack, columns.shape_of(lengths, up_to), -1)
+            plan = [_column_launch(cp, G, C, self.order[shape == k])
+                    for k, (G, C) in enumerate(columns.SHAPES) if (shape == k).any()]
+            rows = shape < 0
+            group = group_of(lengths)
+            plan += [_launch(cp, int(G), p, self.order[rows & (group == G) & (pack == p)], self.lengths)
+                     for G in np.unique(group) for p in (True, False) if (rows & (group == G) & (pack == p)).any()]
+            self.plans[key] = plan
             cp.cuda.get_current_stream().synchronize()  # kept for later batches, on other streams
         return self.plans[key]
 
@@ -206,6 +228,7 @@ class CudaSearch(DeviceEngine):
         super().__init__(device)
         self._db: _DeviceDb | None = None
         self._tracer: CpuPairwise | None = None
+        self._pairs: tuple = (None, None)  # the last scoring's column table (pair_table)
 
     def database(self, db) -> _DeviceDb:
         if self._db is None or self._db.db is not db:
@@ -231,18 +254,46 @@ class CudaSearch(DeviceEngine):
         S = substitution_array(sc)
         largest, gap_oe = int(S.max()), sc.gap_open + sc.gap_extend
         offs = np.require(batch.offs, np.int64, "CW")
-        profiles: dict = {}  # (query, tiles): its profile on the device
+        pairs = self.pair_table(S)
+        profiles: dict = {}  # (query, tiles): its profile on the device; (query, 0): its classes
         for part in self.database(batch.db).each(cp):
             works = []
             for k in np.asarray(subset).tolist():
                 q = batch.codes[offs[k]:offs[k + 1]]
                 row = d.score[k, part.first:]
-                for launch in part.launches(cp, len(q), largest, gap_oe):
+                for launch in part.launches(cp, len(q), largest, gap_oe, columns.UP_TO if pairs else 0):
+                    if launch.C:
+                        if (k, 0) not in profiles:
+                            profiles[k, 0] = cp.asarray(pairs[0].lut[q] if len(q) else np.zeros(1, np.uint8))
+                        works.append(self._columns(part, launch, profiles[k, 0], len(q), pairs, sc, row))
+                        continue
                     tiles = -(-max(len(q), 1) // (ROWS * launch.G)) * launch.G
                     if (k, tiles) not in profiles:
                         profiles[k, tiles] = cp.asarray(profile(q, S, tiles))
                     works.append(self._work(part, launch, profiles[k, tiles], tiles, sc, row))
             self.side_by_side(stream, works)
+
+    def pair_table(self, S: np.ndarray):
+        """The column kernel's table of ``S`` (``gpu_columns.PairTable``) and its device copies (table, lut);
+        None where the table is too large for shared memory."""
+        key = S.tobytes()
+        if self._pairs[0] != key:
+            pt = columns.pair_table(S, PAD_SCORE)
+            fits = pt.nbytes <= columns.TABLE_BYTES
+            self._pairs = (key, (pt, self.cp.asarray(pt.table), self.cp.asarray(pt.lut)) if fits else None)
+        return self._pairs[1]
+
+    def _columns(self, part: _Part, launch: _Launch, query, qlen: int, pairs, sc, row):
+        """A callable queueing one launch of the column kernel on the current stream."""
+        pt, table, lut = pairs
+        fn = module(KERNEL, (name := columns.kernel_name(launch.G, launch.C),), self.device).get_function(name)
+        if fn.max_dynamic_shared_size_bytes < pt.nbytes:
+            fn.max_dynamic_shared_size_bytes = pt.nbytes
+        grid = -(-launch.nitems * launch.G // THREADS)
+        args = columns.ColumnArgs(part.codes, part.off, part.len, launch.items, np.int32(launch.nitems), query,
+                                  np.int32(qlen), table, lut, np.int32(pt.D), np.int32(sc.gap_open + sc.gap_extend),
+                                  np.int32(sc.gap_extend), row)
+        return lambda: fn((grid,), (THREADS,), args.values(), shared_mem=pt.nbytes)
 
     def _work(self, part: _Part, launch: _Launch, prof, tiles: int, sc, row):
         """A callable queueing one launch on the current stream (its border scratch is the stream's)."""
@@ -296,4 +347,5 @@ def compile_checks() -> dict[str, tuple[str, ...]]:
     """The variants ``seqalign info`` and the build check compile (backends/cuda/variants.py): every group size,
     16-bit and int32 lanes."""
     groups = [g for _, g in GROUPS] + [LONG_GROUP]
-    return {KERNEL: tuple(kernel_name(g, p) for g in groups for p in (True, False))}
+    return {KERNEL: tuple(kernel_name(g, p) for g in groups for p in (True, False))
+            + tuple(columns.kernel_name(g, c) for g, c in columns.SHAPES)}
