@@ -82,7 +82,7 @@ def main() -> int:
     ap.add_argument("--groups", default=None, help="group sizes by record length, as LEN:G,LEN:G (the last G "
                     "for longer ones too), e.g. 1024:1,4096:8,0:32")
     ap.add_argument("--columns", type=int, default=None, help="the longest record the column kernel takes (0: "
-                    "none, every record to the row kernel; default: the widest shape's)")
+                    "none, every record to the row kernel; default: gpu_columns.UP_TO)")
     ap.add_argument("--kernels", type=int, default=0, help="queries whose scores of every record by the column "
                     "kernel are compared with the row kernel's alone")
     ap.add_argument("--check", type=int, default=0, help="queries whose hits are compared with the CPU engine's")

@@ -372,8 +372,8 @@ def test_gpu_search_equals_the_cpu_engine(tmp_path, monkeypatch, case):
     from seqalign_cli.families.search import gpu as gpu_search
 
     cfg = _protein_cfg()
-    if case.endswith("-rows") or case == "groups":  # every record to the row kernel
-        monkeypatch.setattr(gpu_search.columns, "UP_TO", 0)
+    # every record to the row kernel ("-rows", "groups"), else 16-bit records up to 1,024 to the column kernel
+    monkeypatch.setattr(gpu_search.columns, "UP_TO", 0 if case.endswith("-rows") or case == "groups" else None)
     if case.startswith("public"):
         qf = write_fasta(tmp_path / "q.fa", records(DATA / "queries.fa")[:6])
         _gpu_equals_cpu(_batches(qf, DB, 25), cfg)

@@ -12,11 +12,12 @@ most ``part_codes`` codes: all of them stay on the device when they fit in
 through one after another (the same scores either way). Each record goes
 to a kernel and a group size by its length. Two records make a work item in
 16-bit lanes where no value can pass ``INT16_LIMIT`` (``pack16``); those up
-to 1,024 residues go to the column kernel (``gpu_columns``: the records in
+to ``gpu_columns.UP_TO`` residues go to the column kernel (the records in
 registers, the query streaming through the lanes, a shape of lanes and
-columns by length). The others go to the row kernel (the query's rows in
-registers, the record streaming), in groups by length (``GROUPS``), one
-record a work item in int32 lanes where 16 bits do not hold its values.
+columns by length; off until it has run on a GPU). The others go to the row
+kernel (the query's rows in registers, the record streaming), in groups by
+length (``GROUPS``), one record a work item in int32 lanes where 16 bits do
+not hold its values.
 Work items of similar length run side by side in a warp, longest first.
 These plans depend on the query only through its length class and are kept
 on the device.

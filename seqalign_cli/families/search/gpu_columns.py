@@ -8,7 +8,7 @@ packed two by two, ``table[q, a, b] = S[q, a] | S[q, b] << 16``, gives both cell
 from shared memory. Letters the matrix scores alike (rows and columns equal: J, U and O as X in the classic
 files) share a class, so the table of D classes (D^3 words) stays small; the padding class, last, scores
 ``PAD_SCORE`` against every class. Records up to the widest shape's G * C residues whose values fit 16
-bits go here (``shape_of``), the others to the row kernel.
+bits go here (``shape_of``), the others to the row kernel; ``UP_TO`` keeps it off for now.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ SHAPES = ((4, 16), (4, 24), (4, 32), (8, 24), (8, 32), (16, 24), (16, 32), (32, 
 #: the most bytes of dynamic shared memory the table may take (D^3 words; protein matrices: D <= 28)
 TABLE_BYTES = 96 * 1024
 #: the longest record the column kernel takes (None: the widest shape's; 0: none, every record to the row
-#: kernel; benchmarks compare the two kernels)
-UP_TO: int | None = None
+#: kernel). 0 until the kernel has run on a GPU: the GPU tests' "columns" case and
+#: ``bench_search.py --columns 1024 --kernels 3`` turn it on (benchmarks/journal/2026-12-07.md)
+UP_TO: int | None = 0
 
 
 @dataclass
