@@ -296,14 +296,15 @@ SOURCES = {
         "(two runs)", "a93e58f", "2026-12-07"),
     # proteins, one H100: the search's score pass and its whole command
     "protein-h100-search": Source(
-        "2026-12-07_h100_search.txt", r"^(?P<queries_by>[\w ,-]+)\t(?P<queries>\d+)\t(?P<secs>[\d.]+)\t(?P<tcups>[\d.]+)$",
-        "python benchmarks/bench_search.py --command (500,000 records, 168 M residues; 100 queries of 103-1,000 aa)",
-        "6716657", "2026-12-07"),
+        "2026-12-07_h100_search_unroll4.txt",
+        r"^(?P<queries_by>[\w ,-]+)\t(?P<queries>\d+)\t(?P<secs>[\d.]+)\t(?P<tcups>[\d.]+)$",
+        "python benchmarks/bench_search.py --check 1 (500,000 records, 168 M residues; 100 queries of 103-1,000 aa)",
+        "09fd346", "2026-12-07"),
     "protein-h100-command": Source(
         "2026-12-07_h100_search.txt",
         r"^command wall\t(?P<wall>[\d.]+) s \(runs (?P<runs>[\d., ]+)\); score pass (?P<score_pass>[\d.]+) s one at a "
         r"time; ratio (?P<ratio>[\d.]+)$",
-        "python benchmarks/bench_search.py --command (the same run: `seqalign search Q DB -o hits.m8 --backend cuda "
+        "python benchmarks/bench_search.py --command (an earlier run: `seqalign search Q DB -o hits.m8 --backend cuda "
         "-t 16`, top 10 with alignments)", "6716657", "2026-12-07"),
     # the host's steps alone, development machine
     "host-io": Source(
@@ -950,9 +951,9 @@ The search's score pass sweeps two targets a loop, each in the lanes its shorter
 public queries (144-5,478 aa) 9.9-10.5 GCUPS against 11.2-11.5, the lazy-F pass the difference (it keeps
 E exact where parasail's does not): journal [`2026-12-07`](journal/2026-12-07.md).
 
-On one H100, `seqalign search --backend cuda` (`kernels/search.cu`, groups of 8 lanes up to 4,096
-residues: [`decisions/search_groups.md`](decisions/search_groups.md)), its hits equal to the CPU engine's,
-short of the targets (6 TCUPS, CUDASW++4.0's published 5.71; the command within 1.3x of its score pass):
+On one H100, `seqalign search --backend cuda` (`kernels/search.cu`: [`decisions/search_groups.md`](decisions/search_groups.md),
+[`decisions/search_loop.md`](decisions/search_loop.md)), its hits equal to the CPU engine's, short of the
+targets (6 TCUPS, CUDASW++4.0's published 5.71; the command within 1.3x of its score pass; (b): the tree before the loop):
 
 {protein_h100}
 
