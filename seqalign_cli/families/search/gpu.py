@@ -255,7 +255,7 @@ class CudaSearch(DeviceEngine):
         S = substitution_array(sc)
         largest, gap_oe = int(S.max()), sc.gap_open + sc.gap_extend
         offs = np.require(batch.offs, np.int64, "CW")
-        pairs = self.pair_table(S)
+        pairs = self.pair_table(S) if columns.UP_TO != 0 else None  # the column kernel's table, where it runs
         profiles: dict = {}  # (query, tiles): its profile on the device; (query, 0): its classes
         for part in self.database(batch.db).each(cp):
             works = []
