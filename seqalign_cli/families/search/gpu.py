@@ -256,7 +256,8 @@ class CudaSearch(DeviceEngine):
         largest, gap_oe = int(S.max()), sc.gap_open + sc.gap_extend
         offs = np.require(batch.offs, np.int64, "CW")
         pairs = self.pair_table(S) if columns.UP_TO != 0 else None  # the column kernel's table, where it runs
-        profiles: dict = {}  # (query, tiles): its profile on the device; (query, 0): its classes
+        profiles: dict = {}  # (query, tiles): its profile on the device
+        classes: dict = {}  # query: its class codes on the device (the column kernel)
         for part in self.database(batch.db).each(cp):
             works = []
             for k in np.asarray(subset).tolist():
@@ -264,9 +265,9 @@ class CudaSearch(DeviceEngine):
                 row = d.score[k, part.first:]
                 for launch in part.launches(cp, len(q), largest, gap_oe, columns.UP_TO if pairs else 0):
                     if launch.C:
-                        if (k, 0) not in profiles:
-                            profiles[k, 0] = cp.asarray(pairs[0].lut[q] if len(q) else np.zeros(1, np.uint8))
-                        works.append(self._columns(part, launch, profiles[k, 0], len(q), pairs, sc, row))
+                        if k not in classes:
+                            classes[k] = cp.asarray(pairs[0].lut[q] if len(q) else np.zeros(1, np.uint8))
+                        works.append(self._columns(part, launch, classes[k], len(q), pairs, sc, row))
                         continue
                     tiles = -(-max(len(q), 1) // (ROWS * launch.G)) * launch.G
                     if (k, tiles) not in profiles:
