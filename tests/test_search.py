@@ -298,6 +298,35 @@ def test_striped_local_scores_equal_the_plain_gotoh_and_parasail(case):
             assert score == want, (case, q, t)
 
 
+def test_striped_int8_pass_rescores_the_records_that_reach_its_top(monkeypatch):
+    """The int8 first pass: records scoring below ``INT8_TOP`` keep its score, those at or above it are scored
+    again in int16 lanes (prefixes of the query: scores on both sides of the top, every one exact); a matrix
+    past int8 skips the pass."""
+    from seqalign_cli.families.pairwise import cpu_striped as striped
+    from seqalign_cli.families.search.cpu import substitution_array
+    from support.oracles import ref_score
+
+    rng = random.Random(8)
+    scoring = Scoring(gap_open=11, gap_extend=1, matrix=matrices.load("BLOSUM62"), alphabet="protein")
+    query = "".join(rng.choice("ARNDCQEGHILKMFPSTWYV") for _ in range(70))
+    targets = [query[:k] for k in range(1, 71, 3)] + ["W" * 30, "WWWWWWWWWWWWWWWWWWWWWWWW" + query[:40]]
+    (qc,), _, _ = _codes([query])
+    _, codes, offs = _codes(targets)
+    S = substitution_array(scoring)
+    lanes = []
+    real = striped.scores
+    monkeypatch.setattr(striped, "scores", lambda P, *a: (lanes.append((P.dtype, len(a[2]))), real(P, *a))[1])
+    got = striped.local_scores(qc, S, codes, offs, np.arange(len(targets)), 11, 1).tolist()
+    want = [ref_score(query, t, scoring, "local") for t in targets]
+    assert got == want
+    high = sum(w >= striped.INT8_TOP for w in want)
+    assert 0 < high < len(want)
+    assert lanes == [(np.int8, len(targets)), (np.int16, high)]
+    lanes.clear()
+    striped.local_scores(qc, S * 20, codes, offs, np.arange(len(targets)), 11, 1)
+    assert [dtype for dtype, _ in lanes] == [np.int16]
+
+
 # ------------------------------------------------------------------ the GPU score pass (kernels/search.cu)
 
 

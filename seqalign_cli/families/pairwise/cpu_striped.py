@@ -13,11 +13,13 @@ is made once, then each target is swept one letter (column) at a time:
   one lane a pass, at most a vector's lanes of passes) while it can still
   raise an H (a vector compare ends it, usually after one segment).
 
-Both are LLVM vector code (32 bytes a step: 16 int16 or 8 int32 lanes),
-written out rather than left to the loop vectoriser, as ``cpu_diagonal.py``.
-The arithmetic is exact: int16 lanes (saturating, so that E and F stop at
-the type's floor) only where no H can pass the type (``lane_dtype``: the
-query's length times the largest substitution score), else int32. A gap
+Both are LLVM vector code (32 bytes a step: 32 int8, 16 int16 or 8 int32
+lanes), written out rather than left to the loop vectoriser, as
+``cpu_diagonal.py``. The arithmetic is exact: int16 lanes (saturating, so
+that E and F stop at the type's floor) only where no H can pass the type
+(``lane_dtype``: the query's length times the largest substitution score),
+else int32; the search's pass first tries int8 lanes on every record and
+scores again, wider, only those that reach the int8 top (``local_scores``). A gap
 of length k costs ``goe + (k - 1) * ge`` with ``goe = gap_open +
 gap_extend``. The search's pass computes only the score (a local alignment
 is empty exactly when its score is 0); pairs (``pair_ends``) take their end
@@ -41,6 +43,9 @@ VEC_BYTES = 32
 #: overflow)
 FLOOR16 = -(1 << 15)
 FLOOR32 = -(1 << 29)
+#: int8 lanes (the search's first local pass): E and F start at the type's floor, H saturates at INT8_TOP;
+#: a record whose score reaches it is scored again in wider lanes (``local_scores``)
+FLOOR8, INT8_TOP = -128, 127
 #: the largest H int16 lanes take (far enough below the type's top that no addition saturates upwards)
 INT16_TOP = 30000
 #: the profile's score of a padding position (past the query's end): never part of a best alignment
@@ -73,9 +78,13 @@ def _vector_helpers(builder, bits: int):
                                             f"llvm.{name}.sat.v{W}i{bits}")
         return lambda a, b: builder.call(fn, [a, b])
 
-    add = saturating("sadd") if bits == 16 else builder.add
-    sub = saturating("ssub") if bits == 16 else builder.sub
+    add = saturating("sadd") if bits < 32 else builder.add
+    sub = saturating("ssub") if bits < 32 else builder.sub
     return VT, W, splat, at, vmax, add, sub
+
+
+#: the floor of E and F by lane width (bits)
+_FLOORS = {8: FLOOR8, 16: FLOOR16, 32: FLOOR32}
 
 
 def _shifted(builder, v, fill, W):
@@ -98,7 +107,7 @@ def _column_codegen(track: bool = False, border: bool = False, sets: int = 1):
         base = context.make_array(signature.args[0])(context, builder, args[0]).data
         zero = ir.Constant(VT, [0] * W)
         vgoe, vge = splat(goe_), splat(ge_)
-        floor = ir.Constant(VT, [FLOOR16 if bits == 16 else FLOOR32] * W)
+        floor = ir.Constant(VT, [_FLOORS[bits]] * W)
         targets = []  # each set's (profile row, E, Hs, Hl, state pointers; first H, F and running max)
         for k in range(sets):
             a = 1 + 5 * k  # c, E, Hs, Hl, state of the set
@@ -211,7 +220,7 @@ def lazy_f(typingctx, Hs, state, seg, goe, ge):
         VT, W, splat, at, vmax, add, sub = _vector_helpers(builder, bits)
         mask = ir.IntType(W)
         vgoe, vge = splat(goe_), splat(ge_)
-        floor = ir.Constant(VT, [FLOOR16 if bits == 16 else FLOOR32] * W)
+        floor = ir.Constant(VT, [_FLOORS[bits]] * W)
         vfp = builder.bitcast(builder.gep(sp, [i64(W)]), VT.as_pointer())
         entry = builder.block
         khead, kbody, shead, sbody, snext, out = (builder.append_basic_block(n) for n in
@@ -275,15 +284,17 @@ def lane_dtype(qlen: int, S: np.ndarray):
 
 @nb.njit(**_JIT)
 def profile(q, S, W):
-    """The striped profile of query codes ``q``: (kinds, seg, W) in S's dtype, padding ``PAD_SCORE``."""
+    """The striped profile of query codes ``q``: (kinds, seg, W) in S's dtype, padding ``PAD_SCORE`` (int8:
+    ``FLOOR8``)."""
     m = q.shape[0]
     seg = (m + W - 1) // W
     P = np.empty((S.shape[0], seg, W), S.dtype)
+    pad = PAD_SCORE if S.itemsize > 1 else FLOOR8
     for c in range(S.shape[0]):
         for w in range(W):
             for s in range(seg):
                 i = w * seg + s
-                P[c, s, w] = S[c, q[i]] if i < m else PAD_SCORE
+                P[c, s, w] = S[c, q[i]] if i < m else pad
     return P
 
 
@@ -296,7 +307,7 @@ def _score_two(P, t, t2, goe, ge, work, state):
     s1, s2 = state[0], state[1]
     Hl[:] = 0
     Hl2[:] = 0
-    E[:] = FLOOR16 if P.itemsize == 2 else FLOOR32
+    E[:] = FLOOR8 if P.itemsize == 1 else FLOOR16 if P.itemsize == 2 else FLOOR32
     E2[:] = E[0, 0]
     state[:] = 0
     seg = P.shape[1]
@@ -336,8 +347,11 @@ def scores(P, codes, offs, idx, goe, ge, out):
 def local_scores(query: np.ndarray, S: np.ndarray, codes, offs, idx, gap_open: int, gap_extend: int):
     """The local scores of ``query`` (codes) against the records ``idx`` of (codes, offs) under the integer
     substitution array ``S`` (codes x codes), or None where no lanes hold them exactly (``lane_dtype``).
-    Each record takes the narrowest lanes that hold its values (``value_bound``: the shorter side bounds a
-    score): int16 for all but targets and queries both long, twice the lanes of int32."""
+    Every record goes first through int8 lanes (twice the lanes of int16; where S and the gap costs fit
+    them), which hold its score exactly unless it reaches ``INT8_TOP`` (the lanes saturate there: a true
+    value at or above it shows as it, and nothing below it was changed); the records that reach it, then,
+    take the narrowest lanes that hold their values (``value_bound``: the shorter side bounds a score):
+    int16 for all but targets and queries both long, twice the lanes of int32."""
     out = np.zeros(len(idx), np.int64)
     if len(query) == 0:
         return out
@@ -345,14 +359,23 @@ def local_scores(query: np.ndarray, S: np.ndarray, codes, offs, idx, gap_open: i
     top = value_bound(S, np.int64(len(query)), offs[idx + 1] - offs[idx])
     if len(idx) and top.max() >= -FLOOR32:
         return None
-    narrow = top < INT16_TOP
+    goe, ge = np.int32(gap_open + gap_extend), np.int32(gap_extend)
+    again = np.ones(len(idx), bool)  # records whose score is not known yet
+    passes = [(np.int8, top >= 0), (np.int16, top < INT16_TOP), (np.int32, top >= INT16_TOP)]
+    if S.min() < FLOOR8 or S.max() >= INT8_TOP or goe >= INT8_TOP:
+        passes = passes[1:]
     with nb.parallel_chunksize(1):  # records of any length: threads take them one at a time
-        for sel, dtype in ((narrow, np.int16), (~narrow, np.int32)):
+        for dtype, fits in passes:
+            sel = again & fits
             if sel.any():
                 P = profile(query, S.astype(dtype), VEC_BYTES // np.dtype(dtype).itemsize)
                 got = np.zeros(int(sel.sum()), np.int64)
-                scores(P, codes, offs, idx[sel], np.int32(gap_open + gap_extend), np.int32(gap_extend), got)
+                scores(P, codes, offs, idx[sel], goe, ge, got)
                 out[sel] = got
+                if dtype is np.int8:
+                    again[sel] = got >= INT8_TOP
+                else:
+                    again[sel] = False
     return out
 
 
