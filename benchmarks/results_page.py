@@ -294,6 +294,11 @@ SOURCES = {
         r"^engine=(?P<engine>\S+) mode=(?P<mode>[a-z-]+) seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
         "python benchmarks/bench_protein_cpu.py --modes local,global,semi-global,glocal --queries 3 --repeat 3 "
         "(two runs)", "a93e58f", "2026-12-07"),
+    "protein-cpu-search": Source(
+        "2026-12-07_cpu_search_int8.txt",
+        r"^engine=(?P<engine>\S+) mode=(?P<mode>search) seconds=[\d.]+ gcups=(?P<gcups>[\d.]+)$",
+        "python benchmarks/bench_protein_cpu.py --modes local --queries 20 --repeat 2 (two runs)", "6a94e24",
+        "2026-12-07"),
     # proteins, one H100: the search's score pass and its whole command
     "protein-h100-search": Source(
         "2026-12-07_h100_search_unroll4.txt",
@@ -691,7 +696,7 @@ def protein_cpu(d: Data) -> str:
             for mode, _ in names]
     rows += [row(f"{mode} pairs, traceback", "protein-cpu-striped", mode, "seqalign-traceback",
                  peers[mode, "trace_"]) for mode, _ in names]
-    rows.append(row("search, local, score pass", "protein-cpu-striped", "search", "seqalign-search-striped",
+    rows.append(row("search, local, score pass", "protein-cpu-search", "search", "seqalign-search-striped",
                     peers["local", ""]))
     return with_legend(lg, table(["run", "seqalign", "parasail, its fastest", "over parasail"], rows))
 
@@ -940,16 +945,14 @@ Score only, 16 reads side by side: 4.0-4.6 GCUPS glocal on the Intel Xeon (2026-
 
 The CPU engine, one thread, GCUPS (2 cores, shared: compare within a run) beside parasail 1.3.4's 16-bit
 profile functions: the 500 public protein pairs (55-991 aa), BLOSUM62 11 + k, a profile a pair; the search's
-score pass, the 3 shortest public queries against the 2,989-record database:
+score pass, all 20 public queries (144-5,478 aa) against the 2,989-record database:
 
 {protein_cpu}
 
 Every mode runs Farrar's striped layout in explicit vectors (`families/pairwise/cpu_striped.py`,
 [`decisions/striped_width.md`](decisions/striped_width.md)); with traceback every column's H is kept and
 walked back by the tie rule (`cpu_striped_trace.py`); `sg` and `sg_dx` stand beside semi-global and glocal.
-The search's score pass sweeps two targets a loop, each in the lanes its shorter side allows; with all 20
-public queries (144-5,478 aa) 9.9-10.5 GCUPS against 11.2-11.5, the lazy-F pass the difference (it keeps
-E exact where parasail's does not): journal [`2026-12-07`](journal/2026-12-07.md).
+The search's pass: int8 lanes, then wider the records reaching 127; 3 shortest queries 1.23x ([`2026-12-07`](journal/2026-12-07.md)).
 
 On one H100, `seqalign search --backend cuda` (`kernels/search.cu`: [`decisions/search_groups.md`](decisions/search_groups.md),
 [`decisions/search_loop.md`](decisions/search_loop.md)), its hits equal to the CPU engine's, short of the

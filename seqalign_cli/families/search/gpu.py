@@ -291,11 +291,11 @@ class CudaSearch(DeviceEngine):
         fn = module(KERNEL, (name := columns.kernel_name(launch.G, launch.C),), self.device).get_function(name)
         if fn.max_dynamic_shared_size_bytes < pt.nbytes:
             fn.max_dynamic_shared_size_bytes = pt.nbytes
-        grid = -(-launch.nitems * launch.G // THREADS)
+        grid = -(-launch.nitems * launch.G // columns.THREADS)
         args = columns.ColumnArgs(part.codes, part.off, part.len, launch.items, np.int32(launch.nitems), query,
                                   np.int32(qlen), table, lut, np.int32(pt.D), np.int32(sc.gap_open + sc.gap_extend),
                                   np.int32(sc.gap_extend), row)
-        return lambda: fn((grid,), (THREADS,), args.values(), shared_mem=pt.nbytes)
+        return lambda: fn((grid,), (columns.THREADS,), args.values(), shared_mem=pt.nbytes)
 
     def _work(self, part: _Part, launch: _Launch, prof, tiles: int, sc, row):
         """A callable queueing one launch on the current stream (its border scratch is the stream's)."""

@@ -27,6 +27,8 @@ CODES = 32
 SHAPES = ((4, 16), (4, 24), (4, 32), (8, 24), (8, 32), (16, 24), (16, 32), (32, 24), (32, 32))
 #: the most bytes of dynamic shared memory the table may take (D^3 words; protein matrices: D <= 28)
 TABLE_BYTES = 96 * 1024
+#: threads a block of the column kernel (its table is copied to each block's shared memory)
+THREADS = 128
 #: the longest record the column kernel takes (None: the widest shape's; 0: none, every record to the row
 #: kernel). 0 until the kernel has run on a GPU: the GPU tests' "columns" case and
 #: ``bench_search.py --columns 1024 --kernels 3`` turn it on (benchmarks/journal/2026-12-07.md)
