@@ -59,11 +59,14 @@ def test_no_kernel_keeps_a_hand_written_list():
                 assert "SA_INSTANTIATE_ALL" not in fh.read(), name
 
 
-def test_main_writes_a_file_a_kernel(tmp_path, capsys):
+def test_main_writes_a_file_a_kernel(tmp_path, capsys, monkeypatch):
     assert variants.main([str(tmp_path)]) == 0
     written = sorted(os.listdir(tmp_path))
     assert written == sorted(os.path.splitext(f)[0] + "_variants.cu" for f in variants.table())
     assert variants.main([]) == 2
+    monkeypatch.chdir(tmp_path)
+    assert variants.main(["--help"]) == 0 and variants.main(["-x"]) == 2  # an option is never a folder
+    assert sorted(os.listdir(tmp_path)) == written
 
 
 def test_gaps_finds_a_value_never_compiled():

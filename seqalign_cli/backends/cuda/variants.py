@@ -68,9 +68,12 @@ def build_source(name: str, variants: tuple[str, ...]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m seqalign_cli.backends.cuda.variants DIR (writes DIR/<kernel>_variants.cu)",
-              file=sys.stderr)
+    usage = "usage: python -m seqalign_cli.backends.cuda.variants DIR (writes DIR/<kernel>_variants.cu)"
+    if argv in (["-h"], ["--help"]):
+        print(usage)
+        return 0
+    if len(argv) != 1 or argv[0].startswith("-"):
+        print(usage, file=sys.stderr)
         return 2
     os.makedirs(argv[0], exist_ok=True)
     for name, variants in table().items():
