@@ -8,7 +8,7 @@ packed two by two, ``table[q, a, b] = S[q, a] | S[q, b] << 16``, gives both cell
 from shared memory. Letters the matrix scores alike (rows and columns equal: J, U and O as X in the classic
 files) share a class, so the table of D classes (D^3 words) stays small; the padding class, last, scores
 ``PAD_SCORE`` against every class. Records up to the widest shape's G * C residues whose values fit 16
-bits go here (``shape_of``), the others to the row kernel; ``UP_TO`` keeps it off for now.
+bits go here (``shape_of``), the others to the row kernel; ``UP_TO`` keeps it off (not faster yet).
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ TABLE_BYTES = 96 * 1024
 #: threads a block of the column kernel (its table is copied to each block's shared memory)
 THREADS = 128
 #: the longest record the column kernel takes (None: the widest shape's; 0: none, every record to the row
-#: kernel). 0 until the kernel has run on a GPU: the GPU tests' "columns" case and
-#: ``bench_search.py --columns 1024 --kernels 3`` turn it on (benchmarks/journal/2026-12-07.md)
+#: kernel). 0: on one H100 the kernel's scores equal the row kernel's, but the search is not faster with it
+#: (2.65 TCUPS one query at a time against 2.96; benchmarks/journal/2026-12-07.md, "The column kernel's first
+#: GPU run"); ``bench_search.py --columns 1024 --kernels 3`` measures it again
 UP_TO: int | None = 0
 
 
