@@ -18,8 +18,8 @@ lanes), written out rather than left to the loop vectoriser, as
 ``cpu_diagonal.py``. The arithmetic is exact: int16 lanes (saturating, so
 that E and F stop at the type's floor) only where no H can pass the type
 (``lane_dtype``: the query's length times the largest substitution score),
-else int32; the search's pass first tries int8 lanes on every record and
-scores again, wider, only those that reach the int8 top (``local_scores``). A gap
+else int32; the search's pass first sweeps every record in int8 lanes and
+again, wider, only those that reach the int8 top (``local_scores``). A gap
 of length k costs ``goe + (k - 1) * ge`` with ``goe = gap_open +
 gap_extend``. The search's pass computes only the score (a local alignment
 is empty exactly when its score is 0); pairs (``pair_ends``) take their end
@@ -361,7 +361,7 @@ def local_scores(query: np.ndarray, S: np.ndarray, codes, offs, idx, gap_open: i
         return None
     goe, ge = np.int32(gap_open + gap_extend), np.int32(gap_extend)
     again = np.ones(len(idx), bool)  # records whose score is not known yet
-    passes = [(np.int8, top >= 0), (np.int16, top < INT16_TOP), (np.int32, top >= INT16_TOP)]
+    passes = [(np.int8, again), (np.int16, top < INT16_TOP), (np.int32, top >= INT16_TOP)]
     if S.min() < FLOOR8 or S.max() >= INT8_TOP or goe >= INT8_TOP:
         passes = passes[1:]
     with nb.parallel_chunksize(1):  # records of any length: threads take them one at a time
@@ -372,10 +372,7 @@ def local_scores(query: np.ndarray, S: np.ndarray, codes, offs, idx, gap_open: i
                 got = np.zeros(int(sel.sum()), np.int64)
                 scores(P, codes, offs, idx[sel], goe, ge, got)
                 out[sel] = got
-                if dtype is np.int8:
-                    again[sel] = got >= INT8_TOP
-                else:
-                    again[sel] = False
+                again[sel] = got >= INT8_TOP if dtype is np.int8 else False
     return out
 
 
