@@ -238,6 +238,7 @@ __device__ __forceinline__ uint32_t max16_relu(uint32_t a, uint32_t b) {
   return pk16(max(max(lo16(a), lo16(b)), 0), max(max(hi16(a), hi16(b)), 0));
 }
 __device__ __forceinline__ uint32_t max3_16(uint32_t a, uint32_t b, uint32_t c) { return max16(max16(a, b), c); }
+__device__ __forceinline__ uint32_t max3_16_relu(uint32_t a, uint32_t b, uint32_t c) { return max16_relu(max16(a, b), c); }
 __device__ __forceinline__ uint32_t gt16(uint32_t a, uint32_t b) {  // 0xffff in each half where a > b (as below)
   return (lo16(a) > lo16(b) ? 0xffffu : 0u) | (hi16(a) > hi16(b) ? 0xffff0000u : 0u);
 }
@@ -253,6 +254,10 @@ __device__ __forceinline__ uint32_t add_max16(uint32_t a, uint32_t b, uint32_t c
 __device__ __forceinline__ uint32_t max16(uint32_t a, uint32_t b) { return __vmaxs2(a, b); }
 __device__ __forceinline__ uint32_t max16_relu(uint32_t a, uint32_t b) { return __vimax_s16x2_relu(a, b); }
 __device__ __forceinline__ uint32_t max3_16(uint32_t a, uint32_t b, uint32_t c) { return __vimax3_s16x2(a, b, c); }
+// per half max(a, b, c, 0)
+__device__ __forceinline__ uint32_t max3_16_relu(uint32_t a, uint32_t b, uint32_t c) {
+  return __vimax3_s16x2_relu(a, b, c);
+}
 __device__ __forceinline__ uint32_t add16(uint32_t a, uint32_t b) { return __vadd2(a, b); }  // wraps
 // per-half max(a, b) and, per half, whether a won (a >= b): one DPX instruction on Hopper
 __device__ __forceinline__ uint32_t max16_which(uint32_t a, uint32_t b, bool& lo_a, bool& hi_a) {

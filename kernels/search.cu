@@ -61,6 +61,7 @@ struct Pack16 {
 #endif
   __device__ static V vmax(V a, V b) { return max16(a, b); }
   __device__ static V vmax3(V a, V b, V c) { return max3_16(a, b, c); }
+  __device__ static V vmax3_relu(V a, V b, V c) { return max3_16_relu(a, b, c); }  // max(a, b, c, 0)
   // the score of profile byte k (0..3) of words a (low record) and b (high record)
   template <int K>
   __device__ static V score(uint32_t a, uint32_t b) { return byte_perm(a, b, profile_selector16(K, K)); }
@@ -236,8 +237,8 @@ __device__ void search_item(const uint8_t* db, const int64_t* db_off, const int*
 // A group of G lanes aligns one work item, two records in the 16-bit halves of every register (the host
 // sends only records of at most G * C residues whose values fit 16 bits): lane l holds columns l*C ..
 // l*C + C - 1 of both records, as the index of their score pair (ca * D + cb, class codes), and sweeps the
-// query's rows, row i at step i + l (an anti-diagonal of the group); H and E of its last column go to lane
-// l + 1 by a shuffle of width G. A row's scores come from the packed table in shared memory: table[(q * D + ca)
+// query's rows, row i at step i + l (an anti-diagonal of the group); H of its last column and E of the column
+// after it go to lane l + 1 by a shuffle of width G. A row's scores come from the packed table in shared memory: table[(q * D + ca)
 // * D + cb] holds the query class q's score against ca (low half) and cb (high half), one load a cell pair and
 // no byte permute. Every group of a warp runs the query's rows (qlen + G - 1 steps), so no group waits for
 // another; rows before and past the query and columns past a record are padding (class D - 1, PAD_SCORE
@@ -284,21 +285,22 @@ __device__ void columns_item(const uint8_t* db, const int64_t* db_off, const int
   }
   V best = P::splat(0);
   V hdiag0 = P::splat(0);  // H[i-1][l*C - 1]
-  V hout = P::splat(0), eout = P::neg();  // H and E of this lane's last column at its row
+  // H of this lane's last column at its row, and E of the next column (the next lane's first)
+  V hout = P::splat(0), eout = ngoe;
   const char* base = (const char*)pairs;
   const int steps = qlen + G - 1;
 #pragma unroll 2
   for (int step = 0; step < steps; ++step) {
     const int i = step - lane;
     // the column on the left: the previous lane's last column at row i (it swept it one step ago)
-    V hin = (V)SA_SHFL_UP_W(hout, 1, G), ein = (V)SA_SHFL_UP_W(eout, 1, G);
-    if (lane == 0) {
+    V hin = (V)SA_SHFL_UP_W(hout, 1, G), e = (V)SA_SHFL_UP_W(eout, 1, G);
+    if (lane == 0) {  // column -1: H = 0 (local), so column 0's E is -gap_oe
       hin = P::splat(0);
-      ein = P::neg();
+      e = ngoe;
     }
     const uint32_t q = (unsigned)i < (unsigned)qlen ? (uint32_t)__ldg(query + i) : pad;
     const char* row = base + q * (uint32_t)(D * D * 4);
-    V e = ein, hg = P::add(hin, ngoe), hdiag = hdiag0;
+    V hdiag = hdiag0;
     hdiag0 = hin;
 #pragma unroll
     for (int k = 0; k < C; k += 2) {
@@ -306,12 +308,13 @@ __device__ void columns_item(const uint8_t* db, const int64_t* db_off, const int
 #pragma unroll
       for (int x = 0; x < 2; ++x) {
         const V s = *(const uint32_t*)(row + cell[k + x]);
-        e = P::add_max(e, nge, hg);                          // E: max(E_left - gap_e, H_left - gap_oe)
-        const V hv = P::vmax(P::add_max_relu(hdiag, s, e), f[k + x]);
+        // H = max(H_diag + s, E, F, 0), the add off the chain: along the row E -> H -> H - gap_oe -> E
+        const V hv = P::vmax3_relu(P::add(hdiag, s), e, f[k + x]);
         hdiag = h[k + x];
         h[k + x] = hv;
-        hg = P::add(hv, ngoe);
-        f[k + x] = P::add_max(f[k + x], nge, hg);            // F of the next row
+        const V hg = P::add(hv, ngoe);
+        e = P::add_max(e, nge, hg);                // E of the next column: max(E - gap_e, H - gap_oe)
+        f[k + x] = P::add_max(f[k + x], nge, hg);  // F of the next row
         hh[x] = hv;
       }
       best = P::vmax3(best, hh[0], hh[1]);
