@@ -326,22 +326,25 @@ def _score_two(P, t, t2, goe, ge, work, state):
 
 
 @nb.njit(parallel=True, **_JIT)
-def scores(P, codes, offs, idx, goe, ge, out):
-    """out[k] = the local score of the profile's query against record idx[k] of (codes, offs); threads across
-    neighbours of ``idx`` two by two (``_score_two``: records of similar lengths where ``idx`` is in length
-    order), each pair with its work arrays (made for it: as fast as arrays kept a thread, measured, and
-    cacheable, which ``get_thread_id`` is not)."""
+def scores(P, codes, offs, idx, goe, ge, out, T):
+    """out[k] = the local score of the profile's query against record idx[k] of (codes, offs); neighbours of
+    ``idx`` two by two (``_score_two``: records of similar lengths where ``idx`` is in length order), one
+    iteration for each of ``T`` threads, each with its work arrays, taking every T-th pair (interleaved, so
+    that threads get like lengths): twice one thread's speed on two threads, where pairs handed out one at a
+    time, each with arrays made for it, gave 1.2x (benchmarks/journal/2026-12-07.md)."""
     seg, W = P.shape[1], P.shape[2]
     n = idx.shape[0]
-    for k in nb.prange((n + 1) // 2):
-        a, b = 2 * k, min(2 * k + 1, n - 1)  # an odd count: the last record with itself
-        ra, rb = idx[a], idx[b]
-        if offs[rb + 1] - offs[rb] > offs[ra + 1] - offs[ra]:
-            a, b, ra, rb = b, a, rb, ra
+    pairs = (n + 1) // 2
+    for tid in nb.prange(T):
         work = np.empty((6, seg, W), P.dtype)
         state = np.empty((2, 2 * W), P.dtype)
-        out[a], out[b] = _score_two(P, codes[offs[ra]:offs[ra + 1]], codes[offs[rb]:offs[rb + 1]], goe, ge, work,
-                                    state)
+        for k in range(tid, pairs, T):
+            a, b = 2 * k, min(2 * k + 1, n - 1)  # an odd count: the last record with itself
+            ra, rb = idx[a], idx[b]
+            if offs[rb + 1] - offs[rb] > offs[ra + 1] - offs[ra]:
+                a, b, ra, rb = b, a, rb, ra
+            out[a], out[b] = _score_two(P, codes[offs[ra]:offs[ra + 1]], codes[offs[rb]:offs[rb + 1]], goe, ge,
+                                        work, state)
 
 
 def local_scores(query: np.ndarray, S: np.ndarray, codes, offs, idx, gap_open: int, gap_extend: int):
@@ -364,13 +367,13 @@ def local_scores(query: np.ndarray, S: np.ndarray, codes, offs, idx, gap_open: i
     passes = [(np.int8, again), (np.int16, top < INT16_TOP), (np.int32, top >= INT16_TOP)]
     if S.min() < FLOOR8 or S.max() >= INT8_TOP or goe >= INT8_TOP:
         passes = passes[1:]
-    with nb.parallel_chunksize(1):  # records of any length: threads take them one at a time
+    with nb.parallel_chunksize(1):  # one iteration a thread (``scores``)
         for dtype, fits in passes:
             sel = again & fits
             if sel.any():
                 P = profile(query, S.astype(dtype), VEC_BYTES // np.dtype(dtype).itemsize)
                 got = np.zeros(int(sel.sum()), np.int64)
-                scores(P, codes, offs, idx[sel], goe, ge, got)
+                scores(P, codes, offs, idx[sel], goe, ge, got, nb.get_num_threads())
                 out[sel] = got
                 again[sel] = got >= INT8_TOP if dtype is np.int8 else False
     return out
