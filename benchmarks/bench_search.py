@@ -127,12 +127,10 @@ def main() -> int:
           f"{int(batch.lengths.max())} residues; BLOSUM62, gaps 11/1, local; ROWS {gpu_search.ROWS}, "
           f"groups {gpu_search.GROUPS} then {gpu_search.LONG_GROUP}; column kernel up to "
           f"{gpu_search.columns.UP_TO if gpu_search.columns.UP_TO is not None else 'its widest shape'}")
-    up_to = gpu_search.columns.UP_TO
-    lengths = db.lengths
-    if up_to != 0:
-        short = lengths <= (up_to if up_to is not None else max(g * c for g, c in gpu_search.columns.SHAPES))
+    if gpu_search.columns.UP_TO != 0:  # by length (records of int32 items go to the row kernel all the same)
+        short = gpu_search.columns.shape_of(db.lengths, gpu_search.columns.UP_TO) >= 0
         print(f"# the column kernel's records: {int(short.sum()):,} of {len(db):,}, "
-              f"{int(lengths[short].sum()) / residues:.1%} of the residues")
+              f"{int(db.lengths[short].sum()) / residues:.1%} of the residues")
     cfg = AlignConfig(scoring=Scoring(gap_open=11, gap_extend=1, matrix=matrices.load("BLOSUM62"),
                                       alphabet="protein"), mode="local")
     engine = gpu_search.CudaSearch(0)

@@ -238,9 +238,9 @@ __device__ void search_item(const uint8_t* db, const int64_t* db_off, const int*
 // sends only records of at most G * C residues whose values fit 16 bits): lane l holds columns l*C ..
 // l*C + C - 1 of both records, as the index of their score pair (ca * D + cb, class codes), and sweeps the
 // query's rows, row i at step i + l (an anti-diagonal of the group); H of its last column and E of the column
-// after it go to lane l + 1 by a shuffle of width G. A row's scores come from the packed table in shared memory: table[(q * D + ca)
-// * D + cb] holds the query class q's score against ca (low half) and cb (high half), one load a cell pair and
-// no byte permute. Every group of a warp runs the query's rows (qlen + G - 1 steps), so no group waits for
+// after it go to lane l + 1 by a shuffle of width G. A row's scores come from the packed table in shared
+// memory: table[(q * D + ca) * D + cb] holds the query class q's score against ca (low half) and cb (high
+// half), one load a cell pair and no byte permute. Every group of a warp runs the query's rows (qlen + G - 1 steps), so no group waits for
 // another; rows before and past the query and columns past a record are padding (class D - 1, PAD_SCORE
 // against every class), which leave the best as it is (the argument of stage, rows and columns exchanged).
 //
