@@ -127,6 +127,13 @@ def matrix_scoring(ctx, alphabet: str, matrix: str | None, scoring: Scoring) -> 
     return matrices.with_matrix(scoring, alphabet, matrix, given)
 
 
+def _chunk_unit(family) -> str:
+    """What ``--batch-size`` counts, as its help says it."""
+    if family.chunk_unit:
+        return family.chunk_unit[0].upper() + family.chunk_unit[1:]
+    return f"{family.unit.capitalize()} read, aligned and written per chunk"
+
+
 def run_options(family_name: str):
     """Output and execution options, the same for every family (formats from the writers' registry)."""
     fmts = formats(family_name)
@@ -150,7 +157,7 @@ def run_options(family_name: str):
                          help="Worker processes that read, align and write chunks side by side (TSV, PAF, MAF; "
                               "zip and interleaved inputs); 1: none. The -t threads are shared among them."),
             click.option("--batch-size", type=click.IntRange(min=1), default=None,
-                         help=f"{families.get(family_name).unit.capitalize()} read, aligned and written per chunk "
+                         help=f"{_chunk_unit(families.get(family_name))} "
                               f"[default: {ChunkSize.of(families.get(family_name).chunk_size).describe()}]."),
             click.option("--shard", metavar="K/N", default=None,
                          help="Align only the K-th of N parts of the input (whole records by position, K from 1); "

@@ -217,6 +217,28 @@ def test_shards_concatenate_to_the_whole(tmp_path):
     assert b"".join(p.stdout for p in parts) == whole.stdout
 
 
+def test_a_chunk_holds_the_queries_of_batch_size_scores(tmp_path):
+    from seqalign_cli import families
+    from seqalign_cli.families.search.chunks import search_chunks
+    from seqalign_cli.families.search.inputs import SearchInputs
+    from seqalign_cli.io import alphabet
+
+    queries, db = small_case(9)
+    qf, dbf = write_fasta(tmp_path / "q.fa", queries), write_fasta(tmp_path / "db.fa", db)
+    inputs = SearchInputs(str(qf), str(dbf), top=10)
+    alphabet.use("protein")
+    try:
+        sizes = (1, 3 * len(db), 4 * len(db) - 1, families.get("search").chunk_size)
+        counts = [[len(c) for c in search_chunks(inputs, size)] for size in sizes]
+    finally:
+        alphabet.use("dna")
+    # the default: the queries of 2^23 scores side by side (decisions/search_chunks.md), here all in one chunk
+    assert sizes[-1] == 1 << 23
+    assert counts == [[1] * len(queries), [3, 3, 1], [3, 3, 1], [len(queries)]]
+    helped = seqalign(["search", "--help"]).stdout.decode()
+    assert "Query x record scores a chunk" in " ".join(helped.split())
+
+
 @pytest.mark.parametrize("args, needle", [
     (["--mode", "global", "--evalue", "1"], "--evalue: E-values and bit scores are for local alignments"),
     (["--matrix", "PAM30", "--gap-open", 20, "--evalue", "1"], "--evalue: no published Karlin-Altschul"),

@@ -55,6 +55,8 @@ class Family:
     gpu_when_asked: bool = False
     #: the records of a chunk when ``--batch-size`` is not given: a count, or a ``ChunkSize`` rule
     chunk_size: int | ChunkSize = 16384
+    #: what ``--batch-size`` counts where it is not the family's records, as its help says it
+    chunk_unit: str = ""
 
     def new_on_gpu(self, align) -> str | None:
         """What of a run's GPU work is new (``gpu_when_asked``, ``gpu_matrices="asked"``), said as "... is new",
@@ -152,4 +154,7 @@ register(Family(
     cuda_hooks="seqalign_cli.families.search.gpu:HOOKS",
     checks="seqalign_cli.families.search.gpu:compile_checks",
     gpu_matrices=True,
+    # scores of a chunk: the queries of 32 MB of them side by side on a GPU (benchmarks/decisions/search_chunks.md)
+    chunk_size=1 << 23,
+    chunk_unit="query x record scores a chunk, whole queries (at least one)",
 ))

@@ -8,7 +8,7 @@ packed two by two, ``table[q, a, b] = S[q, a] | S[q, b] << 16``, gives both cell
 from shared memory. Letters the matrix scores alike (rows and columns equal: J, U and O as X in the classic
 files) share a class, so the table of D classes (D^3 words) stays small; the padding class, last, scores
 ``PAD_SCORE`` against every class. Records up to the widest shape's G * C residues whose values fit 16
-bits go here (``shape_of``), the others to the row kernel; ``UP_TO`` keeps it off (not faster yet).
+bits go here (``shape_of``), the others to the row kernel (``UP_TO``).
 """
 
 from __future__ import annotations
@@ -17,23 +17,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...backends.cuda.launch import THREADS as LAUNCH_THREADS
 from ...backends.cuda.launch import KernelArgs
 
 KERNEL = "search.cu"
 #: codes of the database (the row kernel's PROFILE_CODES): the lookup of classes has one entry a code
 CODES = 32
 #: (lanes G, columns a lane C) by the longest record each holds (G * C), narrowest first: a record goes to the
-#: first shape as long as it, so that at most a third of a lane's columns is padding
-SHAPES = ((4, 16), (4, 24), (4, 32), (8, 24), (8, 32), (16, 24), (16, 32), (32, 24), (32, 32))
+#: first shape as long as it, so that at most a fifth of a lane's columns is padding from 80 residues on (of the
+#: cells computed for the benchmark's database, 87 % are the records', against 80 % with the nine shapes of
+#: 2026-12-07; decision note benchmarks/decisions/search_columns.md)
+SHAPES = ((4, 16), (4, 20), (4, 24), (4, 28), (4, 32), (8, 20), (8, 24), (8, 28), (8, 32), (16, 20), (16, 24),
+          (16, 28), (16, 32), (32, 20), (32, 24), (32, 28), (32, 32))
 #: the most bytes of dynamic shared memory the table may take (D^3 words; protein matrices: D <= 28)
 TABLE_BYTES = 96 * 1024
-#: threads a block of the column kernel (its table is copied to each block's shared memory)
-THREADS = 128
+#: threads a block of the column kernel: twice the fixed block size (the kernel's SA_COLUMN_THREADS), two blocks
+#: a multiprocessor (its launch bounds)
+THREADS = 2 * LAUNCH_THREADS
 #: the longest record the column kernel takes (None: the widest shape's; 0: none, every record to the row
-#: kernel). 0: on one H100 the kernel's scores equal the row kernel's, but the search is not faster with it
-#: (2.65 TCUPS one query at a time against 2.96; benchmarks/journal/2026-12-07.md, "The column kernel's first
-#: GPU run"); ``bench_search.py --columns 1024 --kernels 3`` measures it again
-UP_TO: int | None = 0
+#: kernel; ``bench_search.py --columns 0`` against ``--columns 1024`` measures the two; decision note
+#: benchmarks/decisions/search_columns.md)
+UP_TO: int | None = None
 
 
 @dataclass
