@@ -301,16 +301,16 @@ SOURCES = {
         "2026-12-07"),
     # proteins, one H100: the search's score pass and its whole command
     "protein-h100-search": Source(
-        "2026-12-07_h100_search_unroll4.txt",
-        r"^(?P<queries_by>[\w ,-]+)\t(?P<queries>\d+)\t(?P<secs>[\d.]+)\t(?P<tcups>[\d.]+)$",
-        "python benchmarks/bench_search.py --check 1 (500,000 records, 168 M residues; 100 queries of 103-1,000 aa)",
-        "09fd346", "2026-12-07"),
+        "2026-12-07_h100_search_columns_shapes.txt",
+        r"^\[newC\] (?P<queries_by>[\w ,-]+)\t(?P<queries>\d+)\t(?P<secs>[\d.]+)\t(?P<tcups>[\d.]+)$",
+        "python benchmarks/bench_search.py --columns 1024 --kernels 3 --check 2 (500,000 records, 168 M residues; "
+        "100 queries of 103-1,000 aa)", "95b5abd", "2026-12-07"),
     "protein-h100-command": Source(
-        "2026-12-07_h100_search.txt",
-        r"^command wall\t(?P<wall>[\d.]+) s \(runs (?P<runs>[\d., ]+)\); score pass (?P<score_pass>[\d.]+) s one at a "
-        r"time; ratio (?P<ratio>[\d.]+)$",
-        "python benchmarks/bench_search.py --command (an earlier run: `seqalign search Q DB -o hits.m8 --backend cuda "
-        "-t 16`, top 10 with alignments)", "6716657", "2026-12-07"),
+        "2026-12-07_h100_search_columns_shapes.txt",
+        r"^command wall\t(?P<wall>[\d.]+) s \(runs (?P<runs>[\d., ]+)\); score pass (?P<score_pass>[\d.]+) s side by "
+        r"side, ratio (?P<ratio>[\d.]+); (?P<one>[\d.]+) s one at a time, ratio (?P<ratio_one>[\d.]+)$",
+        "seqalign search Q DB -o hits.m8 --backend cuda -t 16 (top 10 with alignments, three rounds; the ratio to "
+        "the score pass above)", "95b5abd", "2026-12-07"),
     # the host's steps alone, development machine
     "host-io": Source(
         "2026-12-06_dev_host_io.txt", r"^(?P<step>[^:]+): (?P<secs>[\d.]+) s, (?P<mbs>\d+) MB/s$",
@@ -709,7 +709,8 @@ def protein_h100(d: Data) -> str:
             for r in d.find("protein-h100-search")]
     c = d.find("protein-h100-command")[0]
     rows.append([f"the whole command, top 10 with alignments ({lg.mark('protein-h100-command')})", "100",
-                 f"{c['wall']} (runs {c['runs']})", f"{c['ratio']}x the score pass"])
+                 f"{c['wall']} (runs {c['runs']})", f"{c['ratio']}x the score pass ({c['ratio_one']}x one query at "
+                 f"a time)"])
     return with_legend(lg, table(["queries", "count", "seconds", "TCUPS"], rows))
 
 
@@ -955,8 +956,9 @@ walked back by the tie rule (`cpu_striped_trace.py`); `sg` and `sg_dx` stand bes
 The search's pass: int8 lanes, then wider the records reaching 127; 3 shortest queries 1.23x ([`2026-12-07`](journal/2026-12-07.md)).
 
 On one H100, `seqalign search --backend cuda` (`kernels/search.cu`: [`decisions/search_groups.md`](decisions/search_groups.md),
-[`decisions/search_loop.md`](decisions/search_loop.md)), its hits equal to the CPU engine's, short of the
-targets (6 TCUPS, CUDASW++4.0's published 5.71; the command within 1.3x of its score pass; (b): the tree before the loop):
+[`decisions/search_loop.md`](decisions/search_loop.md), [`decisions/search_columns.md`](decisions/search_columns.md)),
+its hits equal to the CPU engine's, short of the targets (6 TCUPS, CUDASW++4.0's published 5.71; the command
+within 1.3x of its score pass):
 
 {protein_h100}
 

@@ -12,9 +12,9 @@ most ``part_codes`` codes: all of them stay on the device when they fit in
 through one after another (the same scores either way). Each record goes
 to a kernel and a group size by its length. Two records make a work item in
 16-bit lanes where no value can pass ``INT16_LIMIT`` (``pack16``); those up
-to ``gpu_columns.UP_TO`` residues go to the column kernel (the records in
-registers, the query streaming through the lanes, a shape of lanes and
-columns by length; off: exact, not faster on an H100). The others go to the row
+to ``gpu_columns.UP_TO`` residues (the widest shape's, 1,024) go to the
+column kernel (the records in registers, the query streaming through the
+lanes, a shape of lanes and columns by length). The others go to the row
 kernel (the query's rows in registers, the record streaming), in groups by
 length (``GROUPS``), one record a work item in int32 lanes where 16 bits do
 not hold its values.
