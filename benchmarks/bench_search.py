@@ -17,7 +17,7 @@ Reports, one GPU:
   tabular) timed from outside, and its ratio to the queries' score pass (side by side, and one at a time).
 
 Usage: python benchmarks/bench_search.py [--records 500000] [--queries 100] [--rows 16] [--columns 1024]
-                                        [--check 2] [--command]
+                                        [--shapes G:C,...] [--check 2] [--command]
 """
 
 from __future__ import annotations
@@ -83,6 +83,8 @@ def main() -> int:
                     "for longer ones too), e.g. 1024:1,4096:8,0:32")
     ap.add_argument("--columns", type=int, default=None, help="the longest record the column kernel takes (0: "
                     "none, every record to the row kernel; default: gpu_columns.UP_TO)")
+    ap.add_argument("--shapes", default=None, help="the column kernel's shapes, as G:C,G:C,... narrowest first "
+                    "(default: gpu_columns.SHAPES)")
     ap.add_argument("--kernels", type=int, default=0, help="queries whose scores of every record by the column "
                     "kernel are compared with the row kernel's alone")
     ap.add_argument("--check", type=int, default=0, help="queries whose hits are compared with the CPU engine's")
@@ -113,6 +115,8 @@ def main() -> int:
         gpu_search.ROWS = args.rows
     if args.columns is not None:
         gpu_search.columns.UP_TO = args.columns
+    if args.shapes:
+        gpu_search.columns.SHAPES = tuple(tuple(int(x) for x in g.split(":")) for g in args.shapes.split(","))
     if args.groups:
         rows = [tuple(int(x) for x in g.split(":")) for g in args.groups.split(",")]
         gpu_search.GROUPS, gpu_search.LONG_GROUP = tuple(rows[:-1]), rows[-1][1]
@@ -126,7 +130,8 @@ def main() -> int:
           f"{time.perf_counter() - t0:.1f} s); {batch.size} queries of {int(batch.lengths.min())}-"
           f"{int(batch.lengths.max())} residues; BLOSUM62, gaps 11/1, local; ROWS {gpu_search.ROWS}, "
           f"groups {gpu_search.GROUPS} then {gpu_search.LONG_GROUP}; column kernel up to "
-          f"{gpu_search.columns.UP_TO if gpu_search.columns.UP_TO is not None else 'its widest shape'}")
+          f"{gpu_search.columns.UP_TO if gpu_search.columns.UP_TO is not None else 'its widest shape'}, "
+          f"{len(gpu_search.columns.SHAPES)} shapes")
     if gpu_search.columns.UP_TO != 0:  # by length (records of int32 items go to the row kernel all the same)
         short = gpu_search.columns.shape_of(db.lengths, gpu_search.columns.UP_TO) >= 0
         print(f"# the column kernel's records: {int(short.sum()):,} of {len(db):,}, "
