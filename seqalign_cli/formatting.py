@@ -76,14 +76,19 @@ def put_bytes(buf, pos, src, start, end):
 
 @nb.njit(**_JIT)
 def put_runs(buf, pos, runs, p, letters, merge_m, empty):
-    """The run string of record ``p`` spelled with ``letters[op]``; with ``merge_m`` ops 0 and 1 merge into 'M'.
+    """The run string of record ``p`` of a ``RunStore.view`` (``put_cigar``)."""
+    return put_cigar(buf, pos, runs.op, runs.length, runs.off[p], runs.count[p], letters, merge_m, empty)
 
-    No runs write ``empty`` ('*') when it is non-zero, nothing otherwise.
+
+@nb.njit(**_JIT)
+def put_cigar(buf, pos, run_op, run_len, r0, nr, letters, merge_m, empty):
+    """The runs ``r0 .. r0 + nr - 1`` spelled with ``letters[op]``; with ``merge_m`` ops 0 and 1 merge into
+    'M'. No runs write ``empty`` ('*') when it is non-zero, nothing otherwise.
+
+    It takes plain arrays: a formatter's loop that reads the fields of its named tuples once, before the
+    loop, and calls only helpers of arrays and numbers runs several times faster than one that reads them at
+    every row (benchmarks/decisions/format_fields.md).
     """
-    run_op = runs.op
-    run_len = runs.length
-    r0 = runs.off[p]
-    nr = runs.count[p]
     if nr == 0:
         if empty != 0:
             buf[pos] = empty

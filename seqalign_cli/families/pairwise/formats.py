@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...formatting import INT_WIDTH, RUN_WIDTH, TAB, put_int, put_int_or_star, put_record, put_runs, put_span
+from ...formatting import INT_WIDTH, RUN_WIDTH, TAB, put_bytes, put_cigar, put_int, put_int_or_star, put_span
 from ...jit import nb
 from ...results import CIGAR_LETTERS
 from ...writers.text import TextWriter
@@ -40,10 +40,11 @@ def _row_bound(q, t, runs, ints):
 
 
 @nb.njit(**_JIT)
-def put_strand(buf, pos, rec, p):
-    """``\t+`` or ``\t-``: the strand column of pair ``p`` (``--strand both``)."""
+def put_strand(buf, pos, strand, p):
+    """``\t+`` or ``\t-``: the strand column of pair ``p`` (``--strand both``; ``strand``: the pairs'
+    ``PairView.strand``)."""
     buf[pos] = TAB
-    buf[pos + 1] = 45 if rec.strand[p] else 43  # '-', '+'
+    buf[pos + 1] = 45 if strand[p] else 43  # '-', '+'
     return pos + 2
 
 
@@ -54,25 +55,34 @@ def format_tsv(q, t, rec, runs, letters, merge_m, strand_column=False):
     ``q``, ``t``: the queries and targets (``BlockView``); ``rec``: a
     ``PairView``; nm is stats columns 1 to 3 (mismatches, inserted and
     deleted bases). With ``strand_column`` a last column holds the strand
-    (``put_strand``).
+    (``put_strand``). The tuples' fields are read once, before the rows
+    (``formatting.put_cigar``).
     """
-    n = runs.count.shape[0]
+    qn, qo, qs, tn, to, ts = q.names, q.name_off, q.seq_off, t.names, t.name_off, t.seq_off
+    qstart, qend, tstart, tend, score, stats = rec.qstart, rec.qend, rec.tstart, rec.tend, rec.score, rec.stats
+    strand = rec.strand
+    run_op, run_len, run_off, run_count = runs.op, runs.length, runs.off, runs.count
+    n = run_count.shape[0]
     buf = np.empty(_row_bound(q, t, runs, 8), np.uint8)
     pos = 0
     for p in range(n):
-        pos = put_record(buf, pos, q, p)
-        pos = put_span(buf, pos, rec.qstart[p], rec.qend[p])
+        pos = put_bytes(buf, pos, qn, qo[p], qo[p + 1])
         buf[pos] = TAB
-        pos = put_record(buf, pos + 1, t, p)
-        pos = put_span(buf, pos, rec.tstart[p], rec.tend[p])
+        pos = put_int(buf, pos + 1, qs[p + 1] - qs[p])
+        pos = put_span(buf, pos, qstart[p], qend[p])
         buf[pos] = TAB
-        pos = put_int(buf, pos + 1, rec.score[p])
+        pos = put_bytes(buf, pos + 1, tn, to[p], to[p + 1])
         buf[pos] = TAB
-        pos = put_runs(buf, pos + 1, runs, p, letters, merge_m, _STAR)
+        pos = put_int(buf, pos + 1, ts[p + 1] - ts[p])
+        pos = put_span(buf, pos, tstart[p], tend[p])
         buf[pos] = TAB
-        pos = put_int(buf, pos + 1, rec.stats[p, 1] + rec.stats[p, 2] + rec.stats[p, 3])
+        pos = put_int(buf, pos + 1, score[p])
+        buf[pos] = TAB
+        pos = put_cigar(buf, pos + 1, run_op, run_len, run_off[p], run_count[p], letters, merge_m, _STAR)
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, stats[p, 1] + stats[p, 2] + stats[p, 3])
         if strand_column:
-            pos = put_strand(buf, pos, rec, p)
+            pos = put_strand(buf, pos, strand, p)
         buf[pos] = NEWLINE
         pos += 1
     return buf[:pos]
@@ -87,33 +97,39 @@ STRAND_COLUMN = "strand"
 def format_tsv_score_only(q, t, rec, strand_column):
     """Score-only TSV rows: qname qlen qstart qend tname tlen tstart tend score * * [strand]; a start of -1 is
     '*'."""
-    n = rec.score.shape[0]
+    qn, qo, qs, tn, to, ts = q.names, q.name_off, q.seq_off, t.names, t.name_off, t.seq_off
+    qstart, qend, tstart, tend, score, strand = rec.qstart, rec.qend, rec.tstart, rec.tend, rec.score, rec.strand
+    n = score.shape[0]
     total = 0
     for p in range(n):
-        total += (q.name_off[p + 1] - q.name_off[p]) + (t.name_off[p + 1] - t.name_off[p]) + 8 * (INT_WIDTH + 1) + 10
+        total += (qo[p + 1] - qo[p]) + (to[p + 1] - to[p]) + 8 * (INT_WIDTH + 1) + 10
     buf = np.empty(total, np.uint8)
     pos = 0
     for p in range(n):
-        pos = put_record(buf, pos, q, p)
+        pos = put_bytes(buf, pos, qn, qo[p], qo[p + 1])
         buf[pos] = TAB
-        pos = put_int_or_star(buf, pos + 1, rec.qstart[p])
+        pos = put_int(buf, pos + 1, qs[p + 1] - qs[p])
         buf[pos] = TAB
-        pos = put_int(buf, pos + 1, rec.qend[p])
+        pos = put_int_or_star(buf, pos + 1, qstart[p])
         buf[pos] = TAB
-        pos = put_record(buf, pos + 1, t, p)
+        pos = put_int(buf, pos + 1, qend[p])
         buf[pos] = TAB
-        pos = put_int_or_star(buf, pos + 1, rec.tstart[p])
+        pos = put_bytes(buf, pos + 1, tn, to[p], to[p + 1])
         buf[pos] = TAB
-        pos = put_int(buf, pos + 1, rec.tend[p])
+        pos = put_int(buf, pos + 1, ts[p + 1] - ts[p])
         buf[pos] = TAB
-        pos = put_int(buf, pos + 1, rec.score[p])
+        pos = put_int_or_star(buf, pos + 1, tstart[p])
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, tend[p])
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, score[p])
         buf[pos] = TAB
         buf[pos + 1] = _STAR
         buf[pos + 2] = TAB
         buf[pos + 3] = _STAR
         pos += 4
         if strand_column:
-            pos = put_strand(buf, pos, rec, p)
+            pos = put_strand(buf, pos, strand, p)
         buf[pos] = NEWLINE
         pos += 1
     return buf[:pos]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...formatting import (_JIT, _PAF_NM, _STAR, NEWLINE, TAB, _put_text, _text, put_bytes, put_int, put_record,
-                           put_runs, put_span)
+from ...formatting import (_JIT, _PAF_NM, _STAR, NEWLINE, TAB, _put_text, _text, put_bytes, put_cigar, put_int,
+                           put_span)
 from ...jit import nb
 from ...writers.text import TextWriter
 from .formats import _row_bound
@@ -25,12 +25,12 @@ _PAF_TP = _text(b"\ttp:A:P\ttp:A:S")
 
 
 @nb.njit(**_JIT)
-def put_tp(buf, pos, rec, p):
-    """PAF's ``tp:A:P`` (primary) or ``tp:A:S`` (secondary) of pair ``p``; nothing for a query's only record."""
-    role = rec.role[p]
-    if role == 0:
+def put_tp(buf, pos, role, p):
+    """PAF's ``tp:A:P`` (primary) or ``tp:A:S`` (secondary) of pair ``p`` (``role``: ``PairView.role``); nothing
+    for a query's only record."""
+    if role[p] == 0:
         return pos
-    return put_bytes(buf, pos, _PAF_TP, 7 * (role - 1), 7 * role)
+    return put_bytes(buf, pos, _PAF_TP, 7 * (role[p] - 1), 7 * role[p])
 
 
 @nb.njit(**_JIT)
@@ -40,42 +40,53 @@ def format_paf(q, t, rec, runs, letters, merge_m):
 
     A pair aligned reverse-complemented (``rec.strand``) has strand '-' and
     its query span on the query as read (PAF's rule); its CIGAR is that of
-    the reverse-complemented query, along the target.
+    the reverse-complemented query, along the target. The tuples' fields are
+    read once, before the rows (``formatting.put_cigar``).
     """
-    n = runs.count.shape[0]
+    qn, qo, qs, tn, to, ts = q.names, q.name_off, q.seq_off, t.names, t.name_off, t.seq_off
+    qstart, qend, tstart, tend, score, stats = rec.qstart, rec.qend, rec.tstart, rec.tend, rec.score, rec.stats
+    strand, role = rec.strand, rec.role
+    run_op, run_len, run_off, run_count = runs.op, runs.length, runs.off, runs.count
+    n = run_count.shape[0]
     buf = np.empty(_row_bound(q, t, runs, 12), np.uint8)
     pos = 0
     for p in range(n):
-        pos = put_record(buf, pos, q, p)
-        if runs.count[p] == 0:
+        qlen = qs[p + 1] - qs[p]
+        pos = put_bytes(buf, pos, qn, qo[p], qo[p + 1])
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, qlen)
+        if run_count[p] == 0:
             pos = _put_text(buf, pos, _PAF_UNMAPPED)
-            pos = put_record(buf, pos, t, p)
+            pos = put_bytes(buf, pos, tn, to[p], to[p + 1])
+            buf[pos] = TAB
+            pos = put_int(buf, pos + 1, ts[p + 1] - ts[p])
             pos = _put_text(buf, pos, _PAF_ZEROS)
-            pos = put_int(buf, pos, rec.score[p])
-            pos = put_tp(buf, pos, rec, p)
+            pos = put_int(buf, pos, score[p])
+            pos = put_tp(buf, pos, role, p)
             buf[pos] = NEWLINE
             pos += 1
             continue
-        matches = rec.stats[p, 0]
-        edits = rec.stats[p, 1] + rec.stats[p, 2] + rec.stats[p, 3]
-        if rec.strand[p]:
-            qlen = q.seq_off[p + 1] - q.seq_off[p]
-            pos = put_span(buf, pos, qlen - rec.qend[p], qlen - rec.qstart[p])
+        matches = stats[p, 0]
+        edits = stats[p, 1] + stats[p, 2] + stats[p, 3]
+        if strand[p]:
+            pos = put_span(buf, pos, qlen - qend[p], qlen - qstart[p])
         else:
-            pos = put_span(buf, pos, rec.qstart[p], rec.qend[p])
+            pos = put_span(buf, pos, qstart[p], qend[p])
         buf[pos] = TAB
-        buf[pos + 1] = 45 if rec.strand[p] else 43  # '-', '+'
+        buf[pos + 1] = 45 if strand[p] else 43  # '-', '+'
         buf[pos + 2] = TAB
-        pos = put_record(buf, pos + 3, t, p)
-        pos = put_span(buf, pos, rec.tstart[p], rec.tend[p])
+        pos = put_bytes(buf, pos + 3, tn, to[p], to[p + 1])
+        buf[pos] = TAB
+        pos = put_int(buf, pos + 1, ts[p + 1] - ts[p])
+        pos = put_span(buf, pos, tstart[p], tend[p])
         pos = put_span(buf, pos, matches, matches + edits)
         pos = _put_text(buf, pos, _PAF_CG)
-        pos = put_runs(buf, pos, runs, p, letters, merge_m, _STAR)
+        pos = put_cigar(buf, pos, run_op, run_len, run_off[p], run_count[p], letters, merge_m, _STAR)
         pos = _put_text(buf, pos, _PAF_AS)
-        pos = put_int(buf, pos, rec.score[p])
+        pos = put_int(buf, pos, score[p])
         pos = _put_text(buf, pos, _PAF_NM)
         pos = put_int(buf, pos, edits)
-        pos = put_tp(buf, pos, rec, p)
+        pos = put_tp(buf, pos, role, p)
         buf[pos] = NEWLINE
         pos += 1
     return buf[:pos]
