@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...formatting import (_JIT, _M, _PAF_NM, _STAR, INT_WIDTH, NEWLINE, RUN_WIDTH, TAB, _put_text, _text, put_bytes,
-                           put_int)
+from ...formatting import (_JIT, _PAF_NM, _STAR, INT_WIDTH, NEWLINE, RUN_WIDTH, TAB, _put_text, _text, put_bytes,
+                           put_cigar, put_int)
 from ...jit import nb
 from .formats_paf import _PAF_AS
 
@@ -47,80 +47,58 @@ def put_count(buf, pos, value):
 
 
 @nb.njit(**_JIT)
-def put_cigar(buf, pos, runs, p, letters, merge_m):
-    """The runs of record ``p`` as ``put_runs`` spells them (at least one run), lengths through ``put_count``."""
-    run_op = runs.op
-    run_len = runs.length
-    r0 = runs.off[p]
-    nr = runs.count[p]
-    k = 0
-    while k < nr:
-        op = run_op[r0 + k]
-        length = np.int64(run_len[r0 + k])
-        letter = letters[op]
-        if merge_m and op <= 1:
-            letter = _M
-            while k + 1 < nr and run_op[r0 + k + 1] <= 1:
-                k += 1
-                length += run_len[r0 + k]
-        pos = put_count(buf, pos, length)
-        buf[pos] = letter
-        pos += 1
-        k += 1
-    return pos
-
-
-@nb.njit(**_JIT)
-def sam_mapped(t, rec, runs, p):
-    """Whether pair ``p`` is a mapped record: a non-empty target and at least one aligned base."""
-    return t.seq_off[p + 1] > t.seq_off[p] and runs.count[p] > 0 and rec.stats[p, 0] + rec.stats[p, 1] > 0
+def sam_mapped(t_seq_off, stats, run_count, p):
+    """Whether pair ``p`` is a mapped record: a non-empty target and at least one aligned base (the arrays of
+    the targets' ``BlockView``, the ``PairView`` and the ``RunStore.view``; ``formatting.put_cigar`` says why
+    arrays)."""
+    return t_seq_off[p + 1] > t_seq_off[p] and run_count[p] > 0 and stats[p, 0] + stats[p, 1] > 0
 
 
 @nb.njit(**_JIT)
 def sam_mapped_all(t, rec, runs):
     """``sam_mapped`` of every pair, as a boolean array."""
-    n = runs.count.shape[0]
+    t_seq_off, stats, run_count = t.seq_off, rec.stats, runs.count
+    n = run_count.shape[0]
     out = np.empty(n, np.bool_)
     for p in range(n):
-        out[p] = sam_mapped(t, rec, runs, p)
+        out[p] = sam_mapped(t_seq_off, stats, run_count, p)
     return out
 
 
 @nb.njit(**_JIT)
-def sam_flag(rec, p, mapped):
+def sam_flag(strand, role, p, mapped):
     """The SAM FLAG of pair ``p``: 4 unmapped, 16 reverse-complemented, 256 secondary."""
     flag = 0 if mapped else 4
-    if rec.strand[p]:
+    if strand[p]:
         flag |= 16
-    if rec.role[p] == 2:
+    if role[p] == 2:
         flag |= 256
     return flag
 
 
 @nb.njit(**_JIT)
-def _md_bound(rec, runs, p):
-    """Bytes enough for the MD:Z string of pair ``p``: a number before every mismatched base and deletion run."""
-    span = rec.tend[p] - rec.tstart[p]
+def _md_bound(span, nruns):
+    """Bytes enough for an MD:Z string over ``span`` target bases in ``nruns`` runs: a number before every
+    mismatched base and deletion run."""
     if span < 0:
         span = 0
-    return 2 * span + (runs.count[p] + 1) * (INT_WIDTH + 1)
+    return 2 * span + (nruns + 1) * (INT_WIDTH + 1)
 
 
 @nb.njit(**_JIT)
-def put_md(buf, pos, runs, p, t, tstart, ref_letters):
-    """The MD:Z string of pair ``p`` (its runs, unmerged, over the target from ``tstart``)."""
+def put_md(buf, pos, run_op, run_len, r0, nr, t_seq, at, ref_letters):
+    """The MD:Z string of the runs ``r0 .. r0 + nr - 1`` (unmerged) over the target's codes from ``at``."""
     num = np.int64(0)
-    at = t.seq_off[p] + tstart
-    for r in range(runs.off[p], runs.off[p] + runs.count[p]):
-        op = runs.op[r]
-        n = np.int64(runs.length[r])
+    for r in range(r0, r0 + nr):
+        op = run_op[r]
+        n = np.int64(run_len[r])
         if op == 0:
             num += n
             at += n
         elif op == 1:
             for i in range(n):
                 pos = put_count(buf, pos, num)
-                buf[pos] = ref_letters[t.seq[at + i]]
+                buf[pos] = ref_letters[t_seq[at + i]]
                 pos += 1
                 num = 0
             at += n
@@ -129,7 +107,7 @@ def put_md(buf, pos, runs, p, t, tstart, ref_letters):
             buf[pos] = 94  # '^'
             pos += 1
             for i in range(n):
-                buf[pos] = ref_letters[t.seq[at + i]]
+                buf[pos] = ref_letters[t_seq[at + i]]
                 pos += 1
             num = 0
             at += n
@@ -158,40 +136,45 @@ def format_sam(q, qual, has_qual, t, rec, runs, letters, merge_m, seq_letters, q
     (``sam_flag``); then ``tags``. SEQ and QUAL are '*' when empty (QUAL also
     without qualities); NM is stats columns 1 to 3.
     """
-    n = runs.count.shape[0]
+    qn, qo, qs, q_seq, tn, to, ts, t_seq = q.names, q.name_off, q.seq_off, q.seq, t.names, t.name_off, t.seq_off, t.seq
+    qstart, qend, tstart, tend, score, stats = rec.qstart, rec.qend, rec.tstart, rec.tend, rec.score, rec.stats
+    strand, role = rec.strand, rec.role
+    run_op, run_len, run_off, run_count = runs.op, runs.length, runs.off, runs.count
+    n = run_count.shape[0]
     total = 0
     for p in range(n):
-        qlen = q.seq_off[p + 1] - q.seq_off[p]
-        total += (q.name_off[p + 1] - q.name_off[p]) + (t.name_off[p + 1] - t.name_off[p]) + 2 * qlen
-        total += runs.count[p] * RUN_WIDTH + _md_bound(rec, runs, p) + 8 * (INT_WIDTH + 1) + 64 + tags.shape[0]
+        qlen = qs[p + 1] - qs[p]
+        total += (qo[p + 1] - qo[p]) + (to[p + 1] - to[p]) + 2 * qlen
+        total += run_count[p] * RUN_WIDTH + _md_bound(tend[p] - tstart[p], run_count[p]) + 8 * (INT_WIDTH + 1) + 64
+        total += tags.shape[0]
     buf = np.empty(total, np.uint8)
     pos = 0
     for p in range(n):
-        qa = q.seq_off[p]
-        qb = q.seq_off[p + 1]
-        pos = put_bytes(buf, pos, q.names, q.name_off[p], q.name_off[p + 1])
-        mapped = sam_mapped(t, rec, runs, p)
+        qa = qs[p]
+        qb = qs[p + 1]
+        pos = put_bytes(buf, pos, qn, qo[p], qo[p + 1])
+        mapped = sam_mapped(ts, stats, run_count, p)
         buf[pos] = TAB
-        pos = put_int(buf, pos + 1, sam_flag(rec, p, mapped))
+        pos = put_int(buf, pos + 1, sam_flag(strand, role, p, mapped))
         if mapped:
             buf[pos] = TAB
-            pos = put_bytes(buf, pos + 1, t.names, t.name_off[p], t.name_off[p + 1])
+            pos = put_bytes(buf, pos + 1, tn, to[p], to[p + 1])
             buf[pos] = TAB
-            pos = put_int(buf, pos + 1, rec.tstart[p] + 1)
+            pos = put_int(buf, pos + 1, tstart[p] + 1)
             pos = _put_text(buf, pos, _SAM_MAPQ)
-            if rec.qstart[p] > 0:
-                pos = put_int(buf, pos, rec.qstart[p])
+            if qstart[p] > 0:
+                pos = put_int(buf, pos, qstart[p])
                 buf[pos] = 83  # 'S'
                 pos += 1
-            pos = put_cigar(buf, pos, runs, p, letters, merge_m)
-            if rec.qend[p] < qb - qa:
-                pos = put_int(buf, pos, qb - qa - rec.qend[p])
+            pos = put_cigar(buf, pos, run_op, run_len, run_off[p], run_count[p], letters, merge_m, 0)
+            if qend[p] < qb - qa:
+                pos = put_int(buf, pos, qb - qa - qend[p])
                 buf[pos] = 83
                 pos += 1
             pos = _put_text(buf, pos, _SAM_MATE)
         else:
             pos = _put_text(buf, pos, _SAM_UNMAPPED)
-        pos = _put_mapped_letters(buf, pos, q.seq, qa, qb, seq_letters)
+        pos = _put_mapped_letters(buf, pos, q_seq, qa, qb, seq_letters)
         buf[pos] = TAB
         if has_qual:
             pos = _put_mapped_letters(buf, pos + 1, qual, qa, qb, qual_letters)
@@ -199,12 +182,12 @@ def format_sam(q, qual, has_qual, t, rec, runs, letters, merge_m, seq_letters, q
             buf[pos + 1] = _STAR
             pos += 2
         pos = _put_text(buf, pos, _PAF_AS)
-        pos = put_int(buf, pos, rec.score[p])
+        pos = put_int(buf, pos, score[p])
         if mapped:
             pos = _put_text(buf, pos, _PAF_NM)
-            pos = put_int(buf, pos, rec.stats[p, 1] + rec.stats[p, 2] + rec.stats[p, 3])
+            pos = put_int(buf, pos, stats[p, 1] + stats[p, 2] + stats[p, 3])
             pos = _put_text(buf, pos, _SAM_MD)
-            pos = put_md(buf, pos, runs, p, t, rec.tstart[p], ref_letters)
+            pos = put_md(buf, pos, run_op, run_len, run_off[p], run_count[p], t_seq, ts[p] + tstart[p], ref_letters)
         pos = _put_text(buf, pos, tags)
         buf[pos] = NEWLINE
         pos += 1
@@ -264,17 +247,14 @@ def put_int_tag(buf, pos, c1, c2, value):
 
 
 @nb.njit(**_JIT)
-def _put_bam_cigar(buf, pos, runs, p, merge_m, clip_l, clip_r):
-    """The CIGAR of pair ``p`` as BAM ops (uint32 length << 4 | op); returns (position, ops, reference bases)."""
+def _put_bam_cigar(buf, pos, run_op, run_len, r0, nr, merge_m, clip_l, clip_r):
+    """The runs ``r0 .. r0 + nr - 1`` and the clips as BAM ops (uint32 length << 4 | op); returns (position,
+    ops, reference bases)."""
     ops = 0
     rlen = np.int64(0)
     if clip_l > 0:
         pos = put_le(buf, pos, (np.int64(clip_l) << 4) | _BAM_S, 4)
         ops += 1
-    run_op = runs.op
-    run_len = runs.length
-    r0 = runs.off[p]
-    nr = runs.count[p]
     k = 0
     while k < nr:
         op = run_op[r0 + k]
@@ -307,41 +287,44 @@ def encode_bam(q, qual, has_qual, t, rec, runs, merge_m, ref_ids, nt16, qual_val
     than 65535 ops goes to a CG:B,I tag, the CIGAR field holding
     ``<qlen>S<rlen>N`` (htslib's convention).
     """
-    n = runs.count.shape[0]
+    qn, qo, qs, q_seq, ts, t_seq = q.names, q.name_off, q.seq_off, q.seq, t.seq_off, t.seq
+    qstart, qend, tstarts, tend, score, stats = rec.qstart, rec.qend, rec.tstart, rec.tend, rec.score, rec.stats
+    strand, role = rec.strand, rec.role
+    run_op, run_len, run_off, run_count = runs.op, runs.length, runs.off, runs.count
+    n = run_count.shape[0]
     total = 0
     for p in range(n):
-        qlen = q.seq_off[p + 1] - q.seq_off[p]
-        total += 36 + (q.name_off[p + 1] - q.name_off[p]) + (qlen + 1) // 2 + qlen
-        total += 8 * (runs.count[p] + 2) + _md_bound(rec, runs, p) + 64 + tags.shape[0]
+        qlen = qs[p + 1] - qs[p]
+        total += 36 + (qo[p + 1] - qo[p]) + (qlen + 1) // 2 + qlen
+        total += 8 * (run_count[p] + 2) + _md_bound(tend[p] - tstarts[p], run_count[p]) + 64 + tags.shape[0]
     buf = np.empty(total, np.uint8)
     pos = 0
     for p in range(n):
         start = pos
-        qa = q.seq_off[p]
-        qlen = q.seq_off[p + 1] - qa
-        mapped = sam_mapped(t, rec, runs, p)
-        tstart = rec.tstart[p] if mapped else -1
+        qa = qs[p]
+        qlen = qs[p + 1] - qa
+        mapped = sam_mapped(ts, stats, run_count, p)
+        tstart = tstarts[p] if mapped else -1
         pos = put_le(buf, pos + 4, ref_ids[p] if mapped else -1, 4)
         pos = put_le(buf, pos, tstart, 4)
-        name_len = q.name_off[p + 1] - q.name_off[p]
+        name_len = qo[p + 1] - qo[p]
         buf[pos] = name_len + 1
         buf[pos + 1] = 255 if mapped else 0
         fixed = pos + 2  # bin and n_cigar_op, known once the CIGAR is written
-        pos = put_le(buf, pos + 6, sam_flag(rec, p, mapped), 2)
+        pos = put_le(buf, pos + 6, sam_flag(strand, role, p, mapped), 2)
         pos = put_le(buf, pos, qlen, 4)
         pos = put_le(buf, pos, -1, 4)
         pos = put_le(buf, pos, -1, 4)
         pos = put_le(buf, pos, 0, 4)
-        pos = put_bytes(buf, pos, q.names, q.name_off[p], q.name_off[p + 1])
+        pos = put_bytes(buf, pos, qn, qo[p], qo[p + 1])
         buf[pos] = 0
         pos += 1
         cigar_at = pos
         ops = 0
         rlen = np.int64(1)
         if mapped:
-            clip_l = rec.qstart[p]
-            clip_r = qlen - rec.qend[p]
-            pos, ops, rlen = _put_bam_cigar(buf, pos, runs, p, merge_m, clip_l, clip_r)
+            pos, ops, rlen = _put_bam_cigar(buf, pos, run_op, run_len, run_off[p], run_count[p], merge_m, qstart[p],
+                                            qlen - qend[p])
         long_cigar = ops > 65535
         if long_cigar:  # the ops move to the CG tag below; two placeholder ops here
             pos = cigar_at
@@ -350,10 +333,10 @@ def encode_bam(q, qual, has_qual, t, rec, runs, merge_m, ref_ids, nt16, qual_val
         put_le(buf, fixed, reg2bin(np.int64(tstart), np.int64(tstart) + rlen), 2)
         put_le(buf, fixed + 2, 2 if long_cigar else ops, 2)
         for i in range(0, qlen - 1, 2):
-            buf[pos] = (nt16[q.seq[qa + i]] << 4) | nt16[q.seq[qa + i + 1]]
+            buf[pos] = (nt16[q_seq[qa + i]] << 4) | nt16[q_seq[qa + i + 1]]
             pos += 1
         if qlen & 1:
-            buf[pos] = nt16[q.seq[qa + qlen - 1]] << 4
+            buf[pos] = nt16[q_seq[qa + qlen - 1]] << 4
             pos += 1
         if has_qual:
             for i in range(qlen):
@@ -362,13 +345,14 @@ def encode_bam(q, qual, has_qual, t, rec, runs, merge_m, ref_ids, nt16, qual_val
             for i in range(qlen):
                 buf[pos + i] = 255
         pos += qlen
-        pos = put_int_tag(buf, pos, 65, 83, rec.score[p])  # AS
+        pos = put_int_tag(buf, pos, 65, 83, score[p])  # AS
         if mapped:
-            pos = put_int_tag(buf, pos, 78, 77, rec.stats[p, 1] + rec.stats[p, 2] + rec.stats[p, 3])  # NM
+            pos = put_int_tag(buf, pos, 78, 77, stats[p, 1] + stats[p, 2] + stats[p, 3])  # NM
             buf[pos] = 77  # MD
             buf[pos + 1] = 68
             buf[pos + 2] = 90  # 'Z'
-            pos = put_md(buf, pos + 3, runs, p, t, rec.tstart[p], ref_letters)
+            pos = put_md(buf, pos + 3, run_op, run_len, run_off[p], run_count[p], t_seq, ts[p] + tstarts[p],
+                         ref_letters)
             buf[pos] = 0
             pos += 1
         if long_cigar:
@@ -377,7 +361,8 @@ def encode_bam(q, qual, has_qual, t, rec, runs, merge_m, ref_ids, nt16, qual_val
             buf[pos + 2] = 66  # 'B'
             buf[pos + 3] = 73  # 'I'
             pos = put_le(buf, pos + 4, ops, 4)
-            pos, _, _ = _put_bam_cigar(buf, pos, runs, p, merge_m, rec.qstart[p], qlen - rec.qend[p])
+            pos, _, _ = _put_bam_cigar(buf, pos, run_op, run_len, run_off[p], run_count[p], merge_m, qstart[p],
+                                       qlen - qend[p])
         pos = _put_text(buf, pos, tags)
         put_le(buf, start, pos - start - 4, 4)
     return buf[:pos]
