@@ -344,8 +344,9 @@ __global__ void search_local(const uint8_t* db, const int64_t* db_off, const int
 #define SA_COLUMN_THREADS (2 * SA_THREADS)
 
 template <int G, int C>
-__global__ void __launch_bounds__(SA_COLUMN_THREADS, 2) search_columns(const uint8_t* db, const int64_t* db_off, const int* db_len, const int* items,
-                               int nitems, const uint8_t* query, int qlen, const uint32_t* table, const uint8_t* lut,
-                               int D, int gap_oe, int gap_e, int* score) {
+__global__ void __launch_bounds__(SA_COLUMN_THREADS, 2)
+    search_columns(const uint8_t* db, const int64_t* db_off, const int* db_len, const int* items, int nitems,
+                   const uint8_t* query, int qlen, const uint32_t* table, const uint8_t* lut, int D, int gap_oe,
+                   int gap_e, int* score) {
   columns_item<G, C>(db, db_off, db_len, items, nitems, query, qlen, table, lut, D, gap_oe, gap_e, score);
 }
