@@ -9,7 +9,10 @@ named tuples of arrays (``RecordBlock.view``, ``Alignments.view``,
 the caller (``results.CIGAR_LETTERS`` for pairs). The helpers take
 the buffer and a write position and return the new position; the caller
 sizes the buffer beforehand from upper bounds (``INT_WIDTH`` per integer,
-``RUN_WIDTH`` per CIGAR run).
+``RUN_WIDTH`` per CIGAR run). A formatter reads its tuples' fields into
+local arrays before its rows and calls helpers of arrays and numbers
+(``put_bytes``, ``put_int``, ``put_cigar``): several times faster than
+reading the tuples at every row (``put_cigar`` says why).
 """
 
 from __future__ import annotations
