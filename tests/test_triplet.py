@@ -532,6 +532,34 @@ def seqalign(*args, input=None):
     return subprocess.run([sys.executable, "-m", "seqalign_cli", *map(str, args)], capture_output=True, input=input)
 
 
+@pytest.mark.parametrize("fmt", ["tsv", "maf"])
+def test_parts_formatted_side_by_side_equal_one_call(tmp_path, monkeypatch, fmt):
+    """A chunk's triplets cut into parts and formatted by several threads give the bytes of one call."""
+    from seqalign_cli.families.triplet.chunks import lockstep_chunks
+    from seqalign_cli.families.triplet.cpu import CpuTriplet
+    from seqalign_cli.writers import WRITERS, WriterContext, load, parts
+    from seqalign_cli.writers.output import OutputFile
+
+    monkeypatch.setattr(parts, "PART", 4)  # 60 triplets: several parts of a chunk
+    cuts = []
+    real_cut = parts.cut
+    monkeypatch.setattr(parts, "cut", lambda views, a, b: cuts.append((a, b)) or real_cut(views, a, b))
+    files = tuple(str(DATA / f"sars.{s}.fa") for s in "abc")
+    engine, cfg = CpuTriplet(2), AlignConfig(mode="local", traceback=True)
+    chunks = [(c, engine.align(c.batch(), cfg)) for c in lockstep_chunks(files, 30)]
+    outs = []
+    for threads in (1, 3):
+        out = tmp_path / f"{threads}.{fmt}"
+        ctx = WriterContext(out=OutputFile(str(out)), command_line="seqalign test", traceback=True, threads=threads)
+        writer = load(WRITERS[("triplet", fmt)])(ctx)
+        for chunk, res in chunks:
+            writer.write(chunk, res)
+        writer.close()
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and len(outs[0]) > 1000
+    assert cuts[:3] == [(0, 10), (10, 20), (20, 30)]  # threads 3: 30 triplets in three parts
+
+
 def test_tsv_and_maf_from_the_command_line(tmp_path):
     from Bio import Align
 

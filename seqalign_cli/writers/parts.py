@@ -1,4 +1,4 @@
-"""A pair chunk's records formatted in parts side by side (the TSV, PAF, SAM and BAM writers).
+"""A chunk's records formatted in parts side by side (pairs: TSV, PAF, SAM, BAM; triplets: TSV, MAF).
 
 A compiled formatter loops over every record of the views it is given.
 ``cut`` gives it records a..b-1 alone (offset arrays sliced; the buffers they

@@ -12,6 +12,9 @@ text with the letters as read); a sequence with no residue in the
 alignment (an empty row) is left out, so an empty alignment is a block of
 its ``a`` line alone.
 
+A chunk's triplets are formatted in parts side by side by the run's threads
+(``writers.parts``), as the pair writers' are.
+
 The parts after the first of a sharded run (``WriterContext.header`` False)
 leave out the TSV and MAF headers: the parts concatenate into the whole.
 """
@@ -24,6 +27,7 @@ from ...formatting import (_JIT, _STAR, INT_WIDTH, NEWLINE, RUN_WIDTH, TAB, _put
                           put_int_or_star, put_runs)
 from ...jit import nb
 from ...protocols import Writer
+from ...writers.parts import Parts
 from .results import COLUMN_LETTERS, COLUMN_STEPS
 
 
@@ -130,13 +134,44 @@ COLUMNS = ("name1", "name2", "name3", "len1", "len2", "len3", "score", "beg1", "
            "beg3", "end3", "columns")
 
 
-class TripletTsvWriter(Writer):
-    score_only = True
+def _tsv_rows(a, b, c, rec, runs):
+    return format_triplet_tsv(a, b, c, rec, runs, COLUMN_LETTERS)
+
+
+def _maf_blocks(a, b, c, rec, runs):
+    return format_maf((a, b, c), rec, runs, COLUMN_STEPS)
+
+
+class _PartsWriter(Writer):
+    """A chunk's triplets formatted in parts side by side by the run's threads (``writers.parts``), each part's
+    bytes written in order."""
+
+    rows = None  # the part's formatter: (a, b, c, TripletView, runs) -> bytes
 
     def __init__(self, ctx):
         self.out = ctx.out
-        self.traceback = ctx.traceback
         self.stream = ctx.out.open(threads=ctx.threads)
+        self.parts = Parts(ctx.threads)
+
+    def write(self, chunk, res):
+        a, b, c = (block.view() for block in chunk.blocks)
+        for part in self.parts.map(type(self).rows, (a, b, c, res.view(), res.columns.view()), len(res.score)):
+            self.stream.write(part)
+
+    def close(self):
+        self.out.commit()
+        self.parts.shutdown()
+
+    def discard(self):
+        self.parts.shutdown(wait=False)
+
+
+class TripletTsvWriter(_PartsWriter):
+    score_only = True
+    rows = staticmethod(_tsv_rows)  # score only: no runs ('*') and free starts of -1 ('*')
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
         self.header_written = not ctx.header  # a later part of a sharded run: none
 
     def _header(self):
@@ -146,26 +181,17 @@ class TripletTsvWriter(Writer):
 
     def write(self, chunk, res):
         self._header()
-        a, b, c = (block.view() for block in chunk.blocks)
-        # score only: no runs ('*') and free starts of -1 ('*')
-        self.stream.write(format_triplet_tsv(a, b, c, res.view(), res.columns.view(), COLUMN_LETTERS))
+        super().write(chunk, res)
 
     def close(self):
         self._header()
-        self.out.commit()
+        super().close()
 
 
-class MafWriter(Writer):
+class MafWriter(_PartsWriter):
+    rows = staticmethod(_maf_blocks)
 
     def __init__(self, ctx):
-        self.out = ctx.out
-        self.stream = ctx.out.open(threads=ctx.threads)
+        super().__init__(ctx)
         if ctx.header:  # not in a later part of a sharded run
             self.stream.write(b"##maf version=1 scoring=sum-of-pairs\n\n")
-
-    def write(self, chunk, res):
-        blocks = tuple(block.view() for block in chunk.blocks)
-        self.stream.write(format_maf(blocks, res.view(), res.columns.view(), COLUMN_STEPS))
-
-    def close(self):
-        self.out.commit()
