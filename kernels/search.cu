@@ -27,10 +27,10 @@
 // anti-diagonal of the group), H and F of its last row going to lane l + 1 by a shuffle of width G;
 // lane 0 reads row 0 (stage 0) or the border row the stage above left. Every group of a warp steps
 // through the warp's longest item (its shuffles take every lane), computing columns of padding before
-// and past its own (stage: they leave the item's best as it is), so that the loop has no branch around the column.
-// G = 1: a thread alone over the whole matrix, tile after tile, for the many short records; G = 8 or 32
-// for long ones, so that their cells spread over lanes. PACK: 16-bit lanes (DPX instructions on Hopper), where the host has checked
-// that no value of either record passes INT16 bounds; else int32 lanes.
+// and past its own (stage: they leave the item's best as it is), so that the loop has no branch around the
+// column. G = 1: a thread alone over the whole matrix, tile after tile, for the many short records; G = 8 or
+// 32 for long ones, so that their cells spread over lanes. PACK: 16-bit lanes (DPX instructions on Hopper),
+// where the host has checked that no value of either record passes INT16 bounds; else int32 lanes.
 #include "common.cuh"
 
 using namespace sa;
@@ -240,9 +240,10 @@ __device__ void search_item(const uint8_t* db, const int64_t* db_off, const int*
 // query's rows, row i at step i + l (an anti-diagonal of the group); H of its last column and E of the column
 // after it go to lane l + 1 by a shuffle of width G. A row's scores come from the packed table in shared
 // memory: table[(q * D + ca) * D + cb] holds the query class q's score against ca (low half) and cb (high
-// half), one load a cell pair and no byte permute. Every group of a warp runs the query's rows (qlen + G - 1 steps), so no group waits for
-// another; rows before and past the query and columns past a record are padding (class D - 1, PAD_SCORE
-// against every class), which leave the best as it is (the argument of stage, rows and columns exchanged).
+// half), one load a cell pair and no byte permute. Every group of a warp runs the query's rows (qlen + G - 1
+// steps), so no group waits for another; rows before and past the query and columns past a record are padding
+// (class D - 1, PAD_SCORE against every class), which leave the best as it is (the argument of stage, rows and
+// columns exchanged).
 //
 //   db, db_off, db_len, items, nitems, score  as search_local's (items: pairs, the second -1 for none)
 //   query       uint8 (qlen): the query's class codes

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...backends.cuda.launch import THREADS as LAUNCH_THREADS
-from ...backends.cuda.launch import KernelArgs
+from ...backends.cuda.launch import THREADS as LAUNCH_THREADS, KernelArgs
 
 KERNEL = "search.cu"
 #: codes of the database (the row kernel's PROFILE_CODES): the lookup of classes has one entry a code

@@ -155,7 +155,7 @@ class _PartsWriter(Writer):
 
     def write(self, chunk, res):
         a, b, c = (block.view() for block in chunk.blocks)
-        for part in self.parts.map(type(self).rows, (a, b, c, res.view(), res.columns.view()), len(res.score)):
+        for part in self.parts.map(self.rows, (a, b, c, res.view(), res.columns.view()), len(res.score)):
             self.stream.write(part)
 
     def close(self):
